@@ -1,0 +1,240 @@
+"""Processing elements: Kaleido's augmented MAC and the baseline MAC (DESIGN.md §5.1).
+
+Both are output-stationary and tile into a systolic array: each registers what
+it receives from the left (``row``) and from above (``col``) and passes it on to
+the right and downward, and each has one link of a drain chain that carries
+finished scores up the column (see :mod:`golden.pe` for why up).
+"""
+
+from __future__ import annotations
+
+from amaranth import Cat, Module, Mux, Signal, signed
+from amaranth.lib import data, wiring
+from amaranth.lib.wiring import In, Out
+
+from golden.config import Config
+from golden.pe import Load, Mode
+
+__all__ = ["row_layout", "col_layout", "baseline_row_layout", "PE", "BaselinePE"]
+
+#: What travels along a row of augmented PEs.
+row_layout = data.StructLayout({
+    "a0":    signed(8),    # row operand of channel step 1 (and of a single step)
+    "a1":    signed(8),    # row operand of channel step 2 in a paired cycle
+    "sq0":   2,            # reuse state of a0's value (linear mode: token of R1)
+    "sq1":   2,            # reuse state of a1's value (linear mode: token of R2)
+    "mode":  3,            # golden.pe.Mode: pass A..D, or LINEAR
+    "steps": 2,            # bit 0: step 1 present; bit 1: step 2 present (paired)
+    "load":  2,            # golden.pe.Load: hand-over before this cycle's products
+    "drain": 1,            # copy R0 into the drain chain (before the hand-over)
+})
+
+#: What travels down a column of augmented PEs.
+col_layout = data.StructLayout({
+    "b":   8,              # column byte: a whole operand, or one nibble per lane
+    "sk0": 2,              # reuse state of step 1's column value
+    "sk1": 2,              # reuse state of step 2's column value
+})
+
+#: What travels along a row of baseline PEs.
+baseline_row_layout = data.StructLayout({
+    "a":     signed(8),
+    "valid": 1,
+    "clear": 1,            # start a new score: the accumulator restarts from this product
+    "drain": 1,
+})
+
+
+def _drain_link(m, self, value):
+    """One link of the upward drain chain: capture ``value`` or pass on the one below."""
+    with m.If(self.row_in.drain):
+        m.d.sync += [self.out.eq(value), self.out_valid.eq(1)]
+    with m.Else():
+        m.d.sync += [self.out.eq(self.out_in), self.out_valid.eq(self.out_in_valid)]
+
+
+class PE(wiring.Component):
+    """Kaleido's augmented output-stationary PE.
+
+    Three accumulators R0, R1, R2; an 8x8 multiplier built of two 4x8 lanes;
+    per-register, per-lane accumulate enables; register hand-over; reuse flags
+    travelling beside the operands.
+
+    Parameters
+    ----------
+    cfg : Config
+        Takes ``acc_bits``.
+
+    Control encoding (``row.mode``, ``row.steps``, flags; decoded inside the PE,
+    and identical to :func:`golden.pe.decode`). ``p`` is ``a0*b``, ``H`` its high
+    part ``16*a0*hi(b)``, ``L`` its low part ``a0*lo(b)``; ``sq``/``sk`` the step's
+    flags; a blank means nothing is added.
+
+    ======  ============  =============  ==========  ==============  =============
+    mode    lanes         R0 +=          R1 +=       R2 +=           skipped when
+    ======  ============  =============  ==========  ==============  =============
+    A       L and H       p              p if sk=2,  p if sq=2
+                                         H if sk=1
+    B       L if sk=1,    L or p         same as R0                  sk=2
+            else L and H                 if sq=2
+    C       L and H       p              p if sk=2,                  sq=2
+                                         H if sk=1
+    D       by (sq, sk):  (2,2) p, (2,1) H, (0|1,1) L, (0|1,0) p    (2,0), (0|1,2)
+    LINEAR  L and H       p              p if sq0=2, p if sq1=2,
+                                         H if sq0=1  H if sq1=1
+    ======  ============  =============  ==========  ==============  =============
+
+    A *paired* cycle (``steps = 0b11``, or ``0b10``) gives each channel step one
+    lane: step 1 multiplies ``a0`` by ``b[3:0]``, step 2 ``a1`` by ``b[7:4]``; each
+    lane reads its nibble as low (unsigned) or high (signed, shifted by 4) as its
+    step needs, and adds into R0..R2 by its own flags. A step that needs a full
+    product cannot be paired and contributes nothing.
+
+    ``row.load`` (applied before the products are added): KEEP; CLEAR (R0..R2 <- 0);
+    R1 (R0 <- R1, R1 <- 0); R2 (R0 <- R2). ``row.drain`` copies R0, as it was before
+    the hand-over, into the drain chain.
+    """
+
+    def __init__(self, cfg: Config):
+        if not isinstance(cfg, Config):
+            raise TypeError(f"PE takes a Config, not {type(cfg).__name__}")
+        self.cfg = cfg
+        acc = signed(cfg.acc_bits)
+        super().__init__({
+            "row_in": In(row_layout), "row_out": Out(row_layout),
+            "col_in": In(col_layout), "col_out": Out(col_layout),
+            "out_in": In(acc), "out_in_valid": In(1),
+            "out": Out(acc), "out_valid": Out(1),
+            "r0": Out(acc), "r1": Out(acc), "r2": Out(acc),
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+        row, col = self.row_in, self.col_in
+        m.d.sync += [self.row_out.eq(row), self.col_out.eq(col)]
+        r = [Signal(signed(self.cfg.acc_bits), name=f"reg{k}") for k in range(3)]
+        m.d.comb += [self.r0.eq(r[0]), self.r1.eq(r[1]), self.r2.eq(r[2])]
+        _drain_link(m, self, r[0])
+
+        # --- decode: which lanes run, how they read their nibble, where they add ---------
+        single = row.steps[0] & ~row.steps[1]
+        paired = row.steps[1]
+        lane_on = [Signal(name=f"lane{i}_on") for i in range(2)]
+        lane_hi = [Signal(name=f"lane{i}_hi") for i in range(2)]
+        en = [[Signal(name=f"en_r{k}_l{i}") for i in range(2)] for k in range(3)]
+
+        # Per step: need (none/lo/hi/full) and register targets (none/all/high).
+        def step_decode(sq, sk, prefix):
+            need_lo = Signal(name=f"{prefix}_lo")     # low part computed
+            need_hi = Signal(name=f"{prefix}_hi")     # high part computed
+            tgt_all = [Signal(name=f"{prefix}_r{k}_all") for k in range(3)]
+            tgt_high = [Signal(name=f"{prefix}_r{k}_high") for k in range(3)]
+            with m.Switch(row.mode):
+                with m.Case(Mode.A):
+                    m.d.comb += [need_lo.eq(1), need_hi.eq(1), tgt_all[0].eq(1),
+                                 tgt_all[1].eq(sk == 2), tgt_high[1].eq(sk == 1),
+                                 tgt_all[2].eq(sq == 2)]
+                with m.Case(Mode.B):
+                    m.d.comb += [need_lo.eq(sk != 2), need_hi.eq(sk == 0),
+                                 tgt_all[0].eq(1), tgt_all[1].eq(sq == 2)]
+                with m.Case(Mode.C):
+                    m.d.comb += [need_lo.eq(sq != 2), need_hi.eq(sq != 2), tgt_all[0].eq(1),
+                                 tgt_all[1].eq(sk == 2), tgt_high[1].eq(sk == 1)]
+                with m.Case(Mode.D):
+                    reused_q = sq == 2
+                    m.d.comb += [
+                        need_lo.eq(Mux(reused_q, sk == 2, sk != 2)),
+                        need_hi.eq(Mux(reused_q, sk != 0, sk == 0)),
+                        tgt_all[0].eq(1)]
+                with m.Case(Mode.LINEAR):
+                    m.d.comb += [need_lo.eq(1), need_hi.eq(1), tgt_all[0].eq(1),
+                                 tgt_all[1].eq(sq == 2), tgt_high[1].eq(sq == 1),
+                                 tgt_all[2].eq(sk == 2), tgt_high[2].eq(sk == 1)]
+            return need_lo, need_hi, tgt_all, tgt_high
+
+        is_linear = row.mode == Mode.LINEAR
+        s1 = step_decode(row.sq0, Mux(is_linear, row.sq1, col.sk0), "s1")
+        s2 = step_decode(row.sq1, col.sk1, "s2")
+
+        with m.If(single):
+            lo, hi, tgt_all, tgt_high = s1
+            m.d.comb += [lane_on[0].eq(lo), lane_on[1].eq(hi), lane_hi[1].eq(1)]
+            for k in range(3):
+                m.d.comb += [en[k][0].eq(tgt_all[k] & lo),
+                             en[k][1].eq((tgt_all[k] | tgt_high[k]) & hi)]
+        with m.Elif(paired):
+            for lane, (present, (lo, hi, tgt_all, tgt_high)) in enumerate(
+                    ((row.steps[0], s1), (1, s2))):
+                nibble = present & (lo ^ hi)               # exactly one nibble product
+                m.d.comb += [lane_on[lane].eq(nibble), lane_hi[lane].eq(hi)]
+                for k in range(3):
+                    m.d.comb += en[k][lane].eq(nibble & (tgt_all[k] | (tgt_high[k] & hi)))
+
+        # --- datapath: two 4x8 lanes ---------------------------------------------------
+        prods = []
+        for lane in range(2):
+            a = row.a0 if lane == 0 else Mux(paired, row.a1, row.a0)
+            nib = col.b[4 * lane:4 * lane + 4]
+            # A low nibble is unsigned, a high nibble signed; both fit signed(5).
+            n = Signal(signed(5), name=f"lane{lane}_nib")
+            m.d.comb += n.eq(Mux(lane_hi[lane], nib.as_signed(), nib))
+            prod = Signal(signed(13), name=f"lane{lane}_prod")
+            m.d.comb += prod.eq(a * n)
+            p = Signal(signed(17), name=f"lane{lane}_p")
+            m.d.comb += p.eq(Mux(lane_on[lane], Mux(lane_hi[lane], prod << 4, prod), 0))
+            prods.append(p)
+
+        # --- hand-over, then accumulate -------------------------------------------------
+        base = [Signal(signed(self.cfg.acc_bits), name=f"base{k}") for k in range(3)]
+        m.d.comb += [base[k].eq(r[k]) for k in range(3)]
+        with m.Switch(row.load):
+            with m.Case(Load.CLEAR):
+                m.d.comb += [b.eq(0) for b in base]
+            with m.Case(Load.R1):
+                m.d.comb += [base[0].eq(r[1]), base[1].eq(0)]
+            with m.Case(Load.R2):
+                m.d.comb += base[0].eq(r[2])
+        for k in range(3):
+            # One adder per register: the enabled lanes' sum is picked, not re-added.
+            add = Signal(signed(18), name=f"add{k}")
+            m.d.comb += add.eq(Mux(en[k][0], prods[0], 0) + Mux(en[k][1], prods[1], 0))
+            m.d.sync += r[k].eq(base[k] + add)
+        return m
+
+
+class BaselinePE(wiring.Component):
+    """The canonical output-stationary 8-bit MAC that Kaleido augments.
+
+    ``acc <- (clear ? 0 : acc) + (valid ? a*b : 0)``; ``drain`` copies ``acc`` (as
+    it was before this cycle) into the same upward drain chain as :class:`PE`.
+
+    Parameters
+    ----------
+    cfg : Config
+        Takes ``acc_bits``.
+    """
+
+    def __init__(self, cfg: Config):
+        if not isinstance(cfg, Config):
+            raise TypeError(f"BaselinePE takes a Config, not {type(cfg).__name__}")
+        self.cfg = cfg
+        acc = signed(cfg.acc_bits)
+        super().__init__({
+            "row_in": In(baseline_row_layout), "row_out": Out(baseline_row_layout),
+            "col_in": In(signed(8)), "col_out": Out(signed(8)),
+            "out_in": In(acc), "out_in_valid": In(1),
+            "out": Out(acc), "out_valid": Out(1),
+            "acc": Out(acc),
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+        row = self.row_in
+        m.d.sync += [self.row_out.eq(row), self.col_out.eq(self.col_in)]
+        acc = Signal(signed(self.cfg.acc_bits))
+        m.d.comb += self.acc.eq(acc)
+        _drain_link(m, self, acc)
+        prod = Signal(signed(16))
+        m.d.comb += prod.eq(Mux(row.valid, row.a * self.col_in, 0))
+        m.d.sync += acc.eq(Mux(row.clear, 0, acc) + prod)
+        return m

@@ -1,0 +1,90 @@
+"""The golden PE model: its decode is DESIGN.md §5.2's table, and the four passes
+run through it give exactly the four S~ entries of a 2x2 tile group."""
+
+import numpy as np
+import pytest
+
+from golden import Config, pair_reuse
+from golden.pe import ColIn, Load, Mode, PEModel, RowIn, decode, wrap
+from golden.reuse import hi, lo
+
+
+def run_tile_group(q0, q1t, k0, k1t, sq, sk, acc_bits=32):
+    """Drive one PE through passes A..D for one 2x2 tile group; return [T0, T1, T2, T3]."""
+    pe = PEModel(acc_bits)
+    drained = []
+
+    def tick(row, col):
+        pe.tick(row, col)
+        if pe.out_valid:
+            drained.append(pe.out)
+
+    channels = range(len(q0))
+    passes = [
+        (Mode.A, Load.CLEAR, False, q0, k0, lambda c: True),
+        (Mode.B, Load.R1, True, q0, k1t, lambda c: sk[c] != 2),
+        (Mode.C, Load.R2, True, q1t, k0, lambda c: sq[c] != 2),
+        (Mode.D, Load.R1, True, q1t, k1t, lambda c: True),
+    ]
+    for mode, load, drain, a, b, streamed in passes:
+        first = True
+        for c in channels:
+            if not streamed(c):
+                continue
+            tick(RowIn(a0=int(a[c]), sq0=int(sq[c]), mode=mode, steps=1,
+                       load=load if first else Load.KEEP, drain=drain and first),
+                 ColIn(b=int(b[c]) & 0xFF, sk0=int(sk[c])))
+            first = False
+        if first:       # nothing streamed: the hand-over still happens, on an idle cycle
+            tick(RowIn(mode=mode, steps=0, load=load, drain=drain), ColIn())
+    tick(RowIn(load=Load.CLEAR, drain=True), ColIn())
+    return drained
+
+
+@pytest.mark.parametrize("F, P", [(5, 3), (3, 1), (8, 8), (6, 4), (2, 2), (0, 0), (8, 0)])
+def test_four_passes_give_the_four_scores(rng, F, P):
+    # Two tokens along x (t-group channels pair along x), 1x1x2 grid, many channels.
+    D = 24
+    cfg = Config(partition=(D, 0, 0), grid=(1, 1, 2), full_bits=F, partial_bits=P)
+    for _ in range(200):
+        base = rng.integers(-128, 128, (1, D))
+        q = np.clip(base + rng.integers(-40, 41, (2, D)) * rng.integers(0, 2, (2, D)), -128, 127).astype(np.int8)
+        k = np.clip(base + rng.integers(-40, 41, (2, D)) * rng.integers(0, 2, (2, D)), -128, 127).astype(np.int8)
+        rq, rk = pair_reuse(q, cfg), pair_reuse(k, cfg)
+        got = run_tile_group(rq.approx[0], rq.approx[1], rk.approx[0], rk.approx[1],
+                             rq.states[1], rk.states[1])
+        s = rq.approx.astype(np.int64) @ rk.approx.astype(np.int64).T
+        assert got == [s[0, 0], s[0, 1], s[1, 0], s[1, 1]]
+
+
+def test_decode_is_the_design_table():
+    # Single steps: (lanes on, high-lane, enables) straight from DESIGN.md §5.2.
+    d = decode(Mode.A, 1, 2, 1, 0, 0)
+    assert [l.on for l in d.lanes] == [True, True]
+    assert d.enable == ((True, True), (False, True), (True, True))   # R1 gets H only
+    d = decode(Mode.B, 1, 2, 1, 0, 0)
+    assert [l.on for l in d.lanes] == [True, False] and d.enable[1] == (True, False)
+    assert decode(Mode.B, 1, 0, 2, 0, 0).lanes[0].on is False
+    assert decode(Mode.C, 1, 2, 0, 0, 0).enable == ((False, False),) * 3
+    table_d = {(2, 2): (True, True), (2, 1): (False, True), (2, 0): (False, False),
+               (0, 2): (False, False), (1, 1): (True, False), (0, 0): (True, True)}
+    for (sq, sk), lanes in table_d.items():
+        d = decode(Mode.D, 1, sq, sk, 0, 0)
+        assert (d.lanes[0].on, d.lanes[1].on) == lanes
+        assert d.enable[1] == d.enable[2] == (False, False)
+    # Paired: step 1 low nibble into R0 and R1 (sq=2); step 2 high nibble into R0 only.
+    d = decode(Mode.D, 3, 0, 1, 2, 1)
+    assert d.lanes[0].on and not d.lanes[0].high and d.lanes[1].on and d.lanes[1].high
+    assert d.lanes[1].second
+    # A full product cannot ride one lane: dropped in a paired cycle.
+    assert decode(Mode.A, 3, 0, 0, 0, 0).lanes[0].on is False
+
+
+def test_lane_products_and_wrap():
+    pe = PEModel(acc_bits=8)
+    pe.tick(RowIn(a0=-128, mode=Mode.A, steps=1, load=Load.CLEAR), ColIn(b=0x80))
+    assert pe.r[0] == wrap(16384, 8) == 0
+    pe = PEModel(acc_bits=24)
+    pe.tick(RowIn(a0=-3, a1=5, mode=Mode.D, steps=3, sq0=0, sq1=2, load=Load.CLEAR),
+            ColIn(b=0x9F, sk0=1, sk1=1))       # lane 0: -3*lo(0xF); lane 1: 16*5*hi(0x9)
+    assert pe.r[0] == -3 * 15 + 16 * 5 * int(hi(np.int8(-0x67))) and int(lo(0x9F)) == 15
