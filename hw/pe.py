@@ -93,6 +93,10 @@ class PE(wiring.Component):
     ``row.load`` (applied before the products are added): KEEP; CLEAR (R0..R2 <- 0);
     R1 (R0 <- R1, R1 <- 0); R2 (R0 <- R2). ``row.drain`` copies R0, as it was before
     the hand-over, into the drain chain.
+
+    Two outputs report activity, combinationally: ``lanes`` (bit ``i``: lane ``i``
+    multiplies this cycle) and ``acc_en`` (bit ``2*k + i``: lane ``i``'s product
+    is added into register ``k`` of R0..R2).
     """
 
     def __init__(self, cfg: Config):
@@ -106,6 +110,7 @@ class PE(wiring.Component):
             "out_in": In(acc), "out_in_valid": In(1),
             "out": Out(acc), "out_valid": Out(1),
             "r0": Out(acc), "r1": Out(acc), "r2": Out(acc),
+            "lanes": Out(2), "acc_en": Out(6),
         })
 
     def elaborate(self, platform):
@@ -169,6 +174,10 @@ class PE(wiring.Component):
                 m.d.comb += [lane_on[lane].eq(nibble), lane_hi[lane].eq(hi)]
                 for k in range(3):
                     m.d.comb += en[k][lane].eq(nibble & (tgt_all[k] | (tgt_high[k] & hi)))
+
+        # Activity, for utilization counters and the overflow proof.
+        m.d.comb += [self.lanes.eq(Cat(*lane_on)),
+                     self.acc_en.eq(Cat(*(en[k][i] for k in range(3) for i in range(2))))]
 
         # --- datapath: two 4x8 lanes ---------------------------------------------------
         prods = []

