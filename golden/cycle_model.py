@@ -1,0 +1,103 @@
+"""Cycle model of the attention engine: cycles, lane work and utilization of
+``Q K^T``, predicted exactly (fill and drain included) without simulating.
+
+It follows the controller of :mod:`hw.engine` slot by slot, in closed form:
+
+* a tile group runs passes A-D; A streams every channel of its group; B
+  streams the channels where some valid column has ``sk != 2``; C those where
+  some valid row has ``sq != 2``; D those where some valid PE needs a product;
+* every pass takes ``max(streamed channels, 2R - 1)`` slots (the drain chain's
+  spacing); the baseline takes ``max(D, 2R - 1)`` slots per tile;
+* one final slot drains the last scores, which leave the array
+  ``2R + C`` cycles later; counting starts the cycle after ``start``.
+
+Lane work counts, per slot and valid PE, the lanes its decode turns on (a full
+product is two lanes, a nibble product one); utilization is lane work over
+``cycles * R * C * 2``. The decode is :func:`golden.pe.decode`, the one the
+golden PE model uses.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+import numpy as np
+
+from .config import Config
+from .pe import Mode, decode
+from .tiling import pair_tables, tile_groups
+
+__all__ = ["CycleReport", "kaleido_cycles", "baseline_cycles", "LANES", "tail_cycles"]
+
+# LANES[mode, sq, sk]: lanes a single channel step turns on in one PE.
+LANES = np.array([[[sum(l.on for l in decode(mode, 1, sq, sk, 0, 0).lanes) for sk in range(3)]
+                   for sq in range(3)] for mode in range(4)], dtype=np.int64)
+
+
+@dataclass
+class CycleReport:
+    design: str
+    cycles: int
+    slots: int
+    tiles: int
+    lane_work: int
+    pes: int
+
+    @property
+    def executed_macs(self) -> float:
+        """Lane-weighted MACs (DESIGN.md §4): a full product 1, a nibble product 0.5."""
+        return self.lane_work / 2
+
+    @property
+    def utilization(self) -> float:
+        return self.lane_work / (self.cycles * self.pes * 2) if self.cycles else 0.0
+
+    def as_dict(self) -> dict:
+        d = asdict(self)
+        d.update(executed_macs=self.executed_macs, utilization=self.utilization)
+        return d
+
+
+def tail_cycles(cfg: Config) -> int:
+    """Cycles after the last slot until the last score has left the array."""
+    return 2 * cfg.rows + cfg.cols
+
+
+def _counts(states: np.ndarray) -> np.ndarray:
+    """[Dg, 3]: how many of the rows (or columns) sit at each state, per channel."""
+    return np.stack([(states == s).sum(axis=0) for s in range(3)], axis=1)
+
+
+def kaleido_cycles(q: np.ndarray, k: np.ndarray, cfg: Config) -> CycleReport:
+    """Cycles and lane work of the Kaleido engine on int8 operands ``[N, D]``."""
+    qt, kt = pair_tables(q, cfg), pair_tables(k, cfg)
+    min_slots = 2 * cfg.rows - 1
+    need_d = LANES[Mode.D] > 0
+    slots = work = 0
+    tiles = tile_groups(qt, kt, cfg)
+    for tile in tiles:
+        nq = _counts(qt[tile.group].state[tile.q_pairs])        # [Dg, 3]
+        nk = _counts(kt[tile.group].state[tile.k_pairs])
+        dg = nq.shape[0]
+        streamed = {
+            Mode.A: np.ones(dg, bool),
+            Mode.B: (nk[:, 0] + nk[:, 1]) > 0,
+            Mode.C: (nq[:, 0] + nq[:, 1]) > 0,
+            Mode.D: np.einsum("ca,ab,cb->c", nq, need_d.astype(np.int64), nk) > 0,
+        }
+        for mode, chans in streamed.items():
+            slots += max(int(chans.sum()), min_slots)
+            per_channel = np.einsum("ca,ab,cb->c", nq, LANES[mode], nk)
+            work += int(per_channel[chans].sum())
+    slots += 1                                                   # the final drain
+    return CycleReport("kaleido", slots + tail_cycles(cfg), slots, len(tiles), work,
+                       cfg.rows * cfg.cols)
+
+
+def baseline_cycles(n_q: int, n_k: int, cfg: Config) -> CycleReport:
+    """Cycles and lane work of the baseline engine: dense tiles of R x C tokens."""
+    D = cfg.head_dim
+    tq, tk = -(-n_q // cfg.rows), -(-n_k // cfg.cols)
+    slots = tq * tk * max(D, 2 * cfg.rows - 1) + 1
+    return CycleReport("baseline", slots + tail_cycles(cfg), slots, tq * tk, 2 * D * n_q * n_k,
+                       cfg.rows * cfg.cols)

@@ -1,0 +1,138 @@
+"""Systolic arrays of PEs (DESIGN.md §5.3): Kaleido's and the baseline.
+
+R x C PEs, output-stationary. Row bundles enter at the left and move one PE
+to the right per cycle; column bundles enter at the top and move one PE down
+per cycle. The array applies the usual input skew itself (row ``i`` is delayed
+``i`` cycles, column ``j`` is delayed ``j``), so its users present one channel
+step on every edge in the same cycle. Finished scores leave at the top of each
+column through the PEs' drain chains.
+
+Besides the scores, the array reports its activity: ``lane_work`` is the
+number of 4x8 lanes doing useful work this cycle (a full product is two), in
+PEs whose column carries a real operand. Columns carry a validity bit for that
+purpose, skewed with their data; rows need none, since an invalid row simply
+has no steps.
+"""
+
+from __future__ import annotations
+
+from amaranth import Module, Mux, Signal, signed
+from amaranth.lib import wiring
+from amaranth.lib.wiring import In, Out
+
+from golden.config import Config
+
+from .pe import PE, BaselinePE, baseline_row_layout, col_layout, row_layout
+
+__all__ = ["KaleidoArray", "BaselineArray"]
+
+
+def _skewed(m, signal, delay, name):
+    """``signal`` delayed by ``delay`` registers."""
+    for k in range(delay):
+        reg = Signal.like(signal, name=f"{name}_skew{k}")
+        m.d.sync += reg.eq(signal)
+        signal = reg
+    return signal
+
+
+def _popcount(bits):
+    total = 0
+    for b in bits:
+        total = total + b
+    return total
+
+
+class _Array(wiring.Component):
+    pe_class = None
+    row_shape = None
+    col_shape = None
+
+    def __init__(self, cfg: Config):
+        if not isinstance(cfg, Config):
+            raise TypeError(f"{type(self).__name__} takes a Config, not {type(cfg).__name__}")
+        self.cfg = cfg
+        R, C = cfg.rows, cfg.cols
+        acc = signed(cfg.acc_bits)
+        super().__init__({
+            "row_in": In(self.row_shape).array(R),
+            "col_in": In(self.col_shape).array(C),
+            "col_valid": In(1).array(C),
+            "out": Out(acc).array(C),
+            "out_valid": Out(1).array(C),
+            "lane_work": Out(range(2 * R * C + 1)),
+        })
+
+    def _lanes(self, pe, col_valid):
+        raise NotImplementedError
+
+    def elaborate(self, platform):
+        m = Module()
+        R, C = self.cfg.rows, self.cfg.cols
+        pes = [[self.pe_class(self.cfg) for _ in range(C)] for _ in range(R)]
+        for i in range(R):
+            for j in range(C):
+                m.submodules[f"pe_{i}_{j}"] = pes[i][j]
+        work = []
+        for j in range(C):
+            col = _skewed(m, self.col_in[j], j, f"col{j}")
+            valid = _skewed(m, self.col_valid[j], j, f"colvalid{j}")
+            for i in range(R):
+                pe = pes[i][j]
+                m.d.comb += pe.col_in.eq(col)
+                col = pe.col_out
+                work.append(self._lanes(pe, valid))
+                if i < R - 1:            # validity moves down with the column data
+                    nxt = Signal(name=f"colvalid_{i + 1}_{j}")
+                    m.d.sync += nxt.eq(valid)
+                    valid = nxt
+            # Drain chain: each PE takes the out register of the PE below; the
+            # top PE's is the column's output.
+            for i in range(R):
+                below = pes[i + 1][j] if i + 1 < R else None
+                if below is not None:
+                    m.d.comb += [pes[i][j].out_in.eq(below.out),
+                                 pes[i][j].out_in_valid.eq(below.out_valid)]
+            m.d.comb += [self.out[j].eq(pes[0][j].out), self.out_valid[j].eq(pes[0][j].out_valid)]
+        for i in range(R):
+            row = _skewed(m, self.row_in[i], i, f"row{i}")
+            for j in range(C):
+                m.d.comb += pes[i][j].row_in.eq(row)
+                row = pes[i][j].row_out
+        m.d.comb += self.lane_work.eq(_popcount(work))
+        return m
+
+
+class KaleidoArray(_Array):
+    """R x C augmented PEs (:class:`hw.pe.PE`).
+
+    Parameters
+    ----------
+    cfg : Config
+        Takes ``rows``, ``cols`` and ``acc_bits``.
+    """
+
+    pe_class = PE
+    row_shape = row_layout
+    col_shape = col_layout
+
+    def _lanes(self, pe, col_valid):
+        # ``lanes`` is a 2-bit mask of the lanes multiplying this cycle.
+        return Mux(col_valid, pe.lanes[0] + pe.lanes[1], 0)
+
+
+class BaselineArray(_Array):
+    """R x C baseline PEs (:class:`hw.pe.BaselinePE`); a full product is two lanes of work.
+
+    Parameters
+    ----------
+    cfg : Config
+        Takes ``rows``, ``cols`` and ``acc_bits``.
+    """
+
+    pe_class = BaselinePE
+    row_shape = baseline_row_layout
+    col_shape = signed(8)
+
+    def _lanes(self, pe, col_valid):
+        return Mux(pe.row_in.valid & col_valid, 2, 0)

@@ -1,0 +1,303 @@
+"""The attention engine: operand buffers, the pass controller, and an array.
+
+This is the top that simulations run. Before ``start`` the operand buffers are
+filled through their write ports (one word per channel per tile: a word holds
+the entries of all R rows, or all C columns); the controller then runs every
+tile group of every channel group on its own and drains each finished score,
+and the testbench's accumulation buffer adds the partial scores up.
+
+Kaleido (``design="kaleido"``): a buffer entry is a pair, ``x0`` (8 bits, the
+reference), ``x1`` (8, the approximated partner), ``s`` (2, its state) and a
+valid bit. For each tile group the controller runs the passes A-D of
+DESIGN.md §5.2:
+
+* A streams every channel of the group, and while doing so records three
+  per-channel bits: some valid column has ``sk != 2`` (pass B needs the
+  channel), some valid row has ``sq != 2`` (pass C needs it), and some valid
+  PE needs work in pass D;
+* B, C and D stream only the channels their bit marks, found with a priority
+  encoder, so a channel every PE skips costs nothing. A channel some PEs skip
+  leaves those PEs idle, and a nibble product takes a whole step (variant
+  ``pe``: natural order, no pairing).
+
+Baseline (``design="baseline"``): an entry is a token's value and a valid bit;
+each tile streams all D channels.
+
+Every pass (and every baseline tile) lasts at least ``2R - 1`` slots: two
+captures into one PE's drain register must be that far apart for the upward
+drain chain never to collide (see :mod:`golden.pe`). The first slot of a pass
+carries its hand-over and the drain of the score the previous pass finished;
+one final slot drains the last score. The cycle count runs from the cycle
+after ``start`` to the cycle the last score leaves the array, fill and drain
+included; :mod:`golden.cycle_model` predicts it exactly.
+"""
+
+from __future__ import annotations
+
+from amaranth import Array, Const, Module, Mux, Signal, signed
+from amaranth.lib import wiring
+from amaranth.lib.memory import Memory
+from amaranth.lib.wiring import In, Out
+
+from golden.config import Config
+from golden.pe import Load, Mode
+
+from .array import BaselineArray, KaleidoArray
+
+__all__ = ["AttentionEngine", "entry_bits", "GROUP_SLOTS"]
+
+GROUP_SLOTS = 3          # channel groups the controller can be given
+
+
+def entry_bits(design: str) -> int:
+    """Bits of one buffer entry: a pair (x0, x1, s, valid) or a token (x, valid)."""
+    return 19 if design == "kaleido" else 9
+
+
+def _field(word, index, bits):
+    return word[index * bits:(index + 1) * bits]
+
+
+def _lowest_set(m, vector, width, name):
+    """(found, index) of the lowest set bit of ``vector``: a priority encoder."""
+    index = Signal(range(max(2, width)), name=f"{name}_index")
+    for k in reversed(range(width)):
+        with m.If(vector[k]):
+            m.d.comb += index.eq(k)
+    return vector.any(), index
+
+
+class AttentionEngine(wiring.Component):
+    """Operand buffers, controller and array for ``Q K^T``.
+
+    Parameters
+    ----------
+    cfg : Config
+        Takes ``rows``, ``cols``, ``max_channels`` (the longest channel group)
+        and ``acc_bits``.
+    design : "kaleido" or "baseline"
+    q_words, k_words : int
+        Depth of the two operand buffers (words of one channel of one tile).
+    """
+
+    def __init__(self, cfg: Config, design: str = "kaleido", q_words: int = 64, k_words: int = 64):
+        if design not in ("kaleido", "baseline"):
+            raise ValueError(f"design must be 'kaleido' or 'baseline', not {design!r}")
+        if q_words < 1 or k_words < 1:
+            raise ValueError("operand buffers need at least one word")
+        self.cfg, self.design = cfg, design
+        self.q_words, self.k_words = q_words, k_words
+        R, C = cfg.rows, cfg.cols
+        eb = entry_bits(design)
+        chan = range(cfg.max_channels + 1)
+        super().__init__({
+            "q_wr_en": In(1), "q_wr_addr": In(range(q_words)), "q_wr_data": In(R * eb),
+            "k_wr_en": In(1), "k_wr_addr": In(range(k_words)), "k_wr_data": In(C * eb),
+            "groups": In(range(GROUP_SLOTS + 1)),
+            "dg": In(chan).array(GROUP_SLOTS),
+            "q_tiles": In(range(q_words + 1)).array(GROUP_SLOTS),
+            "k_tiles": In(range(k_words + 1)).array(GROUP_SLOTS),
+            "q_base": In(range(q_words)).array(GROUP_SLOTS),
+            "k_base": In(range(k_words)).array(GROUP_SLOTS),
+            "start": In(1),
+            "busy": Out(1),
+            "out": Out(signed(cfg.acc_bits)).array(C),
+            "out_valid": Out(1).array(C),
+            "cycles": Out(48),
+            "lane_work": Out(48),
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+        cfg, kaleido = self.cfg, self.design == "kaleido"
+        R, C, G = cfg.rows, cfg.cols, cfg.max_channels
+        eb = entry_bits(self.design)
+        min_slots = 2 * R - 1
+        tail = 2 * R + C          # cycles after the final drain slot until its last score is out
+
+        m.submodules.qmem = qmem = Memory(shape=R * eb, depth=self.q_words, init=[])
+        m.submodules.kmem = kmem = Memory(shape=C * eb, depth=self.k_words, init=[])
+        qw, kw = qmem.write_port(), kmem.write_port()
+        qr, kr = qmem.read_port(), kmem.read_port()
+        m.d.comb += [qw.en.eq(self.q_wr_en), qw.addr.eq(self.q_wr_addr), qw.data.eq(self.q_wr_data),
+                     kw.en.eq(self.k_wr_en), kw.addr.eq(self.k_wr_addr), kw.data.eq(self.k_wr_data)]
+
+        array = KaleidoArray(cfg) if kaleido else BaselineArray(cfg)
+        m.submodules.array = array
+        for j in range(C):
+            m.d.comb += [self.out[j].eq(array.out[j]), self.out_valid[j].eq(array.out_valid[j])]
+
+        # --- S0: the sequencer ----------------------------------------------------------
+        running = Signal()           # issuing slots
+        flushing = Signal()          # the final drain slot is being issued
+        draining = Signal(range(tail + 1))
+        very_first = Signal()        # no finished score to drain yet
+        g = Signal(range(GROUP_SLOTS))
+        qt = Signal(range(self.q_words + 1))
+        kt = Signal(range(self.k_words + 1))
+        q_tile = Signal(range(self.q_words))      # buffer address of the tile's channel 0
+        k_tile = Signal(range(self.k_words))
+        pss = Signal(2)                           # pass: A, B, C, D (kaleido); 0 (baseline)
+        slot = Signal(range(max(G, min_slots) + 1))
+        chan = Signal(range(G + 1))               # pass A / baseline: next channel
+        remaining = Signal(G)                     # passes B-D: channels still to stream
+        need = [Signal(G, name=f"need_{p}") for p in "BCD"]
+
+        dg_of, q_tiles, k_tiles = Array(self.dg), Array(self.q_tiles), Array(self.k_tiles)
+        q_base, k_base = Array(self.q_base), Array(self.k_base)
+        dg = Signal(range(G + 1))
+        m.d.comb += dg.eq(dg_of[g])
+
+        # Pass A records which channels B, C and D need (computed in S1, below).
+        # A pass B-D takes its channel set on its first slot, when the last
+        # channel of pass A may still be in S1: its bits bypass the register.
+        bits = [Signal(name=f"bit_{p}") for p in "BCD"]
+        a_in_s1 = Signal()
+        s1_c = Signal(range(max(2, G)))
+        dg_mask = Signal(G)
+        m.d.comb += dg_mask.eq((Const(1, G + 1) << dg) - 1)
+        need_now = [Signal(G, name=f"need_now_{p}") for p in "BCD"]
+        for p in range(3):
+            onehot = Mux(a_in_s1, Const(1, G) << s1_c, 0)
+            m.d.comb += need_now[p].eq(
+                ((need[p] & ~onehot) | Mux(bits[p], onehot, 0)) & dg_mask)
+        pass_set = Signal(G)
+        m.d.comb += pass_set.eq(Mux(pss == Mode.B, need_now[0],
+                                    Mux(pss == Mode.C, need_now[1], need_now[2])))
+        left = Signal(G)
+        m.d.comb += left.eq(Mux(slot == 0, pass_set, remaining))
+        found, first_left = _lowest_set(m, left, G, "left")
+        dense_pass = Signal()
+        m.d.comb += dense_pass.eq((pss == Mode.A) if kaleido else 1)
+        have = Signal()
+        c = Signal(range(max(2, G)))
+        more = Signal()
+        m.d.comb += [
+            have.eq(Mux(dense_pass, chan < dg, found)),
+            c.eq(Mux(dense_pass, chan, first_left)),
+            more.eq(Mux(dense_pass, chan + 1 < dg,
+                        (left & ~(Const(1, G) << first_left)).any())),
+        ]
+        issue = Signal()
+        last = Signal()
+        m.d.comb += [issue.eq(running & ~flushing),
+                     last.eq(~more & (slot >= min_slots - 1))]
+        m.d.comb += [qr.addr.eq(q_tile + c), kr.addr.eq(k_tile + c)]
+
+        # What S1 needs of the slot.
+        s1_valid, s1_steps, s1_first, s1_drain = Signal(), Signal(), Signal(), Signal()
+        s1_pass, s1_flush = Signal(2), Signal()
+        m.d.sync += [s1_valid.eq(issue | flushing), s1_steps.eq(issue & have),
+                     s1_first.eq(issue & (slot == 0)), s1_pass.eq(pss), s1_c.eq(c),
+                     s1_flush.eq(flushing),
+                     s1_drain.eq(flushing | (issue & (slot == 0) & ~(dense_pass & very_first)))]
+
+        if kaleido:
+            m.d.comb += a_in_s1.eq(s1_valid & s1_steps & (s1_pass == Mode.A))
+
+        with m.If(self.start & ~running & ~self.busy):
+            m.d.sync += [running.eq(1), very_first.eq(1), g.eq(0), qt.eq(0), kt.eq(0),
+                         q_tile.eq(self.q_base[0]), k_tile.eq(self.k_base[0]),
+                         pss.eq(0), slot.eq(0), chan.eq(0)]
+        with m.If(flushing):
+            m.d.sync += [flushing.eq(0), running.eq(0), draining.eq(tail)]
+        with m.Elif(issue):
+            m.d.sync += slot.eq(slot + 1)
+            with m.If(dense_pass):
+                m.d.sync += chan.eq(chan + have)
+            with m.Else():
+                m.d.sync += remaining.eq(left & ~(Const(1, G) << first_left))
+            with m.If(last):
+                m.d.sync += [slot.eq(0), chan.eq(0)]
+                if kaleido:
+                    with m.If(pss == Mode.A):
+                        m.d.sync += very_first.eq(0)
+                    with m.If(pss != Mode.D):
+                        m.d.sync += pss.eq(pss + 1)
+                    tile_done = pss == Mode.D
+                else:
+                    m.d.sync += very_first.eq(0)
+                    tile_done = Const(1)
+                with m.If(tile_done):
+                    m.d.sync += pss.eq(0)
+                    with m.If(kt + 1 < k_tiles[g]):
+                        m.d.sync += [kt.eq(kt + 1), k_tile.eq(k_tile + dg)]
+                    with m.Elif(qt + 1 < q_tiles[g]):
+                        m.d.sync += [kt.eq(0), k_tile.eq(k_base[g]),
+                                     qt.eq(qt + 1), q_tile.eq(q_tile + dg)]
+                    with m.Elif(g + 1 < self.groups):
+                        m.d.sync += [kt.eq(0), qt.eq(0), g.eq(g + 1),
+                                     k_tile.eq(k_base[g + 1]), q_tile.eq(q_base[g + 1])]
+                    with m.Else():
+                        m.d.sync += flushing.eq(1)
+        with m.If(draining != 0):
+            m.d.sync += draining.eq(draining - 1)
+        m.d.comb += self.busy.eq(running | (draining != 0))
+
+        # --- S1: buffer words -> edge bundles ------------------------------------------
+        rows, cols = [], []
+        for i in range(R):
+            e = _field(qr.data, i, eb)
+            rows.append(e)
+        for j in range(C):
+            cols.append(_field(kr.data, j, eb))
+        load_of = Mux(s1_flush, Load.CLEAR,
+                      Mux(s1_first, Mux(s1_pass == Mode.A, Load.CLEAR,
+                                        Mux(s1_pass == Mode.C, Load.R2, Load.R1)), Load.KEEP))
+        if kaleido:
+            qv = [e[18] for e in rows]
+            kv = [e[18] for e in cols]
+            sq = [e[16:18] for e in rows]
+            sk = [e[16:18] for e in cols]
+            for i, e in enumerate(rows):
+                use_x0 = (s1_pass == Mode.A) | (s1_pass == Mode.B)
+                m.d.sync += [
+                    array.row_in[i].a0.eq(Mux(use_x0, e[0:8], e[8:16])),
+                    array.row_in[i].a1.eq(0), array.row_in[i].sq1.eq(0),
+                    array.row_in[i].sq0.eq(sq[i]),
+                    array.row_in[i].mode.eq(s1_pass),
+                    array.row_in[i].steps.eq(Mux(s1_valid & s1_steps & qv[i], 1, 0)),
+                    array.row_in[i].load.eq(Mux(s1_valid, load_of, Load.KEEP)),
+                    array.row_in[i].drain.eq(s1_valid & s1_drain),
+                ]
+            for j, e in enumerate(cols):
+                use_k0 = (s1_pass == Mode.A) | (s1_pass == Mode.C)
+                m.d.sync += [
+                    array.col_in[j].b.eq(Mux(use_k0, e[0:8], e[8:16])),
+                    array.col_in[j].sk0.eq(sk[j]), array.col_in[j].sk1.eq(0),
+                    array.col_valid[j].eq(kv[j]),
+                ]
+            # The three need bits of this channel, over valid rows and columns.
+            def any_of(valids, states, pred):
+                acc = Const(0)
+                for v, s in zip(valids, states):
+                    acc = acc | (v & pred(s))
+                return acc
+            q2 = any_of(qv, sq, lambda s: s == 2)
+            qn = any_of(qv, sq, lambda s: s != 2)
+            k2 = any_of(kv, sk, lambda s: s == 2)
+            k1 = any_of(kv, sk, lambda s: s == 1)
+            k0 = any_of(kv, sk, lambda s: s == 0)
+            m.d.comb += [bits[0].eq(k1 | k0), bits[1].eq(qn),
+                         bits[2].eq((q2 & (k2 | k1)) | (qn & (k0 | k1)))]
+            with m.If(a_in_s1):
+                for p in range(3):
+                    m.d.sync += need[p].bit_select(s1_c, 1).eq(bits[p])
+        else:
+            for i, e in enumerate(rows):
+                m.d.sync += [
+                    array.row_in[i].a.eq(e[0:8]),
+                    array.row_in[i].valid.eq(s1_valid & s1_steps & e[8]),
+                    array.row_in[i].clear.eq(s1_valid & (s1_first | s1_flush)),
+                    array.row_in[i].drain.eq(s1_valid & s1_drain),
+                ]
+            for j, e in enumerate(cols):
+                m.d.sync += [array.col_in[j].eq(e[0:8]), array.col_valid[j].eq(e[8])]
+
+        # --- counters ----------------------------------------------------------------
+        with m.If(self.start & ~self.busy):
+            m.d.sync += [self.cycles.eq(0), self.lane_work.eq(0)]
+        with m.Elif(self.busy):
+            m.d.sync += [self.cycles.eq(self.cycles + 1),
+                         self.lane_work.eq(self.lane_work + array.lane_work)]
+        return m
