@@ -111,8 +111,9 @@ def build_parser() -> argparse.ArgumentParser:
     ga.add_argument("--out", required=True, metavar="OUT.npz")
     ga.add_argument("--json", action="store_true", help="print the figures as one JSON object")
     ga.set_defaults(func=cmd_golden_attention)
-    from . import blocks_cmd
+    from . import attention_cmd, blocks_cmd
     blocks_cmd.register(sub, _Parser)
+    attention_cmd.register(sub)
 
     dm = sub.add_parser("demo", help="the main job on the defaults, with a summary")
     dm.add_argument("--out", default="out/demo", metavar="DIR")

