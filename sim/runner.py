@@ -8,6 +8,7 @@ test.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import shutil
@@ -22,7 +23,7 @@ from pathlib import Path
 from golden.config import Config
 from hw import blocks
 
-__all__ = ["SIMULATORS", "missing", "RunResult", "run", "ROOT"]
+__all__ = ["SIMULATORS", "missing", "RunResult", "build", "test", "run", "ROOT"]
 
 SIMULATORS = ("icarus", "verilator")
 ROOT = Path(__file__).resolve().parent.parent
@@ -93,26 +94,25 @@ def _read_results(xml: Path) -> tuple[int, int, float, float]:
     return tests, failures, sim_ns, test_s
 
 
-def run(block: str, cfg: Config, simulator: str, test_module: str, work_dir: Path,
-        testcase: str | None = None, env: dict | None = None, waves: bool = False,
-        verilog_text: str | None = None, top: str | None = None) -> RunResult:
-    """Emit, build and simulate ``block`` under ``simulator``; run ``test_module``.
+def build(top: str, verilog_text: str, simulator: str, build_dir: Path, waves: bool = False) -> Path:
+    """Build ``verilog_text`` (top module ``top``) for ``simulator`` in ``build_dir``.
 
-    ``verilog_text`` and ``top`` replace the block's own Verilog and top module
-    (the attention engine is sized per workload).
+    A build whose Verilog, simulator and waves setting are unchanged is reused,
+    so several tests can share one Verilator compile.
     """
     from cocotb_tools.runner import get_runner
 
     why = missing(simulator)
     if why:
         raise RuntimeError(why)
-    work_dir = Path(work_dir).resolve()
-    work_dir.mkdir(parents=True, exist_ok=True)
-    top = top or blocks.top_name(block)
-    source = work_dir / f"{top}.v"
-    source.write_text(verilog_text if verilog_text is not None else blocks.verilog(block, cfg))
-    log = work_dir / "sim.log"
-    runner = get_runner(simulator)
+    build_dir = Path(build_dir).resolve()
+    build_dir.mkdir(parents=True, exist_ok=True)
+    key = hashlib.sha256(f"{simulator}|{waves}|{top}|{verilog_text}".encode()).hexdigest()
+    stamp = build_dir / "kaleido.build"
+    if stamp.exists() and stamp.read_text() == key:
+        return build_dir
+    source = build_dir / f"{top}.v"
+    source.write_text(verilog_text)
     build_args = VERILATOR_BUILD_ARGS if simulator == "verilator" else []
     saved = os.environ.get("MAKEFLAGS")
     if simulator == "verilator":
@@ -121,29 +121,61 @@ def run(block: str, cfg: Config, simulator: str, test_module: str, work_dir: Pat
         # ("Vtop__pch.h.slow: linker input file not found"). GCC's flag is -include.
         os.environ["MAKEFLAGS"] = " ".join(filter(None, [saved, "CFG_CXXFLAGS_PCH_I=-include"]))
     try:
-        runner.build(sources=[source], hdl_toplevel=top, build_dir=work_dir / f"build_{simulator}",
-                     build_args=build_args, timescale=("1ns", "1ps"), waves=waves,
-                     always=True, log_file=work_dir / "build.log")
+        get_runner(simulator).build(
+            sources=[source], hdl_toplevel=top, build_dir=build_dir, build_args=build_args,
+            timescale=("1ns", "1ps"), waves=waves, always=True, log_file=build_dir / "build.log")
     except Exception as exc:
-        raise RuntimeError(f"{simulator} could not build {top}: {exc}; see {work_dir / 'build.log'}") from None
+        raise RuntimeError(f"{simulator} could not build {top}: {exc}; "
+                           f"see {build_dir / 'build.log'}") from None
     finally:
         if saved is None:
             os.environ.pop("MAKEFLAGS", None)
         else:
             os.environ["MAKEFLAGS"] = saved
+    stamp.write_text(key)
+    return build_dir
+
+
+def test(top: str, simulator: str, build_dir: Path, test_module: str, work_dir: Path,
+         cfg: Config, testcase: str | None = None, env: dict | None = None,
+         waves: bool = False) -> RunResult:
+    """Run the cocotb ``test_module`` against a build; read its results file."""
+    from cocotb_tools.runner import get_runner
+
+    work_dir = Path(work_dir).resolve()
+    work_dir.mkdir(parents=True, exist_ok=True)
+    log = work_dir / "sim.log"
     xml = work_dir / f"results_{simulator}.xml"
+    xml.unlink(missing_ok=True)
     run_env = {"KALEIDO_CONFIG": cfg.to_json(),
                "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
                **(env or {})}
     start = time.perf_counter()
-    runner.test(test_module=test_module, hdl_toplevel=top, testcase=testcase,
-                extra_env=run_env, results_xml=str(xml), waves=waves,
-                build_dir=work_dir / f"build_{simulator}", test_dir=work_dir, log_file=log)
+    get_runner(simulator).test(
+        test_module=test_module, hdl_toplevel=top, hdl_toplevel_lang="verilog",
+        testcase=testcase, extra_env=run_env,
+        results_xml=str(xml), waves=waves, build_dir=Path(build_dir).resolve(),
+        test_dir=work_dir, log_file=log)
     wall = time.perf_counter() - start
     if not xml.exists():
         raise RuntimeError(f"{simulator} wrote no results; see {log}")
     tests, failures, sim_ns, test_s = _read_results(xml)
     return RunResult(simulator, tests, failures, sim_ns, test_s, wall, xml, log)
+
+
+def run(block: str, cfg: Config, simulator: str, test_module: str, work_dir: Path,
+        testcase: str | None = None, env: dict | None = None, waves: bool = False,
+        verilog_text: str | None = None, top: str | None = None) -> RunResult:
+    """Emit, build and simulate ``block`` under ``simulator``; run ``test_module``.
+
+    ``verilog_text`` and ``top`` replace the block's own Verilog and top module
+    (the attention engine is sized per workload).
+    """
+    work_dir = Path(work_dir).resolve()
+    top = top or blocks.top_name(block)
+    text = verilog_text if verilog_text is not None else blocks.verilog(block, cfg)
+    build_dir = build(top, text, simulator, work_dir / f"build_{simulator}", waves)
+    return test(top, simulator, build_dir, test_module, work_dir, cfg, testcase, env, waves)
 
 
 def failure_text(result: RunResult, lines: int = 30) -> str:
