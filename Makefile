@@ -88,8 +88,12 @@ quick: setup
 verilog: setup
 	@for b in $(BLOCKS); do $(KALEIDO) verilog --block $$b --out $(OUT)/verilog || exit 1; done
 
+SIM_GRID ?= 2,8,8
+SIM_ARGS = --grid $(SIM_GRID) --model wan2.1
 sim: setup
-	$(KALEIDO) golden attention --q $(OUT)/demo/q.npy --k $(OUT)/demo/k.npy --grid 4,8,8 --model wan2.1 --out $(OUT)/sim/golden.npz --json
+	$(KALEIDO) workload proxy $(SIM_ARGS) --head-dim 32 --out $(OUT)/sim
+	$(KALEIDO) sim attention --q $(OUT)/sim/q.npy --k $(OUT)/sim/k.npy $(SIM_ARGS) --design kaleido --out $(OUT)/sim/kaleido
+	$(KALEIDO) sim attention --q $(OUT)/sim/q.npy --k $(OUT)/sim/k.npy $(SIM_ARGS) --design baseline --out $(OUT)/sim/baseline
 
 synth: setup
 	@for b in $(BLOCKS); do $(KALEIDO) synth --block $$b --json || exit 1; done
@@ -106,4 +110,4 @@ report: setup
 clean:
 	rm -rf $(OUT) build sim_build .pytest_cache
 
-BLOCKS ?= pe baseline-pe
+BLOCKS ?= pe baseline-pe array baseline-array

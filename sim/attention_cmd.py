@@ -63,7 +63,8 @@ def _progress(work: Path, done: threading.Event, label: str) -> None:
         except (OSError, ValueError):
             continue
         if bar is None:
-            bar = tqdm(total=total, desc=label, unit="score", leave=False, dynamic_ncols=True)
+            bar = tqdm(total=total, desc=label, leave=False, dynamic_ncols=True,
+                       bar_format="{desc}: {percentage:3.0f}%|{bar}| {n_fmt}/{total_fmt} scores [{elapsed}]")
         bar.n = seen
         bar.refresh()
     if bar is not None:

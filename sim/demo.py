@@ -1,18 +1,27 @@
 """``kaleido demo``: the main job on the defaults, end to end, with a summary.
 
-It grows as the project does: today the proxy workload through the golden model.
+1. the proxy workload through the golden model (op counts, output quality);
+2. the Verilog of the PEs and arrays;
+3. ``Q K^T`` of that workload on the simulated RTL, Kaleido and baseline in
+   the same run, checked against the golden model and the cycle model;
+4. the area of both PEs (OSU018, or the labelled estimate without it).
 """
 
 from __future__ import annotations
 
+import json
 import os
+import shutil
+import time
+from pathlib import Path
 
 import numpy as np
 
 from golden import Config, run_attention
 from golden.workload import proxy_workload, quantize
+from hw import blocks
 
-DEMO_GRID = (4, 8, 8)
+DEMO_GRID = (2, 8, 8)
 DEMO_MODEL = "wan2.1"
 DEMO_DIM = 32
 
@@ -34,16 +43,77 @@ def write_workload(cfg: Config, out: str) -> dict:
 
 
 def cmd_demo(args) -> int:
+    from synth.flow import SynthError, default_liberty, synthesize
+
+    from .attention_cmd import pick_simulator, simulate
+
+    out = Path(args.out)
     cfg = demo_config()
     T, H, W = cfg.grid
-    print(f"kaleido demo: proxy workload, grid {T}x{H}x{W}, {DEMO_MODEL} partition "
-          f"{cfg.partition} (D={cfg.head_dim}), F={cfg.full_bits} P={cfg.partial_bits}")
-    ops = write_workload(cfg, args.out)
+    print(f"kaleido demo: proxy workload (a photograph panned and zoomed, not a vDiT's "
+          f"activations), grid {T}x{H}x{W}, {DEMO_MODEL} partition {cfg.partition} "
+          f"(D={cfg.head_dim}), F={cfg.full_bits} P={cfg.partial_bits}, "
+          f"{cfg.rows}x{cfg.cols} PEs")
+    ops = write_workload(cfg, str(out))
     (q, sq), (k, sk), (v, sv) = ops["q"], ops["k"], ops["v"]
     res = run_attention(q, k, cfg, v=v, scales=(sq, sk, sv))
-    np.save(os.path.join(args.out, "scores.npy"), res.scores)
-    print(f"  golden: dense {res.dense_macs} MACs, oracle {res.oracle_macs:g} "
+    np.save(out / "golden_scores.npy", res.scores)
+    print(f"  golden    dense {res.dense_macs} MACs, oracle {res.oracle_macs:g} "
           f"({100 * res.oracle_reduction:.1f} % fewer); output PSNR {res.psnr_db:.2f} dB, "
           f"cosine {res.cosine:.5f}")
-    print(f"  files:  {args.out}/q.npy k.npy v.npy (float [N, D], the CLI quantizes them), scores.npy (S~)")
-    return 0
+
+    vdir = out / "verilog"
+    vdir.mkdir(parents=True, exist_ok=True)
+    for name in blocks.BLOCKS:
+        (vdir / f"{blocks.top_name(name)}.v").write_text(blocks.verilog(name, cfg))
+    print(f"  verilog   {', '.join(blocks.BLOCKS)} -> {vdir}/")
+
+    simulator = pick_simulator(args.simulator)
+    summary = {}
+    for design in ("kaleido", "baseline"):
+        start = time.perf_counter()
+        work = out / f".work-{design}"
+        try:
+            rtl = simulate(cfg, q, k, design, simulator, work, label=f"{design} on {simulator}")
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+        expected = res.scores if design == "kaleido" else q.astype(np.int64) @ k.astype(np.int64).T
+        match = bool(np.array_equal(rtl["scores"], expected))
+        util = rtl["lane_work"] / (rtl["cycles"] * cfg.rows * cfg.cols * 2)
+        summary[design] = dict(cycles=rtl["cycles"], model_cycles=rtl["model"]["cycles"],
+                               executed_macs=rtl["lane_work"] / 2, utilization=util,
+                               scores_match=match, seconds=time.perf_counter() - start)
+        print(f"  rtl       {design:8s} on {simulator}: scores {'match' if match else 'DIFFER'}, "
+              f"{rtl['cycles']} cycles (model {rtl['model']['cycles']}), "
+              f"{rtl['lane_work'] / 2:g} MACs executed, utilization {100 * util:.1f} %")
+    kal, base = summary["kaleido"], summary["baseline"]
+    hw_red = 1 - kal["executed_macs"] / res.dense_macs
+    print(f"  figures   hardware reduction {100 * hw_red:.1f} % vs oracle "
+          f"{100 * res.oracle_reduction:.1f} % (ratio {hw_red / res.oracle_reduction:.2f}; paper 0.71); "
+          f"cycles kaleido/baseline {kal['cycles'] / base['cycles']:.3f}")
+
+    liberty = default_liberty()
+    areas = {}
+    for name in ("pe", "baseline-pe"):
+        try:
+            areas[name] = synthesize(blocks.verilog(name, cfg), blocks.top_name(name), liberty)
+        except SynthError as exc:
+            print(f"  area      skipped: {exc}")
+            break
+    if len(areas) == 2:
+        if liberty:
+            a, b = areas["pe"]["area_um2"], areas["baseline-pe"]["area_um2"]
+            print(f"  area      pe {a:.0f} um2, baseline-pe {b:.0f} um2 (OSU018): ratio {a / b:.2f} "
+                  f"(paper implies ~1.30)")
+        else:
+            a, b = areas["pe"]["transistors"], areas["baseline-pe"]["transistors"]
+            print(f"  area      no liberty file: transistor estimate pe {a}, baseline-pe {b}, ratio {a / b:.2f}")
+    (out / "demo.json").write_text(json.dumps({
+        "golden": {k: res[k] for k in ("dense_macs", "oracle_macs", "oracle_reduction", "psnr_db",
+                                        "cosine")},
+        "rtl": summary, "simulator": simulator,
+        "area": {k: {f: v[f] for f in ("area_um2", "cells")} for k, v in areas.items()},
+    }, indent=2, default=float))
+    print(f"  files     {out}/q.npy k.npy v.npy (float; the CLI quantizes them), "
+          f"golden_scores.npy, demo.json")
+    return 0 if kal["scores_match"] and base["scores_match"] else 1
