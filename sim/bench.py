@@ -1,0 +1,94 @@
+"""``make bench``: the measured figures the issues ask for, printed as one JSON object.
+
+Timings are noisy on small machines: every timing here is a ratio of two
+measurements taken in the same run, each the median of several repeats.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+from golden import Config, approx_scores, proxy_workload, quantize, run_attention
+
+THRESHOLDS = [(3, 1), (4, 2), (5, 3), (6, 4)]
+
+
+def _median_time(fn, repeats):
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def bench_golden(repeats: int = 3) -> dict:
+    """Golden S~ (states + approximation + product) against numpy's int64 GEMM, N=4096, D=128."""
+    cfg = Config.for_model("wan2.1", 128, grid=(16, 16, 16))
+    rng = np.random.default_rng(0)
+    q = rng.integers(-128, 128, (cfg.tokens, 128), dtype=np.int8)
+    k = rng.integers(-128, 128, (cfg.tokens, 128), dtype=np.int8)
+    qi, ki = q.astype(np.int64), k.astype(np.int64).T
+    golden = _median_time(lambda: approx_scores(q, k, cfg), repeats)
+    plain = _median_time(lambda: qi @ ki, repeats)
+    return {"N": cfg.tokens, "D": 128, "golden_s": golden, "numpy_int64_gemm_s": plain,
+            "golden_over_gemm": golden / plain}
+
+
+def bench_thresholds() -> list:
+    """Oracle reduction and output PSNR on the proxy workload, grid 8x16x16, Wan2.1, D=128."""
+    rows = []
+    for F, P in THRESHOLDS:
+        cfg = Config.for_model("wan2.1", 128, grid=(8, 16, 16), full_bits=F, partial_bits=P)
+        w = proxy_workload(cfg)
+        (q, sq), (k, sk), (v, sv) = (quantize(w[n]) for n in "qkv")
+        r = run_attention(q, k, cfg, v=v, scales=(sq, sk, sv))
+        rows.append({"F": F, "P": P, "oracle_reduction": r.oracle_reduction,
+                     "psnr_db": r.psnr_db, "cosine": r.cosine})
+    return rows
+
+
+def bench_pe_sim(cycles: int = 20000) -> dict:
+    """Simulated cycles per second of the PE testbench, Icarus against Verilator."""
+    from sim import runner
+
+    out = {}
+    cfg = Config(partition=(16, 8, 8))
+    for sim in runner.SIMULATORS:
+        if runner.missing(sim):
+            out[sim] = None
+            continue
+        with tempfile.TemporaryDirectory() as work:
+            r = runner.run("pe", cfg, sim, "tb.pe_tb", Path(work), testcase="augmented_pe_random",
+                           env={"KALEIDO_CYCLES": str(cycles)})
+        out[sim] = {"cycles": r.sim_time_ns / 10, "test_s": r.test_s,
+                    "cycles_per_s": r.sim_time_ns / 10 / r.test_s, "ok": r.ok}
+    if out.get("icarus") and out.get("verilator"):
+        out["verilator_over_icarus"] = out["verilator"]["cycles_per_s"] / out["icarus"]["cycles_per_s"]
+    return out
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__)
+    p.add_argument("what", nargs="*", default=["golden", "thresholds", "pe-sim"],
+                   choices=["golden", "thresholds", "pe-sim"])
+    args = p.parse_args(argv)
+    table = {"golden": bench_golden, "thresholds": bench_thresholds, "pe-sim": bench_pe_sim}
+    result = {}
+    for name in args.what:
+        print(f"bench: {name} ...", file=sys.stderr)
+        result[name] = table[name]()
+    print(json.dumps(result, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
