@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from enum import IntEnum
 
 __all__ = ["Mode", "Load", "Need", "RowIn", "ColIn", "LaneOp", "Decoded", "decode",
+           "NIBBLES", "BYTE_STEP1", "BYTE_STEP2",
            "PEModel", "BaselinePEModel", "step_need", "wrap"]
 
 
@@ -110,38 +111,56 @@ def _targets(target: int, lane_is_high: bool) -> bool:
     return target == _ALL or (target == _HIGH and lane_is_high)
 
 
-def decode(mode: int, steps: int, sq0: int, sk0: int, sq1: int, sk1: int) -> Decoded:
+def _single(mode: int, sq: int, sk: int, second: bool) -> Decoded:
+    # One step on the whole column byte: low part in lane 0, high part in lane 1.
+    need, tgt = step_need(mode, sq, sk)
+    l0 = LaneOp(on=need in (Need.FULL, Need.LO), second=second)
+    l1 = LaneOp(on=need in (Need.FULL, Need.HI), high=True, second=second)
+    enable = tuple((_targets(t, False) and l0.on, _targets(t, True) and l1.on) for t in tgt)
+    return Decoded((l0, l1), enable)
+
+
+#: Column byte packing in a paired cycle (``col.byte``): one nibble per step,
+#: or the whole byte belongs to step 1, or to step 2.
+NIBBLES, BYTE_STEP1, BYTE_STEP2 = 0, 1, 2
+
+
+def decode(mode: int, steps: int, sq0: int, sk0: int, sq1: int, sk1: int,
+           byte: int = NIBBLES) -> Decoded:
     """Lane operations and accumulate enables of one PE cycle.
 
     ``steps`` has bit 0 set when channel step 1 is present and bit 1 when step 2
     is (a paired cycle). A single step uses lane 0 for its low part and lane 1
-    for its high part; in a paired cycle each step owns one lane and must need
-    at most one nibble product (the dispatcher guarantees it; a step needing a
-    full product in a paired cycle is dropped, which the tests treat as an error).
+    for its high part, both on ``a0``. In a paired cycle the column says how it
+    packed its byte (``byte``): one nibble per step (step 1 in ``b[3:0]`` on
+    ``a0``, step 2 in ``b[7:4]`` on ``a1``, each step needing at most one
+    nibble product: the dispatcher guarantees it, and a step that would need a
+    full product is dropped), or the whole byte for one step, which is then
+    decoded like a single step on its own row operand.
     """
-    off = LaneOp()
+    off = Decoded((LaneOp(), LaneOp()), ((False, False),) * 3)
     if steps & 1 and not steps & 2:
         # In the linear mode both flags ride the row (the activations reuse);
         # the column carries weights and no flags.
-        need, tgt = step_need(mode, sq0, sq1 if mode == Mode.LINEAR else sk0)
-        l0 = LaneOp(on=need in (Need.FULL, Need.LO))
-        l1 = LaneOp(on=need in (Need.FULL, Need.HI), high=True)
-        enable = tuple((_targets(t, False) and l0.on, _targets(t, True) and l1.on) for t in tgt)
-        return Decoded((l0, l1), enable)
-    if steps & 2:
-        lanes, enable = [off, off], [[False, False] for _ in range(3)]
-        for lane, (present, sq, sk) in enumerate(((steps & 1, sq0, sk0), (True, sq1, sk1))):
-            if not present:
-                continue
-            need, tgt = step_need(mode, sq, sk)
-            if need not in (Need.LO, Need.HI):
-                continue
-            high = need == Need.HI
-            lanes[lane] = LaneOp(on=True, high=high, second=lane == 1)
-            for r in range(3):
-                enable[r][lane] = _targets(tgt[r], high)
-        return Decoded(tuple(lanes), tuple(tuple(e) for e in enable))
-    return Decoded((off, off), ((False, False),) * 3)
+        return _single(mode, sq0, sq1 if mode == Mode.LINEAR else sk0, False)
+    if not steps & 2:
+        return off
+    if byte == BYTE_STEP1:
+        return _single(mode, sq0, sq1 if mode == Mode.LINEAR else sk0, False) if steps & 1 else off
+    if byte == BYTE_STEP2:
+        return _single(mode, sq1, sk1, True)
+    lanes, enable = [LaneOp(), LaneOp()], [[False, False] for _ in range(3)]
+    for lane, (present, sq, sk) in enumerate(((steps & 1, sq0, sk0), (True, sq1, sk1))):
+        if not present:
+            continue
+        need, tgt = step_need(mode, sq, sk)
+        if need not in (Need.LO, Need.HI):
+            continue
+        high = need == Need.HI
+        lanes[lane] = LaneOp(on=True, high=high, second=lane == 1)
+        for r in range(3):
+            enable[r][lane] = _targets(tgt[r], high)
+    return Decoded(tuple(lanes), tuple(tuple(e) for e in enable))
 
 
 def _lane_product(a0: int, a1: int, b: int, lane: int, op: LaneOp) -> int:
@@ -181,6 +200,7 @@ class ColIn:
     b: int = 0
     sk0: int = 0
     sk1: int = 0
+    byte: int = NIBBLES         # packing of b in a paired cycle
 
 
 @dataclass
@@ -204,7 +224,7 @@ class PEModel:
             r0, r1 = r1, 0
         elif row.load == Load.R2:
             r0 = r2
-        dec = decode(row.mode, row.steps, row.sq0, col.sk0, row.sq1, col.sk1)
+        dec = decode(row.mode, row.steps, row.sq0, col.sk0, row.sq1, col.sk1, col.byte)
         p = [_lane_product(row.a0, row.a1, col.b, lane, dec.lanes[lane]) for lane in (0, 1)]
         regs = [r0, r1, r2]
         for k in range(3):

@@ -13,7 +13,7 @@ from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In, Out
 
 from golden.config import Config
-from golden.pe import Load, Mode
+from golden.pe import BYTE_STEP1, BYTE_STEP2, Load, Mode
 
 __all__ = ["row_layout", "col_layout", "baseline_row_layout", "PE", "BaselinePE"]
 
@@ -31,9 +31,10 @@ row_layout = data.StructLayout({
 
 #: What travels down a column of augmented PEs.
 col_layout = data.StructLayout({
-    "b":   8,              # column byte: a whole operand, or one nibble per lane
-    "sk0": 2,              # reuse state of step 1's column value
-    "sk1": 2,              # reuse state of step 2's column value
+    "b":    8,             # column byte: a whole operand, or one nibble per lane
+    "sk0":  2,             # reuse state of step 1's column value
+    "sk1":  2,             # reuse state of step 2's column value
+    "byte": 2,             # paired cycles: golden.pe NIBBLES, BYTE_STEP1 or BYTE_STEP2
 })
 
 #: What travels along a row of baseline PEs.
@@ -84,11 +85,14 @@ class PE(wiring.Component):
                                          H if sq0=1  H if sq1=1
     ======  ============  =============  ==========  ==============  =============
 
-    A *paired* cycle (``steps = 0b11``, or ``0b10``) gives each channel step one
-    lane: step 1 multiplies ``a0`` by ``b[3:0]``, step 2 ``a1`` by ``b[7:4]``; each
-    lane reads its nibble as low (unsigned) or high (signed, shifted by 4) as its
-    step needs, and adds into R0..R2 by its own flags. A step that needs a full
-    product cannot be paired and contributes nothing.
+    A *paired* cycle (``steps = 0b11``, or ``0b10``) carries two channel steps.
+    With ``col.byte = NIBBLES`` each step gets one lane: step 1 multiplies ``a0``
+    by ``b[3:0]``, step 2 ``a1`` by ``b[7:4]``; each lane reads its nibble as low
+    (unsigned) or high (signed, shifted by 4) as its step needs, and adds into
+    R0..R2 by its own flags (a step that would need a full product there
+    contributes nothing). With ``BYTE_STEP1`` (``BYTE_STEP2``) the whole byte is
+    step 1's (step 2's), decoded like a single step on ``a0`` (``a1``): this
+    column has nothing to do for the other step.
 
     ``row.load`` (applied before the products are added): KEEP; CLEAR (R0..R2 <- 0);
     R1 (R0 <- R1, R1 <- 0); R2 (R0 <- R2). ``row.drain`` copies R0, as it was before
@@ -161,13 +165,23 @@ class PE(wiring.Component):
         s1 = step_decode(row.sq0, Mux(is_linear, row.sq1, col.sk0), "s1")
         s2 = step_decode(row.sq1, col.sk1, "s2")
 
-        with m.If(single):
-            lo, hi, tgt_all, tgt_high = s1
+        # A paired cycle's column byte is one nibble per step, or all one step's.
+        whole1 = paired & (col.byte == BYTE_STEP1) & row.steps[0]
+        whole2 = paired & (col.byte == BYTE_STEP2)
+        nibbles = paired & (col.byte != BYTE_STEP1) & (col.byte != BYTE_STEP2)
+
+        def whole_step(decoded):
+            lo, hi, tgt_all, tgt_high = decoded
             m.d.comb += [lane_on[0].eq(lo), lane_on[1].eq(hi), lane_hi[1].eq(1)]
             for k in range(3):
                 m.d.comb += [en[k][0].eq(tgt_all[k] & lo),
                              en[k][1].eq((tgt_all[k] | tgt_high[k]) & hi)]
-        with m.Elif(paired):
+
+        with m.If(single | whole1):
+            whole_step(s1)
+        with m.Elif(whole2):
+            whole_step(s2)
+        with m.Elif(nibbles):
             for lane, (present, (lo, hi, tgt_all, tgt_high)) in enumerate(
                     ((row.steps[0], s1), (1, s2))):
                 nibble = present & (lo ^ hi)               # exactly one nibble product
@@ -182,7 +196,7 @@ class PE(wiring.Component):
         # --- datapath: two 4x8 lanes ---------------------------------------------------
         prods = []
         for lane in range(2):
-            a = row.a0 if lane == 0 else Mux(paired, row.a1, row.a0)
+            a = Mux(whole2, row.a1, row.a0) if lane == 0 else Mux(whole2 | nibbles, row.a1, row.a0)
             nib = col.b[4 * lane:4 * lane + 4]
             # A low nibble is unsigned, a high nibble signed; both fit signed(5).
             n = Signal(signed(5), name=f"lane{lane}_nib")

@@ -31,7 +31,7 @@ from amaranth.lib import wiring
 from amaranth.lib.wiring import In
 
 from golden.config import Config
-from golden.pe import Load, Mode
+from golden.pe import BYTE_STEP1, BYTE_STEP2, Load, Mode
 from hw.pe import PE, BaselinePE, col_layout, row_layout
 
 __all__ = ["PROOFS", "prove", "ProofResult"]
@@ -90,12 +90,13 @@ class OverflowHarness(wiring.Component):
 
         # Channel steps each register receives this cycle: one per step in a
         # single cycle (whatever lanes it takes), one per lane in a paired one.
-        paired = self.row.steps[1]
+        # (A paired cycle whose column byte belongs to one step is one step.)
+        nibbles = self.row.steps[1] & (self.col.byte != BYTE_STEP1) & (self.col.byte != BYTE_STEP2)
         added = []
         for k in range(3):
             e0, e1 = pe.acc_en[2 * k], pe.acc_en[2 * k + 1]
             n = Signal(range(3), name=f"added{k}")
-            m.d.comb += n.eq(Mux(paired, e0 + e1, e0 | e1))
+            m.d.comb += n.eq(Mux(nibbles, e0 + e1, e0 | e1))
             added.append(n)
         base = [Signal(range(limit + 2), name=f"base{k}") for k in range(3)]
         m.d.comb += [base[k].eq(count[k]) for k in range(3)]

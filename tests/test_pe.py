@@ -23,7 +23,7 @@ def simulate(dut, testbench):
 def drive(ctx, dut, row: RowIn, col: ColIn):
     for name in ("a0", "a1", "sq0", "sq1", "mode", "steps", "load", "drain"):
         ctx.set(getattr(dut.row_in, name), int(getattr(row, name)))
-    for name in ("b", "sk0", "sk1"):
+    for name in ("b", "sk0", "sk1", "byte"):
         ctx.set(getattr(dut.col_in, name), int(getattr(col, name)))
 
 
@@ -93,12 +93,12 @@ def test_random_sequences_match_golden_pe(seed):
     async def tb(ctx):
         for cycle in range(4000):
             row = random_row(rnd)
-            col = ColIn(b=rnd.randrange(256), sk0=rnd.randrange(3), sk1=rnd.randrange(3))
+            col = ColIn(b=rnd.randrange(256), sk0=rnd.randrange(3), sk1=rnd.randrange(3), byte=rnd.randrange(4))
             out_in, out_in_valid = rnd.randrange(-100, 100), rnd.random() < 0.5
             drive(ctx, dut, row, col)
             ctx.set(dut.out_in, out_in)
             ctx.set(dut.out_in_valid, out_in_valid)
-            dec = decode(row.mode, row.steps, row.sq0, col.sk0, row.sq1, col.sk1)
+            dec = decode(row.mode, row.steps, row.sq0, col.sk0, row.sq1, col.sk1, col.byte)
             assert ctx.get(dut.lanes) == dec.lanes[0].on | dec.lanes[1].on << 1
             assert ctx.get(dut.acc_en) == sum(dec.enable[k][i] << (2 * k + i)
                                               for k in range(3) for i in range(2))
