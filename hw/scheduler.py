@@ -1,0 +1,126 @@
+"""The dispatcher's scheduler (clustering unit), DESIGN.md §5.4.
+
+Strings stream in (one per cycle while ``in_ready``) and fill a queue of
+``queue_depth`` entries, or fewer when a string comes with ``in_last``. The
+unit then picks one pivot per cycle with a 16-bit Galois LFSR, and assigns one
+queued string per cycle to the cluster with the nearest pivot (Hamming
+distance: XOR and a popcount adder tree), ties to the lower cluster, falling
+back to the next nearest when a cluster already holds ``cluster_capacity``
+strings. Each assignment appears on ``out_valid``/``out_cluster`` in queue
+order. :mod:`golden.scheduler` is the same unit, cycle for cycle.
+"""
+
+from __future__ import annotations
+
+from amaranth import Array, Const, Module, Mux, Signal
+from amaranth.lib import wiring
+from amaranth.lib.wiring import In, Out
+
+from golden.config import Config
+from golden.scheduler import LFSR_TAPS, lfsr_seed
+
+__all__ = ["Scheduler", "popcount_tree"]
+
+
+def popcount_tree(m, bits, name):
+    """Number of set bits of ``bits``, summed as a balanced adder tree."""
+    level = [b for b in bits]
+    depth = 0
+    while len(level) > 1:
+        nxt = []
+        for i in range(0, len(level) - 1, 2):
+            s = Signal(range(len(bits) + 1), name=f"{name}_l{depth}_{i // 2}")
+            m.d.comb += s.eq(level[i] + level[i + 1])
+            nxt.append(s)
+        if len(level) % 2:
+            nxt.append(level[-1])
+        level, depth = nxt, depth + 1
+    return level[0]
+
+
+class Scheduler(wiring.Component):
+    """Clusters reuse strings into ``clusters`` queues.
+
+    Parameters
+    ----------
+    cfg : Config
+        Takes ``queue_depth``, ``clusters``, ``cluster_capacity``, ``string_bits``
+        and ``seed``.
+    """
+
+    def __init__(self, cfg: Config):
+        if not isinstance(cfg, Config):
+            raise TypeError(f"Scheduler takes a Config, not {type(cfg).__name__}")
+        self.cfg = cfg
+        super().__init__({
+            "in_valid": In(1), "in_ready": Out(1),
+            "in_string": In(cfg.string_bits), "in_last": In(1),
+            "out_valid": Out(1), "out_cluster": Out(range(max(2, cfg.clusters))),
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+        cfg = self.cfg
+        Q, K, W = cfg.queue_depth, cfg.clusters, cfg.string_bits
+        queue = Array(Signal(W, name=f"queue{i}") for i in range(Q))
+        n = Signal(range(Q + 1))             # strings in the queue
+        i = Signal(range(Q + 1))             # assignment position / pivot counter
+        pivots = [Signal(W, name=f"pivot{k}") for k in range(K)]
+        counts = [Signal(range(cfg.cluster_capacity + 1), name=f"count{k}") for k in range(K)]
+        lfsr = Signal(16, init=lfsr_seed(cfg.seed))
+
+        m.d.comb += self.in_ready.eq(0)
+        with m.FSM():
+            with m.State("FILL"):
+                m.d.comb += self.in_ready.eq(1)
+                with m.If(self.in_valid):
+                    m.d.sync += [queue[n].eq(self.in_string), n.eq(n + 1)]
+                    with m.If(self.in_last | (n + 1 == Q)):
+                        m.d.sync += i.eq(0)
+                        m.next = "PIVOT"
+            with m.State("PIVOT"):
+                nxt = Signal(16)
+                m.d.comb += nxt.eq(Mux(lfsr[0], (lfsr >> 1) ^ LFSR_TAPS, lfsr >> 1))
+                index = Signal(range(Q))
+                m.d.comb += index.eq((nxt * n) >> 16)
+                m.d.sync += [lfsr.eq(nxt), i.eq(i + 1)]
+                with m.Switch(i):
+                    for k in range(K):
+                        with m.Case(k):
+                            m.d.sync += pivots[k].eq(queue[index])
+                with m.If(i == K - 1):
+                    m.d.sync += i.eq(0)
+                    m.next = "ASSIGN"
+            with m.State("ASSIGN"):
+                s = queue[i]
+                # Key of cluster k: (distance, k), with full clusters out of reach.
+                keys = []
+                for k in range(K):
+                    dist = popcount_tree(m, list(s ^ pivots[k]), f"dist{k}")
+                    key = Signal(range((W + 2) * K + 1), name=f"key{k}")
+                    full = counts[k] == cfg.cluster_capacity
+                    m.d.comb += key.eq(Mux(full, (W + 1) * K + k, dist * K + k))
+                    keys.append((key, Const(k, range(max(2, K)))))
+                # Argmin by a tree of comparisons; keys are distinct, so ties cannot occur.
+                while len(keys) > 1:
+                    nxt_keys = []
+                    for a in range(0, len(keys) - 1, 2):
+                        (ka, ia), (kb, ib) = keys[a], keys[a + 1]
+                        key = Signal.like(ka)
+                        idx = Signal(range(max(2, K)))
+                        m.d.comb += [key.eq(Mux(kb < ka, kb, ka)), idx.eq(Mux(kb < ka, ib, ia))]
+                        nxt_keys.append((key, idx))
+                    if len(keys) % 2:
+                        nxt_keys.append(keys[-1])
+                    keys = nxt_keys
+                winner = keys[0][1]
+                m.d.comb += [self.out_valid.eq(1), self.out_cluster.eq(winner)]
+                with m.Switch(winner):
+                    for k in range(K):
+                        with m.Case(k):
+                            m.d.sync += counts[k].eq(counts[k] + 1)
+                m.d.sync += i.eq(i + 1)
+                with m.If(i + 1 == n):
+                    m.d.sync += [n.eq(0), i.eq(0)] + [c.eq(0) for c in counts]
+                    m.next = "FILL"
+        return m

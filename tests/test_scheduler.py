@@ -1,0 +1,102 @@
+"""The scheduler: golden model properties, and the RTL (Amaranth's simulator)
+against the golden model, assignment for assignment and cycle for cycle."""
+
+import numpy as np
+import pytest
+from amaranth.sim import Simulator
+
+from golden import Config
+from golden.scheduler import cluster_order, lfsr_seed, lfsr_step, reuse_strings, schedule
+from hw.scheduler import Scheduler
+
+
+def run_rtl(strings, last, cfg, max_cycles=100_000):
+    """Feed every string as soon as the unit is ready; record (cluster, cycle) of
+    each assignment, cycles counted from the first string's."""
+    dut = Scheduler(cfg)
+    got = []
+
+    async def bench(ctx):
+        idx = 0
+        for cycle in range(max_cycles):
+            if idx < len(strings):
+                ctx.set(dut.in_valid, 1)
+                ctx.set(dut.in_string, strings[idx])
+                ctx.set(dut.in_last, last[idx])
+            else:
+                ctx.set(dut.in_valid, 0)
+            ready = ctx.get(dut.in_ready)
+            if ctx.get(dut.out_valid):
+                got.append((ctx.get(dut.out_cluster), cycle))
+            if len(got) == len(strings):
+                return
+            await ctx.tick()
+            if ready and idx < len(strings):
+                idx += 1
+        raise AssertionError(f"no end after {max_cycles} cycles: {len(got)} assignments")
+
+    sim = Simulator(dut)
+    sim.add_clock(1e-8)
+    sim.add_testbench(bench)
+    sim.run()
+    return got
+
+
+def check(strings, last, cfg):
+    want, _ = schedule(strings, last, cfg)
+    got = run_rtl(strings, last, cfg)
+    assert got == [(a.cluster, a.cycle) for a in want]
+    return want
+
+
+@pytest.mark.parametrize("kind", ["random", "equal", "ties", "one-cluster-full"])
+def test_rtl_matches_golden(kind, rng):
+    cfg = Config(queue_depth=16, clusters=4, cluster_capacity=4, string_bits=8, seed=5)
+    n = 40
+    if kind == "random":
+        strings = [int(v) for v in rng.integers(0, 256, n)]
+    elif kind == "equal":
+        strings = [0x5A] * n                   # every pivot identical: capacity fallback
+    elif kind == "ties":
+        strings = [int(v) for v in rng.choice([0x0F, 0xF0, 0x3C, 0xC3], n)]
+    else:
+        strings = [0] * 30 + [0xFF] * 10
+    last = [False] * n
+    last[22] = last[-1] = True                 # a batch ended early; the stream ends
+    want = check(strings, last, cfg)
+    counts = np.bincount([a.cluster for a in want[:16]], minlength=4)
+    assert counts.max() <= cfg.cluster_capacity
+
+
+def test_default_sizes_and_short_streams(rng):
+    cfg = Config()                             # 64 entries, 4 clusters of 16, 16-bit strings
+    strings = [int(v) for v in rng.integers(0, 1 << 16, 70)]
+    last = [False] * 69 + [True]
+    check(strings, last, cfg)
+    check([7], [True], cfg)                    # a batch of one: every pivot is that string
+
+
+def test_lfsr_is_maximal():
+    state, seen = lfsr_seed(1), set()
+    for _ in range(1 << 16):
+        seen.add(state)
+        state = lfsr_step(state)
+    assert len(seen) == (1 << 16) - 1
+
+
+def test_nearest_pivot_with_ties_to_lower_cluster():
+    cfg = Config(queue_depth=8, clusters=2, cluster_capacity=8, string_bits=4)
+    want, sizes = schedule([0b0000] * 8, [False] * 7 + [True], cfg)
+    assert all(a.cluster == 0 for a in want) and sizes == [8]      # equal distances: cluster 0
+
+
+def test_reuse_strings_and_order():
+    states = np.array([[2, 2, 2, 2], [2, 1, 2, 2], [0, 2, 2, 0]])
+    assert reuse_strings(states, 2) == [0b00, 0b10, 0b11]
+    assert reuse_strings(states, 8) == [0b0000, 0b0010, 0b1001]
+    cfg = Config(queue_depth=4, clusters=2, cluster_capacity=2, string_bits=4)
+    want, sizes = schedule([1, 1, 14, 14], [False, False, False, True], cfg)
+    order = cluster_order(want, sizes)
+    assert sorted(order.tolist()) == [0, 1, 2, 3]
+    clusters = [want[i].cluster for i in order]
+    assert clusters == sorted(clusters)
