@@ -24,10 +24,46 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from .config import Config
+from .matcher import column_needs, match
 from .pe import Mode, decode
+from .scheduler import cluster_tables, operand_stream, schedule
 from .tiling import pair_tables, tile_groups
 
-__all__ = ["CycleReport", "kaleido_cycles", "baseline_cycles", "LANES", "tail_cycles"]
+__all__ = ["CycleReport", "kaleido_cycles", "baseline_cycles", "LANES", "tail_cycles",
+           "VARIANTS", "variant_parts", "kaleido_tables", "scheduler_lead"]
+
+#: Dispatcher ablation (DESIGN.md §5.5): which of scheduler and matcher each variant has.
+VARIANTS = {"pe": (False, False), "pe-sh": (True, False), "pe-m": (False, True), "full": (True, True)}
+
+
+def variant_parts(variant: str) -> tuple[bool, bool]:
+    """``(scheduler, matcher)`` of a variant."""
+    try:
+        return VARIANTS[variant]
+    except KeyError:
+        raise ValueError(f"unknown variant {variant!r}; choose one of {', '.join(VARIANTS)}") from None
+
+
+def kaleido_tables(q, k, cfg: Config, variant: str = "pe", assignments=(None, None)):
+    """Pair tables of Q and K as the variant's engine sees them: clustered by the
+    scheduler in pe-sh and full (``assignments`` from the RTL, else golden)."""
+    qt, kt = pair_tables(q, cfg), pair_tables(k, cfg)
+    if variant_parts(variant)[0]:
+        qt = cluster_tables(qt, cfg, assignments[0])
+        kt = cluster_tables(kt, cfg, assignments[1])
+    return qt, kt
+
+
+def scheduler_lead(q, k, cfg: Config) -> int:
+    """Cycles before the first clusters of both operands exist: the scheduler's
+    first batch (fill, pivots, assignment), the only part of its work that the
+    array cannot overlap."""
+    lead = 0
+    for tables in (pair_tables(q, cfg), pair_tables(k, cfg)):
+        strings, last = operand_stream(tables, cfg)
+        assignments, sizes = schedule(strings, last, cfg)
+        lead = max(lead, assignments[sizes[0] - 1].cycle + 1)
+    return lead
 
 # LANES[mode, sq, sk]: lanes a single channel step turns on in one PE.
 LANES = np.array([[[sum(l.on for l in decode(mode, 1, sq, sk, 0, 0).lanes) for sk in range(3)]
@@ -37,11 +73,14 @@ LANES = np.array([[[sum(l.on for l in decode(mode, 1, sq, sk, 0, 0).lanes) for s
 @dataclass
 class CycleReport:
     design: str
-    cycles: int
+    cycles: int             # engine cycles plus, with a scheduler, its lead
     slots: int
     tiles: int
     lane_work: int
     pes: int
+    variant: str = "pe"
+    engine_cycles: int = 0
+    lead_cycles: int = 0
 
     @property
     def executed_macs(self) -> float:
@@ -68,16 +107,22 @@ def _counts(states: np.ndarray) -> np.ndarray:
     return np.stack([(states == s).sum(axis=0) for s in range(3)], axis=1)
 
 
-def kaleido_cycles(q: np.ndarray, k: np.ndarray, cfg: Config) -> CycleReport:
-    """Cycles and lane work of the Kaleido engine on int8 operands ``[N, D]``."""
-    qt, kt = pair_tables(q, cfg), pair_tables(k, cfg)
+def kaleido_cycles(q: np.ndarray, k: np.ndarray, cfg: Config, variant: str = "pe",
+                   tables=None) -> CycleReport:
+    """Cycles and lane work of the Kaleido engine on int8 operands ``[N, D]``.
+
+    ``tables`` are the pair tables the engine ran (default: the variant's own).
+    """
+    with_scheduler, with_matcher = variant_parts(variant)
+    qt, kt = tables if tables is not None else kaleido_tables(q, k, cfg, variant)
     min_slots = 2 * cfg.rows - 1
     need_d = LANES[Mode.D] > 0
     slots = work = 0
     tiles = tile_groups(qt, kt, cfg)
     for tile in tiles:
-        nq = _counts(qt[tile.group].state[tile.q_pairs])        # [Dg, 3]
-        nk = _counts(kt[tile.group].state[tile.k_pairs])
+        sq = qt[tile.group].state[tile.q_pairs]                 # [Rv, Dg]
+        sk = kt[tile.group].state[tile.k_pairs]                 # [Cv, Dg]
+        nq, nk = _counts(sq), _counts(sk)                       # [Dg, 3]
         dg = nq.shape[0]
         streamed = {
             Mode.A: np.ones(dg, bool),
@@ -86,12 +131,17 @@ def kaleido_cycles(q: np.ndarray, k: np.ndarray, cfg: Config) -> CycleReport:
             Mode.D: np.einsum("ca,ab,cb->c", nq, need_d.astype(np.int64), nk) > 0,
         }
         for mode, chans in streamed.items():
-            slots += max(int(chans.sum()), min_slots)
+            issued = int(chans.sum())
+            if with_matcher and mode in (Mode.B, Mode.D):
+                issued = len(match(np.flatnonzero(chans), column_needs(mode, sq, sk), cfg.lookahead))
+            slots += max(issued, min_slots)
             per_channel = np.einsum("ca,ab,cb->c", nq, LANES[mode], nk)
             work += int(per_channel[chans].sum())
     slots += 1                                                   # the final drain
-    return CycleReport("kaleido", slots + tail_cycles(cfg), slots, len(tiles), work,
-                       cfg.rows * cfg.cols)
+    engine = slots + tail_cycles(cfg)
+    lead = scheduler_lead(q, k, cfg) if with_scheduler else 0
+    return CycleReport("kaleido", engine + lead, slots, len(tiles), work, cfg.rows * cfg.cols,
+                       variant, engine, lead)
 
 
 def baseline_cycles(n_q: int, n_k: int, cfg: Config) -> CycleReport:
@@ -99,5 +149,6 @@ def baseline_cycles(n_q: int, n_k: int, cfg: Config) -> CycleReport:
     D = cfg.head_dim
     tq, tk = -(-n_q // cfg.rows), -(-n_k // cfg.cols)
     slots = tq * tk * max(D, 2 * cfg.rows - 1) + 1
-    return CycleReport("baseline", slots + tail_cycles(cfg), slots, tq * tk, 2 * D * n_q * n_k,
-                       cfg.rows * cfg.cols)
+    cycles = slots + tail_cycles(cfg)
+    return CycleReport("baseline", cycles, slots, tq * tk, 2 * D * n_q * n_k,
+                       cfg.rows * cfg.cols, "pe", cycles, 0)

@@ -27,8 +27,8 @@ import numpy as np
 
 from .config import Config
 
-__all__ = ["LFSR_TAPS", "lfsr_step", "lfsr_seed", "Assignment", "schedule", "reuse_strings",
-           "cluster_order"]
+__all__ = ["LFSR_TAPS", "lfsr_step", "lfsr_seed", "Assignment", "schedule", "batch_sizes",
+           "reuse_strings", "cluster_order", "operand_stream", "cluster_tables"]
 
 LFSR_TAPS = 0xB400
 
@@ -56,21 +56,14 @@ def schedule(strings: list[int], last: list[bool], cfg: Config) -> tuple[list[As
 
     Returns the assignments, in string order, and the batch sizes.
     """
-    out, sizes = [], []
+    out = []
     state = lfsr_seed(cfg.seed)
-    cycle, i, n_total = 0, 0, len(strings)
+    cycle, start = 0, 0
     mask = (1 << cfg.string_bits) - 1
-    if n_total and not last[-1]:
-        raise ValueError("the final string of a stream must carry last")
-    while i < n_total:
-        batch = []
-        while i < n_total and len(batch) < cfg.queue_depth:
-            batch.append(strings[i] & mask)
-            i += 1
-            if last[i - 1]:
-                break
-        n = len(batch)
-        sizes.append(n)
+    sizes = batch_sizes(last, cfg.queue_depth)
+    for n in sizes:
+        batch = [s & mask for s in strings[start:start + n]]
+        start += n
         cycle += n                                    # fill
         pivots = []
         for _ in range(cfg.clusters):                 # one pivot per cycle
@@ -85,6 +78,19 @@ def schedule(strings: list[int], last: list[bool], cfg: Config) -> tuple[list[As
             out.append(Assignment(k, cycle))
             cycle += 1
     return out, sizes
+
+
+def batch_sizes(last: list[bool], depth: int) -> list[int]:
+    """How a stream splits into batches: at ``depth`` strings, or after a ``last``."""
+    if last and not last[-1]:
+        raise ValueError("the final string of a stream must carry last")
+    sizes, n = [], 0
+    for flag in last:
+        n += 1
+        if flag or n == depth:
+            sizes.append(n)
+            n = 0
+    return sizes
 
 
 def reuse_strings(states: np.ndarray, string_bits: int) -> list[int]:
@@ -108,3 +114,32 @@ def cluster_order(assignments: list[Assignment], batch_sizes: list[int]) -> np.n
         order.extend(idx[np.argsort(clusters[start:start + n], kind="stable")])
         start += n
     return np.array(order, dtype=np.int64)
+
+
+
+def operand_stream(tables, cfg: Config) -> tuple[list[int], list[bool]]:
+    """The string stream of one operand: every group's pairs in order, the last
+    pair of each group ending its batch (clusters never mix groups)."""
+    strings, last = [], []
+    for t in tables:
+        s = reuse_strings(t.state, cfg.string_bits)
+        strings += s
+        last += [False] * (len(s) - 1) + [True]
+    return strings, last
+
+
+def cluster_tables(tables, cfg: Config, assignments: list[Assignment] | None = None):
+    """Pair tables reordered by the scheduler's clusters (variants pe-sh, full).
+
+    ``assignments`` are the scheduler's, from the RTL; by default the golden
+    model's.
+    """
+    strings, last = operand_stream(tables, cfg)
+    if assignments is None:
+        assignments, _ = schedule(strings, last, cfg)
+    order = cluster_order(assignments, batch_sizes(last, cfg.queue_depth))
+    out, start = [], 0
+    for t in tables:
+        out.append(t.take(order[start:start + t.pairs] - start))
+        start += t.pairs
+    return out

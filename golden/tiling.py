@@ -46,6 +46,12 @@ class PairTable:
     def pairs(self) -> int:
         return len(self.ref)
 
+    def take(self, order) -> "PairTable":
+        """The same pairs in another order (what the scheduler's clustering does)."""
+        order = np.asarray(order)
+        return PairTable(self.group, self.channels, self.ref[order], self.partner[order],
+                         self.x0[order], self.x1[order], self.state[order])
+
     @property
     def width(self) -> int:
         return self.channels.stop - self.channels.start

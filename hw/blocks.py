@@ -13,7 +13,9 @@ from golden.config import Config
 
 from .array import BaselineArray, KaleidoArray
 from .engine import AttentionEngine
+from .matcher import Matcher
 from .pe import PE, BaselinePE
+from .scheduler import Scheduler
 
 __all__ = ["BLOCKS", "build", "top_name", "verilog", "engine_verilog", "engine_top"]
 
@@ -23,6 +25,8 @@ BLOCKS = {
     "baseline-pe": (BaselinePE, "plain output-stationary 8-bit MAC"),
     "array": (KaleidoArray, "R x C augmented PEs with input skew and drain chains"),
     "baseline-array": (BaselineArray, "R x C baseline PEs with input skew and drain chains"),
+    "scheduler": (Scheduler, "dispatcher clustering unit: string queue, LFSR pivots, Hamming argmin"),
+    "matcher": (Matcher, "dispatcher merge unit: per-channel column needs, lookahead window"),
 }
 
 
@@ -59,8 +63,11 @@ def engine_top(design: str) -> str:
     return "kaleido_engine" if design == "kaleido" else "kaleido_baseline_engine"
 
 
-def engine_verilog(cfg: Config, design: str, q_words: int, k_words: int) -> str:
-    """Verilog of the attention engine (buffers, controller, array): the simulation top."""
-    engine = AttentionEngine(cfg, design, q_words, k_words)
+def engine_verilog(cfg: Config, design: str, q_words: int, k_words: int,
+                   matcher: bool = False) -> str:
+    """Verilog of the attention engine (buffers, controller, array, and the
+    matcher when asked): the simulation top."""
+    engine = AttentionEngine(cfg, design, q_words, k_words, matcher)
     return _emit(engine, engine_top(design),
-                 f"{design} attention engine, buffers of {q_words} and {k_words} words", cfg)
+                 f"{design} attention engine{' with matcher' if matcher else ''}, "
+                 f"buffers of {q_words} and {k_words} words", cfg)

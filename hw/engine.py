@@ -34,15 +34,16 @@ included; :mod:`golden.cycle_model` predicts it exactly.
 
 from __future__ import annotations
 
-from amaranth import Array, Const, Module, Mux, Signal, signed
+from amaranth import Array, Cat, Const, Module, Mux, Signal, signed
 from amaranth.lib import wiring
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
 from golden.config import Config
-from golden.pe import Load, Mode
+from golden.pe import BYTE_STEP1, BYTE_STEP2, NIBBLES, Load, Mode
 
 from .array import BaselineArray, KaleidoArray
+from .matcher import Matcher
 
 __all__ = ["AttentionEngine", "entry_bits", "GROUP_SLOTS"]
 
@@ -78,11 +79,18 @@ class AttentionEngine(wiring.Component):
     design : "kaleido" or "baseline"
     q_words, k_words : int
         Depth of the two operand buffers (words of one channel of one tile).
+    matcher : bool
+        Pair channel steps of passes B and D through a :class:`hw.matcher.Matcher`
+        (variants ``pe-m`` and ``full``); without it steps go one per cycle.
     """
 
-    def __init__(self, cfg: Config, design: str = "kaleido", q_words: int = 64, k_words: int = 64):
+    def __init__(self, cfg: Config, design: str = "kaleido", q_words: int = 64, k_words: int = 64,
+                 matcher: bool = False):
         if design not in ("kaleido", "baseline"):
             raise ValueError(f"design must be 'kaleido' or 'baseline', not {design!r}")
+        if matcher and design != "kaleido":
+            raise ValueError("only the Kaleido design has a matcher")
+        self.matcher = matcher
         if q_words < 1 or k_words < 1:
             raise ValueError("operand buffers need at least one word")
         self.cfg, self.design = cfg, design
@@ -119,6 +127,9 @@ class AttentionEngine(wiring.Component):
         m.submodules.kmem = kmem = Memory(shape=C * eb, depth=self.k_words, init=[])
         qw, kw = qmem.write_port(), kmem.write_port()
         qr, kr = qmem.read_port(), kmem.read_port()
+        paired = self.matcher
+        if paired:      # the partner step's words
+            qr2, kr2 = qmem.read_port(), kmem.read_port()
         m.d.comb += [qw.en.eq(self.q_wr_en), qw.addr.eq(self.q_wr_addr), qw.data.eq(self.q_wr_data),
                      kw.en.eq(self.k_wr_en), kw.addr.eq(self.k_wr_addr), kw.data.eq(self.k_wr_data)]
 
@@ -166,7 +177,18 @@ class AttentionEngine(wiring.Component):
                                     Mux(pss == Mode.C, need_now[1], need_now[2])))
         left = Signal(G)
         m.d.comb += left.eq(Mux(slot == 0, pass_set, remaining))
-        found, first_left = _lowest_set(m, left, G, "left")
+        pair = Signal()                           # this slot issues two steps
+        c2 = Signal(range(max(2, G)))
+        taken = Signal(G)                         # the steps this slot removes from the set
+        if paired:
+            m.submodules.matcher = match = Matcher(cfg)
+            m.d.comb += [match.steps.eq(left), match.use_d.eq(pss == Mode.D)]
+            found, first_left = match.head_valid, match.head
+            m.d.comb += [pair.eq(match.second_valid & ((pss == Mode.B) | (pss == Mode.D))),
+                         c2.eq(match.second)]
+        else:
+            found, first_left = _lowest_set(m, left, G, "left")
+        m.d.comb += taken.eq((Const(1, G) << first_left) | Mux(pair, Const(1, G) << c2, 0))
         dense_pass = Signal()
         m.d.comb += dense_pass.eq((pss == Mode.A) if kaleido else 1)
         have = Signal()
@@ -175,18 +197,23 @@ class AttentionEngine(wiring.Component):
         m.d.comb += [
             have.eq(Mux(dense_pass, chan < dg, found)),
             c.eq(Mux(dense_pass, chan, first_left)),
-            more.eq(Mux(dense_pass, chan + 1 < dg,
-                        (left & ~(Const(1, G) << first_left)).any())),
+            more.eq(Mux(dense_pass, chan + 1 < dg, (left & ~taken).any())),
         ]
         issue = Signal()
         last = Signal()
         m.d.comb += [issue.eq(running & ~flushing),
                      last.eq(~more & (slot >= min_slots - 1))]
         m.d.comb += [qr.addr.eq(q_tile + c), kr.addr.eq(k_tile + c)]
+        if paired:
+            m.d.comb += [qr2.addr.eq(q_tile + c2), kr2.addr.eq(k_tile + c2)]
 
         # What S1 needs of the slot.
         s1_valid, s1_steps, s1_first, s1_drain = Signal(), Signal(), Signal(), Signal()
-        s1_pass, s1_flush = Signal(2), Signal()
+        s1_pass, s1_flush, s1_pair = Signal(2), Signal(), Signal()
+        s1_need1, s1_need2 = Signal(2 * C), Signal(2 * C)
+        if paired:
+            m.d.sync += [s1_pair.eq(issue & have & pair),
+                         s1_need1.eq(match.head_need), s1_need2.eq(match.second_need)]
         m.d.sync += [s1_valid.eq(issue | flushing), s1_steps.eq(issue & have),
                      s1_first.eq(issue & (slot == 0)), s1_pass.eq(pss), s1_c.eq(c),
                      s1_flush.eq(flushing),
@@ -206,7 +233,7 @@ class AttentionEngine(wiring.Component):
             with m.If(dense_pass):
                 m.d.sync += chan.eq(chan + have)
             with m.Else():
-                m.d.sync += remaining.eq(left & ~(Const(1, G) << first_left))
+                m.d.sync += remaining.eq(left & ~taken)
             with m.If(last):
                 m.d.sync += [slot.eq(0), chan.eq(0)]
                 if kaleido:
@@ -244,35 +271,53 @@ class AttentionEngine(wiring.Component):
         load_of = Mux(s1_flush, Load.CLEAR,
                       Mux(s1_first, Mux(s1_pass == Mode.A, Load.CLEAR,
                                         Mux(s1_pass == Mode.C, Load.R2, Load.R1)), Load.KEEP))
+        def any_of(valids, states, pred):
+            acc = Const(0)
+            for v, st in zip(valids, states):
+                acc = acc | (v & pred(st))
+            return acc
+
         if kaleido:
             qv = [e[18] for e in rows]
             kv = [e[18] for e in cols]
             sq = [e[16:18] for e in rows]
             sk = [e[16:18] for e in cols]
-            for i, e in enumerate(rows):
-                use_x0 = (s1_pass == Mode.A) | (s1_pass == Mode.B)
+            use_x0 = (s1_pass == Mode.A) | (s1_pass == Mode.B)
+            use_k0 = (s1_pass == Mode.A) | (s1_pass == Mode.C)
+            rows2 = [_field(qr2.data, i, eb) for i in range(R)] if paired else rows
+            cols2 = [_field(kr2.data, j, eb) for j in range(C)] if paired else cols
+            for i, (e, e2) in enumerate(zip(rows, rows2)):
+                steps = Mux(s1_pair, 3, 1)
                 m.d.sync += [
                     array.row_in[i].a0.eq(Mux(use_x0, e[0:8], e[8:16])),
-                    array.row_in[i].a1.eq(0), array.row_in[i].sq1.eq(0),
+                    array.row_in[i].a1.eq(Mux(s1_pair, Mux(use_x0, e2[0:8], e2[8:16]), 0)),
                     array.row_in[i].sq0.eq(sq[i]),
+                    array.row_in[i].sq1.eq(Mux(s1_pair, e2[16:18], 0)),
                     array.row_in[i].mode.eq(s1_pass),
-                    array.row_in[i].steps.eq(Mux(s1_valid & s1_steps & qv[i], 1, 0)),
+                    array.row_in[i].steps.eq(Mux(s1_valid & s1_steps & qv[i], steps, 0)),
                     array.row_in[i].load.eq(Mux(s1_valid, load_of, Load.KEEP)),
                     array.row_in[i].drain.eq(s1_valid & s1_drain),
                 ]
-            for j, e in enumerate(cols):
-                use_k0 = (s1_pass == Mode.A) | (s1_pass == Mode.C)
+            # A paired slot's column byte: one step's byte, or a nibble of each.
+            # Pass D's single nibble is hi(k1~) when every valid row has sq = 2.
+            all2_1 = ~any_of([e[18] for e in rows], [e[16:18] for e in rows], lambda s: s != 2)
+            all2_2 = ~any_of([e[18] for e in rows2], [e[16:18] for e in rows2], lambda s: s != 2)
+            for j, (e, e2) in enumerate(zip(cols, cols2)):
+                n1, n2 = s1_need1[2 * j:2 * j + 2], s1_need2[2 * j:2 * j + 2]
+                hi1 = (s1_pass == Mode.D) & all2_1
+                hi2 = (s1_pass == Mode.D) & all2_2
+                nib1 = Mux(n1 == 1, Mux(hi1, e[12:16], e[8:12]), 0)
+                nib2 = Mux(n2 == 1, Mux(hi2, e2[12:16], e2[8:12]), 0)
+                byte = Mux(n1 == 2, BYTE_STEP1, Mux(n2 == 2, BYTE_STEP2, NIBBLES))
+                packed = Mux(n1 == 2, e[8:16], Mux(n2 == 2, e2[8:16], Cat(nib1, nib2)))
                 m.d.sync += [
-                    array.col_in[j].b.eq(Mux(use_k0, e[0:8], e[8:16])),
-                    array.col_in[j].sk0.eq(sk[j]), array.col_in[j].sk1.eq(0),
+                    array.col_in[j].b.eq(Mux(s1_pair, packed, Mux(use_k0, e[0:8], e[8:16]))),
+                    array.col_in[j].sk0.eq(sk[j]),
+                    array.col_in[j].sk1.eq(Mux(s1_pair, e2[16:18], 0)),
+                    array.col_in[j].byte.eq(Mux(s1_pair, byte, NIBBLES)),
                     array.col_valid[j].eq(kv[j]),
                 ]
             # The three need bits of this channel, over valid rows and columns.
-            def any_of(valids, states, pred):
-                acc = Const(0)
-                for v, s in zip(valids, states):
-                    acc = acc | (v & pred(s))
-                return acc
             q2 = any_of(qv, sq, lambda s: s == 2)
             qn = any_of(qv, sq, lambda s: s != 2)
             k2 = any_of(kv, sk, lambda s: s == 2)
@@ -283,6 +328,15 @@ class AttentionEngine(wiring.Component):
             with m.If(a_in_s1):
                 for p in range(3):
                     m.d.sync += need[p].bit_select(s1_c, 1).eq(bits[p])
+            if paired:
+                # Column needs of passes B and D for the matcher (golden.matcher).
+                need_b = [Mux(kv[j], Mux(sk[j] == 2, 0, Mux(sk[j] == 1, 1, 2)), 0) for j in range(C)]
+                need_d = [Mux(kv[j], Mux(sk[j] == 2, Mux(q2, 2, 0),
+                                         Mux(sk[j] == 0, Mux(qn, 2, 0), Mux(q2 & qn, 2, 1))), 0)
+                          for j in range(C)]
+                m.d.comb += [match.wr_en.eq(a_in_s1), match.wr_chan.eq(s1_c),
+                             match.wr_b.eq(Cat(*[Const(0, 2) | x for x in need_b])),
+                             match.wr_d.eq(Cat(*[Const(0, 2) | x for x in need_d]))]
         else:
             for i, e in enumerate(rows):
                 m.d.sync += [

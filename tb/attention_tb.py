@@ -25,12 +25,14 @@ from cocotb.triggers import FallingEdge, ReadOnly, RisingEdge
 
 from golden.attention import approx_scores
 from golden.config import Config
-from golden.cycle_model import baseline_cycles, kaleido_cycles
+from golden.cycle_model import baseline_cycles, kaleido_cycles, kaleido_tables, variant_parts
+from golden.scheduler import Assignment
 
 from .engine_image import Scoreboard, baseline_image, kaleido_image
 
 WORK = Path(os.environ.get("KALEIDO_WORK", "."))
 DESIGN = os.environ.get("KALEIDO_DESIGN", "kaleido")
+VARIANT = os.environ.get("KALEIDO_VARIANT", "pe")
 CFG = Config.from_json(os.environ["KALEIDO_CONFIG"]) if "KALEIDO_CONFIG" in os.environ else Config()
 
 
@@ -104,8 +106,17 @@ async def attention(dut):
     await RisingEdge(dut.clk)
     dut.rst.value = 0
     if DESIGN == "kaleido":
-        image, model, golden = (kaleido_image(q, k, CFG), kaleido_cycles(q, k, CFG),
-                                approx_scores(q, k, CFG))
+        # With a scheduler, the pairs run in the order of its clusters, as the
+        # scheduler RTL assigned them (sched_out.json), checked against golden.
+        assignments = (None, None)
+        if variant_parts(VARIANT)[0]:
+            sched = json.loads((WORK / "sched_out.json").read_text())
+            assignments = tuple([Assignment(c, t) for c, t in zip(sched[s]["clusters"], sched[s]["cycles"])]
+                                for s in ("q", "k"))
+        tables = kaleido_tables(q, k, CFG, VARIANT, assignments)
+        image = kaleido_image(q, k, CFG, tables)
+        model = kaleido_cycles(q, k, CFG, VARIANT, tables)
+        golden = approx_scores(q, k, CFG)
     else:
         image, model = baseline_image(q, k, CFG), baseline_cycles(n, n, CFG)
         golden = q.astype(np.int64) @ k.astype(np.int64).T
@@ -118,7 +129,7 @@ async def attention(dut):
     await ReadOnly()
     scores = board.result()
     rtl = {"cycles": int(dut.cycles.value), "lane_work": int(dut.lane_work.value),
-           "last_out": monitor.last_out, "model": model.as_dict()}
+           "last_out": monitor.last_out, "model": model.as_dict(), "variant": VARIANT}
     np.save(WORK / "scores.npy", scores)
     (WORK / "rtl.json").write_text(json.dumps(rtl))
     # The checker: scores bit for bit, cycles and lane work equal to the model.
@@ -126,5 +137,5 @@ async def attention(dut):
     assert bad.size == 0, (f"{len(bad)} scores differ from the golden model, first at "
                            f"{tuple(bad[0])}: RTL {scores[tuple(bad[0])]} golden {golden[tuple(bad[0])]}")
     assert rtl["cycles"] == rtl["last_out"], f"cycle counter {rtl['cycles']} != last output {rtl['last_out']}"
-    assert rtl["cycles"] == model.cycles, f"RTL {rtl['cycles']} cycles, model {model.cycles}"
+    assert rtl["cycles"] == model.engine_cycles, f"RTL {rtl['cycles']} cycles, model {model.engine_cycles}"
     assert rtl["lane_work"] == model.lane_work, f"RTL lane work {rtl['lane_work']}, model {model.lane_work}"

@@ -55,9 +55,10 @@ def _pack(entries: list[tuple], bits: int) -> int:
     return word
 
 
-def kaleido_image(q: np.ndarray, k: np.ndarray, cfg: Config) -> EngineImage:
-    """Buffer images of the pair tables of ``q`` and ``k`` (int8 ``[N, D]``)."""
-    qt, kt = pair_tables(q, cfg), pair_tables(k, cfg)
+def kaleido_image(q: np.ndarray, k: np.ndarray, cfg: Config, tables=None) -> EngineImage:
+    """Buffer images of the pair tables of ``q`` and ``k`` (int8 ``[N, D]``);
+    ``tables`` replaces their natural order (the scheduler's clusters)."""
+    qt, kt = tables if tables is not None else (pair_tables(q, cfg), pair_tables(k, cfg))
     bits = entry_bits("kaleido")
     img = EngineImage("kaleido", [], [], len(qt), [], [], [], [], [])
     for side, tables, words, n in (("q", qt, img.q_words, cfg.rows), ("k", kt, img.k_words, cfg.cols)):

@@ -6,8 +6,9 @@ from hw.engine import AttentionEngine
 from tb.engine_image import Scoreboard
 
 
-def simulate_engine(image, cfg, n_q, n_k, max_cycles=200_000):
-    dut = AttentionEngine(cfg, image.design, max(1, len(image.q_words)), max(1, len(image.k_words)))
+def simulate_engine(image, cfg, n_q, n_k, max_cycles=200_000, matcher=False):
+    dut = AttentionEngine(cfg, image.design, max(1, len(image.q_words)), max(1, len(image.k_words)),
+                          matcher)
     board = Scoreboard(image, cfg, n_q, n_k)
     result = {}
 

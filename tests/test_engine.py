@@ -6,7 +6,7 @@ import pytest
 
 from engine_sim import simulate_engine
 from golden import Config, approx_scores
-from golden.cycle_model import baseline_cycles, kaleido_cycles
+from golden.cycle_model import VARIANTS, baseline_cycles, kaleido_cycles, kaleido_tables, variant_parts
 from tb.engine_image import baseline_image, kaleido_image
 
 
@@ -15,6 +15,10 @@ def operands(kind, cfg, rng):
     if kind == "correlated":
         base = rng.integers(-128, 128, (1, D))
         make = lambda: np.clip(base + rng.integers(-24, 25, (N, D)), -128, 127).astype(np.int8)
+        return make(), make()
+    if kind == "partial":                       # neighbours differ below the top 3 bits: nibble work
+        base = rng.integers(0, 256, (1, D))
+        make = lambda: ((base ^ rng.integers(0, 32, (N, D))) & 0xFF).astype(np.uint8).view(np.int8)
         return make(), make()
     if kind == "equal":                         # everything is reused
         x = np.full((N, D), rng.integers(-128, 128), np.int8)
@@ -40,15 +44,25 @@ CASES = [
 ]
 
 
+CASES += [
+    ((4, 4, 4), (2, 4, 4), 2, 3, 5, 3, "partial"),         # pass B full of nibble pairs
+    ((3, 3, 2), (4, 2, 2), 4, 2, 6, 3, "partial"),
+]
+
+
+@pytest.mark.parametrize("variant", list(VARIANTS))
 @pytest.mark.parametrize("case", CASES, ids=lambda c: f"{c[0]}-{c[1]}-{c[2]}x{c[3]}-F{c[4]}P{c[5]}-{c[6]}")
-def test_kaleido_engine_is_exact_and_on_model(case, rng):
+def test_kaleido_engine_is_exact_and_on_model(case, variant, rng):
     partition, grid, R, C, F, P, kind = case
-    cfg = Config(partition=partition, grid=grid, rows=R, cols=C, full_bits=F, partial_bits=P)
+    cfg = Config(partition=partition, grid=grid, rows=R, cols=C, full_bits=F, partial_bits=P,
+                 queue_depth=8, clusters=2, cluster_capacity=4, lookahead=3)
     q, k = operands(kind, cfg, rng)
-    got = simulate_engine(kaleido_image(q, k, cfg), cfg, cfg.tokens, cfg.tokens)
+    tables = kaleido_tables(q, k, cfg, variant)
+    got = simulate_engine(kaleido_image(q, k, cfg, tables), cfg, cfg.tokens, cfg.tokens,
+                          matcher=variant_parts(variant)[1])
     np.testing.assert_array_equal(got["scores"], approx_scores(q, k, cfg))
-    model = kaleido_cycles(q, k, cfg)
-    assert got["cycles"] == model.cycles == got["last_out"]
+    model = kaleido_cycles(q, k, cfg, variant, tables)
+    assert got["cycles"] == model.engine_cycles == got["last_out"]
     assert got["lane_work"] == model.lane_work
 
 
@@ -61,3 +75,16 @@ def test_baseline_engine_is_q_kt(R, C, D, N, rng):
     model = baseline_cycles(N, N, cfg)
     assert got["cycles"] == model.cycles == got["last_out"]
     assert got["lane_work"] == model.lane_work == 2 * N * N * D
+
+
+def test_matcher_saves_cycles_on_nibble_work(rng):
+    cfg = Config(partition=(4, 4, 4), grid=(2, 4, 4), rows=2, cols=3)
+    q, k = operands("partial", cfg, rng)
+    runs = {}
+    for variant in ("pe", "pe-m"):
+        tables = kaleido_tables(q, k, cfg, variant)
+        got = simulate_engine(kaleido_image(q, k, cfg, tables), cfg, cfg.tokens, cfg.tokens,
+                              matcher=variant == "pe-m")
+        runs[variant] = got
+    assert runs["pe-m"]["cycles"] < runs["pe"]["cycles"]
+    assert runs["pe-m"]["lane_work"] == runs["pe"]["lane_work"]      # same work, fewer cycles

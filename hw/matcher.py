@@ -1,0 +1,96 @@
+"""The dispatcher's matcher (DESIGN.md §5.4): nibble-lane pairing of channel steps.
+
+It keeps, for every channel of the group, what each column of the array needs
+of the 8-bit column port in passes B and D (codes 0, 1, 2 for 0, 4, 8 bits;
+written while pass A reads every channel, see :mod:`golden.matcher`). Each
+cycle it looks at the next ``lookahead`` channels of the pass's remaining set
+(the head and its candidates, found by chained priority encoders), and pairs
+the head with the first candidate whose needs fit beside the head's in every
+column. The engine issues the head, and the partner when there is one, and
+removes them from the set. A table write bypasses to the lookup in the same
+cycle, so the last channel of pass A can be paired on the first cycle of B.
+"""
+
+from __future__ import annotations
+
+from amaranth import Array, Const, Module, Mux, Signal
+from amaranth.lib import wiring
+from amaranth.lib.wiring import In, Out
+
+from golden.config import Config
+
+__all__ = ["Matcher", "lowest_set"]
+
+
+def lowest_set(m, vector, width, name):
+    """(found, index) of the lowest set bit of ``vector``: a priority encoder."""
+    index = Signal(range(max(2, width)), name=f"{name}_index")
+    for k in reversed(range(width)):
+        with m.If(vector[k]):
+            m.d.comb += index.eq(k)
+    return vector.any(), index
+
+
+class Matcher(wiring.Component):
+    """Merge unit over a lookahead window of channel steps.
+
+    Parameters
+    ----------
+    cfg : Config
+        Takes ``max_channels`` (table entries), ``cols`` (needs per entry) and
+        ``lookahead`` (the head and ``lookahead - 1`` candidates).
+    """
+
+    def __init__(self, cfg: Config):
+        if not isinstance(cfg, Config):
+            raise TypeError(f"Matcher takes a Config, not {type(cfg).__name__}")
+        self.cfg = cfg
+        G, C = cfg.max_channels, cfg.cols
+        chan = range(max(2, G))
+        super().__init__({
+            "wr_en": In(1), "wr_chan": In(chan), "wr_b": In(2 * C), "wr_d": In(2 * C),
+            "use_d": In(1),
+            "steps": In(G),
+            "head_valid": Out(1), "head": Out(chan), "head_need": Out(2 * C),
+            "second_valid": Out(1), "second": Out(chan), "second_need": Out(2 * C),
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+        cfg = self.cfg
+        G, C, L = cfg.max_channels, cfg.cols, cfg.lookahead
+        table_b = Array(Signal(2 * C, name=f"need_b{c}") for c in range(G))
+        table_d = Array(Signal(2 * C, name=f"need_d{c}") for c in range(G))
+        with m.If(self.wr_en):
+            m.d.sync += [table_b[self.wr_chan].eq(self.wr_b), table_d[self.wr_chan].eq(self.wr_d)]
+
+        def need_of(c, name):
+            need = Signal(2 * C, name=name)
+            stored = Mux(self.use_d, table_d[c], table_b[c])
+            written = Mux(self.use_d, self.wr_d, self.wr_b)
+            m.d.comb += need.eq(Mux(self.wr_en & (self.wr_chan == c), written, stored))
+            return need
+
+        # The window: head, then up to L-1 candidates, in channel order.
+        left = self.steps
+        window = []
+        for k in range(L):
+            found, idx = lowest_set(m, left, G, f"win{k}")
+            window.append((found, idx, need_of(idx, f"win{k}_need")))
+            rest = Signal(G, name=f"left{k + 1}")
+            m.d.comb += rest.eq(left & ~(Const(1, G) << idx))
+            left = rest
+        head_found, head, head_need = window[0]
+        m.d.comb += [self.head_valid.eq(head_found), self.head.eq(head), self.head_need.eq(head_need)]
+
+        def fits(a, b):
+            ok = Const(1)
+            for j in range(C):
+                ok = ok & (a[2 * j:2 * j + 2] + b[2 * j:2 * j + 2] <= 2)
+            return ok
+
+        # The first compatible candidate wins: scan from the farthest back.
+        for found, idx, need in reversed(window[1:]):
+            with m.If(head_found & found & fits(head_need, need)):
+                m.d.comb += [self.second_valid.eq(1), self.second.eq(idx), self.second_need.eq(need)]
+        return m
