@@ -69,14 +69,16 @@ class Scheduler(wiring.Component):
         counts = [Signal(range(cfg.cluster_capacity + 1), name=f"count{k}") for k in range(K)]
         lfsr = Signal(16, init=lfsr_seed(cfg.seed))
 
-        m.d.comb += self.in_ready.eq(0)
+        # `ready` is a register (high exactly in FILL) rather than a decode of the
+        # FSM state, so that it is defined from time 0 in every simulator.
+        ready = Signal(init=1)
+        m.d.comb += self.in_ready.eq(ready)
         with m.FSM():
             with m.State("FILL"):
-                m.d.comb += self.in_ready.eq(1)
                 with m.If(self.in_valid):
                     m.d.sync += [queue[n].eq(self.in_string), n.eq(n + 1)]
                     with m.If(self.in_last | (n + 1 == Q)):
-                        m.d.sync += i.eq(0)
+                        m.d.sync += [i.eq(0), ready.eq(0)]
                         m.next = "PIVOT"
             with m.State("PIVOT"):
                 nxt = Signal(16)
@@ -121,6 +123,6 @@ class Scheduler(wiring.Component):
                             m.d.sync += counts[k].eq(counts[k] + 1)
                 m.d.sync += i.eq(i + 1)
                 with m.If(i + 1 == n):
-                    m.d.sync += [n.eq(0), i.eq(0)] + [c.eq(0) for c in counts]
+                    m.d.sync += [n.eq(0), i.eq(0), ready.eq(1)] + [c.eq(0) for c in counts]
                     m.next = "FILL"
         return m

@@ -19,6 +19,8 @@ from pathlib import Path
 import numpy as np
 
 from golden import run_attention
+from golden.cycle_model import variant_parts
+from golden.scheduler import operand_stream
 from golden.tiling import pair_tables
 from hw import blocks
 
@@ -31,7 +33,8 @@ VARIANTS = ("pe", "pe-sh", "pe-m", "full")
 def add_args(p) -> None:
     p.add_argument("--design", choices=["kaleido", "baseline"], default="kaleido")
     p.add_argument("--variant", choices=VARIANTS, default="pe",
-                   help="dispatcher ablation (DESIGN.md §5.5); this build has pe")
+                   help="dispatcher ablation (DESIGN.md §5.5): pe, pe-sh (+scheduler), "
+                        "pe-m (+matcher), full")
     p.add_argument("--simulator", choices=list(runner.SIMULATORS),
                    help="default: verilator when it can run here, else icarus")
     p.add_argument("--rows", type=int, default=4)
@@ -71,26 +74,60 @@ def _progress(work: Path, done: threading.Event, label: str) -> None:
         bar.close()
 
 
+def run_scheduler(cfg, q, k, simulator: str, work: Path, build_dir: Path | None = None) -> dict:
+    """Cluster Q's and K's pairs on the scheduler RTL; return its ``sched_out.json``.
+
+    ``build_dir`` reuses an existing scheduler build (tests run many cases on one).
+    """
+    streams = {}
+    for name, x in (("q", q), ("k", k)):
+        strings, last = operand_stream(pair_tables(x, cfg), cfg)
+        streams[name] = {"strings": strings, "last": last}
+    (work / "sched_in.json").write_text(json.dumps(streams))
+    top = blocks.top_name("scheduler")
+    if build_dir is None:
+        build_dir = runner.build(top, blocks.verilog("scheduler", cfg), simulator,
+                                 work / "scheduler" / f"build_{simulator}")
+    result = runner.test(top, simulator, build_dir, "tb.scheduler_tb", work / "scheduler", cfg,
+                         env={"KALEIDO_WORK": str(work)})
+    if not result.ok:
+        raise UserError(f"scheduler RTL failed under {simulator}: "
+                        + _first_failure(result.log) + f" (log: {result.log})")
+    return json.loads((work / "sched_out.json").read_text())
+
+
 def simulate(cfg, q, k, design: str, simulator: str, work: Path, waves: bool = False,
-             label: str = "simulating") -> dict:
-    """Run one attention product on the RTL; return the bench's ``rtl.json`` plus scores."""
+             label: str = "simulating", variant: str = "pe") -> dict:
+    """Run one attention product on the RTL; return the bench's ``rtl.json`` plus scores.
+
+    With a scheduler (pe-sh, full) its RTL runs first and the engine takes the
+    pairs in the order of its clusters; ``cycles`` then adds the scheduler's
+    lead (its first batch, which the array cannot overlap), as measured.
+    """
     work = Path(work).resolve()
     work.mkdir(parents=True, exist_ok=True)
     np.save(work / "q.npy", q)
     np.save(work / "k.npy", k)
+    with_scheduler, with_matcher = variant_parts(variant)
+    lead = 0
+    if design == "kaleido" and with_scheduler:
+        sched = run_scheduler(cfg, q, k, simulator, work)
+        lead = max(sched["q"]["lead"], sched["k"]["lead"])
     if design == "kaleido":
         qt, kt = pair_tables(q, cfg), pair_tables(k, cfg)
         words = [sum(-(-t.pairs // n) * t.width for t in tables)
                  for tables, n in ((qt, cfg.rows), (kt, cfg.cols))]
     else:
         words = [-(-q.shape[0] // cfg.rows) * q.shape[1], -(-k.shape[0] // cfg.cols) * k.shape[1]]
-    text = blocks.engine_verilog(cfg, design, max(1, words[0]), max(1, words[1]))
+    text = blocks.engine_verilog(cfg, design, max(1, words[0]), max(1, words[1]),
+                                 matcher=design == "kaleido" and with_matcher)
     done = threading.Event()
     watcher = threading.Thread(target=_progress, args=(work, done, label), daemon=True)
     watcher.start()
     try:
         result = runner.run(design, cfg, simulator, "tb.attention_tb", work,
-                            env={"KALEIDO_WORK": str(work), "KALEIDO_DESIGN": design},
+                            env={"KALEIDO_WORK": str(work), "KALEIDO_DESIGN": design,
+                                 "KALEIDO_VARIANT": variant if design == "kaleido" else "pe"},
                             waves=waves, verilog_text=text, top=blocks.engine_top(design))
     finally:
         done.set()
@@ -99,6 +136,8 @@ def simulate(cfg, q, k, design: str, simulator: str, work: Path, waves: bool = F
         raise UserError(f"RTL simulation failed under {simulator}: "
                         + _first_failure(result.log) + f" (log: {result.log})")
     rtl = json.loads((work / "rtl.json").read_text())
+    rtl["engine_cycles"], rtl["lead_cycles"] = rtl["cycles"], lead
+    rtl["cycles"] += lead
     rtl["scores"] = np.load(work / "scores.npy")
     rtl["sim_time_ns"], rtl["test_seconds"], rtl["wall_seconds"] = (
         result.sim_time_ns, result.test_s, result.wall_s)
@@ -115,9 +154,8 @@ def _first_failure(log: Path) -> str:
 def cmd_sim_attention(args) -> int:
     from .cli import load_attention_inputs
 
-    if args.variant != "pe":
-        raise UserError(f"variant {args.variant!r} needs the data dispatcher, which this build "
-                        "does not have yet; use --variant pe")
+    if args.design == "baseline" and args.variant != "pe":
+        raise UserError("the baseline has no dispatcher: --variant applies to --design kaleido")
     simulator = pick_simulator(args.simulator)
     cfg, ops = load_attention_inputs(args, ("q", "k"))
     q, k = ops["q"].data, ops["k"].data
@@ -126,7 +164,7 @@ def cmd_sim_attention(args) -> int:
     work = Path(tempfile.mkdtemp(prefix=".work-", dir=out))
     try:
         rtl = simulate(cfg, q, k, args.design, simulator, work, args.waves,
-                       label=f"{args.design} on {simulator}")
+                       label=f"{args.design} {args.variant} on {simulator}", variant=args.variant)
         if args.waves:
             for f in list(work.glob("*.fst")) + list(work.glob("*.vcd")) + list(work.glob("build_*/*.fst")):
                 shutil.copy(f, out / f.name)
@@ -137,6 +175,7 @@ def cmd_sim_attention(args) -> int:
         stats = {
             "design": args.design, "variant": args.variant, "simulator": simulator,
             "cycles": rtl["cycles"], "model_cycles": model["cycles"],
+            "engine_cycles": rtl["engine_cycles"], "scheduler_lead_cycles": rtl["lead_cycles"],
             "cycles_match": rtl["cycles"] == model["cycles"],
             "executed_macs": rtl["lane_work"] / 2, "model_executed_macs": model["executed_macs"],
             "utilization": rtl["lane_work"] / (rtl["cycles"] * cfg.rows * cfg.cols * 2),
@@ -160,7 +199,7 @@ def cmd_sim_attention(args) -> int:
     if args.json:
         print_json(stats)
     else:
-        print(f"{args.design} on {simulator}: scores {'match' if stats['scores_match'] else 'DIFFER'}, "
+        print(f"{args.design} {args.variant} on {simulator}: scores {'match' if stats['scores_match'] else 'DIFFER'}, "
               f"{stats['cycles']} cycles (model {stats['model_cycles']}), "
               f"utilization {100 * stats['utilization']:.1f} %, -> {out}/")
     return 0 if stats["scores_match"] and stats["cycles_match"] else 1

@@ -9,9 +9,10 @@ import numpy as np
 import pytest
 
 from golden import Config, approx_scores
-from golden.cycle_model import baseline_cycles, kaleido_cycles
+from golden.cycle_model import VARIANTS, baseline_cycles, kaleido_cycles, kaleido_tables, variant_parts
 from hw import blocks
 from sim import runner
+from sim.attention_cmd import run_scheduler
 from test_engine import operands
 
 WORDS = 256
@@ -24,6 +25,7 @@ CASES = [
     ((0, 3, 2), (2, 3, 2), 4, 4, "correlated"),      # an empty channel group
     ((5, 0, 0), (1, 1, 7), 3, 1, "random"),          # D = 5
     ((2, 2, 3), (3, 3, 1), 8, 8, "correlated"),      # exact
+    ((4, 2, 2), (2, 4, 4), 5, 3, "partial"),         # nibble work: the matcher pairs steps
 ]
 
 
@@ -32,34 +34,46 @@ def _case_config(partition, grid, F=5, P=3):
                   full_bits=F, partial_bits=P)
 
 
+RUNS = [("baseline", "pe")] + [("kaleido", v) for v in VARIANTS]
+
+
 @pytest.mark.parametrize("simulator", runner.SIMULATORS)
-@pytest.mark.parametrize("design", ["kaleido", "baseline"])
-def test_engine_on_simulator(tmp_path, simulator, design, rng):
+@pytest.mark.parametrize("design, variant", RUNS)
+def test_engine_on_simulator(tmp_path, simulator, design, variant, rng):
     why = runner.missing(simulator)
     if why:
         pytest.skip(why)
     build_cfg = _case_config((8, 0, 0), (1, 1, 1))
     top = blocks.engine_top(design)
-    build = runner.build(top, blocks.engine_verilog(build_cfg, design, WORDS, WORDS),
+    with_scheduler, with_matcher = variant_parts(variant)
+    build = runner.build(top, blocks.engine_verilog(build_cfg, design, WORDS, WORDS, with_matcher),
                          simulator, tmp_path / "build")
-    for n, (partition, grid, F, P, kind) in enumerate(CASES):
+    sched_build = None
+    if with_scheduler:
+        sched_build = runner.build(blocks.top_name("scheduler"), blocks.verilog("scheduler", build_cfg),
+                                   simulator, tmp_path / "build_scheduler")
+    cases = CASES if variant in ("pe", "full") else CASES[:4] + CASES[-1:]
+    for n, (partition, grid, F, P, kind) in enumerate(cases):
         cfg = _case_config(partition, grid, F, P)
         q, k = operands(kind, cfg, rng)
         work = tmp_path / f"case{n}"
         work.mkdir()
         np.save(work / "q.npy", q)
         np.save(work / "k.npy", k)
+        if with_scheduler:
+            run_scheduler(cfg, q, k, simulator, work, sched_build)
         result = runner.test(top, simulator, build, "tb.attention_tb", work, cfg,
-                             env={"KALEIDO_WORK": str(work), "KALEIDO_DESIGN": design})
-        label = f"case {n} {partition} {grid} F{F}P{P} {kind}"
+                             env={"KALEIDO_WORK": str(work), "KALEIDO_DESIGN": design,
+                                  "KALEIDO_VARIANT": variant})
+        label = f"{variant} case {n} {partition} {grid} F{F}P{P} {kind}"
         assert result.ok, label + "\n" + runner.failure_text(result)
         # The bench checked itself; check what it wrote, independently.
         rtl = json.loads((work / "rtl.json").read_text())
         scores = np.load(work / "scores.npy")
         if design == "kaleido":
             np.testing.assert_array_equal(scores, approx_scores(q, k, cfg), err_msg=label)
-            model = kaleido_cycles(q, k, cfg)
+            model = kaleido_cycles(q, k, cfg, variant, kaleido_tables(q, k, cfg, variant))
         else:
             np.testing.assert_array_equal(scores, q.astype(np.int64) @ k.astype(np.int64).T, err_msg=label)
             model = baseline_cycles(cfg.tokens, cfg.tokens, cfg)
-        assert (rtl["cycles"], rtl["lane_work"]) == (model.cycles, model.lane_work), label
+        assert (rtl["cycles"], rtl["lane_work"]) == (model.engine_cycles, model.lane_work), label
