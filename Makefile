@@ -105,6 +105,7 @@ formal: setup
 	$(PYTEST) -n 2 -m formal tests
 
 bench: setup
+	@mkdir -p $(OUT)
 	$(BIN)/python -m sim.bench | tee $(OUT)/bench.json
 
 report: setup

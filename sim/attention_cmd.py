@@ -32,7 +32,7 @@ VARIANTS = ("pe", "pe-sh", "pe-m", "full")
 
 def add_args(p) -> None:
     p.add_argument("--design", choices=["kaleido", "baseline"], default="kaleido")
-    p.add_argument("--variant", choices=VARIANTS, default="pe",
+    p.add_argument("--variant", choices=VARIANTS, default="full",
                    help="dispatcher ablation (DESIGN.md §5.5): pe, pe-sh (+scheduler), "
                         "pe-m (+matcher), full")
     p.add_argument("--simulator", choices=list(runner.SIMULATORS),
@@ -154,8 +154,10 @@ def _first_failure(log: Path) -> str:
 def cmd_sim_attention(args) -> int:
     from .cli import load_attention_inputs
 
-    if args.design == "baseline" and args.variant != "pe":
+    if args.design == "baseline" and args.variant not in ("pe", "full"):
         raise UserError("the baseline has no dispatcher: --variant applies to --design kaleido")
+    if args.design == "baseline":
+        args.variant = "pe"
     simulator = pick_simulator(args.simulator)
     cfg, ops = load_attention_inputs(args, ("q", "k"))
     q, k = ops["q"].data, ops["k"].data

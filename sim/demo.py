@@ -70,11 +70,12 @@ def cmd_demo(args) -> int:
 
     simulator = pick_simulator(args.simulator)
     summary = {}
-    for design in ("kaleido", "baseline"):
+    for design, variant in (("kaleido", "full"), ("baseline", "pe")):
         start = time.perf_counter()
         work = out / f".work-{design}"
         try:
-            rtl = simulate(cfg, q, k, design, simulator, work, label=f"{design} on {simulator}")
+            rtl = simulate(cfg, q, k, design, simulator, work, label=f"{design} on {simulator}",
+                           variant=variant)
         finally:
             shutil.rmtree(work, ignore_errors=True)
         expected = res.scores if design == "kaleido" else q.astype(np.int64) @ k.astype(np.int64).T
@@ -83,7 +84,8 @@ def cmd_demo(args) -> int:
         summary[design] = dict(cycles=rtl["cycles"], model_cycles=rtl["model"]["cycles"],
                                executed_macs=rtl["lane_work"] / 2, utilization=util,
                                scores_match=match, seconds=time.perf_counter() - start)
-        print(f"  rtl       {design:8s} on {simulator}: scores {'match' if match else 'DIFFER'}, "
+        print(f"  rtl       {design + (' (' + variant + ')' if design == 'kaleido' else ''):15s} "
+              f"on {simulator}: scores {'match' if match else 'DIFFER'}, "
               f"{rtl['cycles']} cycles (model {rtl['model']['cycles']}), "
               f"{rtl['lane_work'] / 2:g} MACs executed, utilization {100 * util:.1f} %")
     kal, base = summary["kaleido"], summary["baseline"]

@@ -121,7 +121,10 @@ def test_sim_attention_end_to_end(tmp_path, rng):
 
 def test_sim_attention_bad_variant(tmp_path):
     np.save(tmp_path / "q.npy", np.zeros((4, 3), np.int8))
-    r = run("sim", "attention", "--q", "q.npy", "--k", "q.npy", "--grid", "1,2,2",
-            "--partition", "1,1,1", "--variant", "full", "--out", "o", cwd=tmp_path)
+    r = run("sim", "attention", "--q", "q.npy", "--k", "q.npy", "--grid", "1,2,2", "--design",
+            "baseline", "--partition", "1,1,1", "--variant", "pe-m", "--out", "o", cwd=tmp_path)
     assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1
-    assert "dispatcher" in r.stderr
+    assert "dispatcher" in r.stderr and not (tmp_path / "o" / "stats.json").exists()
+    r = run("sim", "attention", "--q", "q.npy", "--k", "q.npy", "--grid", "1,2,2",
+            "--partition", "1,1,1", "--variant", "fancy", "--out", "o", cwd=tmp_path)
+    assert r.returncode == 2 and "invalid choice" in r.stderr
