@@ -96,7 +96,7 @@ sim: setup
 	$(KALEIDO) sim attention --q $(OUT)/sim/q.npy --k $(OUT)/sim/k.npy $(SIM_ARGS) --design baseline --out $(OUT)/sim/baseline
 
 synth: setup
-	@for b in $(BLOCKS); do $(KALEIDO) synth --block $$b --json || exit 1; done
+	$(BIN)/python -m synth.table --out $(OUT)/synth
 
 lint: setup
 	$(BIN)/python -m sim.lint --out $(OUT)/lint
@@ -114,4 +114,4 @@ report: setup
 clean:
 	rm -rf $(OUT) build sim_build .pytest_cache
 
-BLOCKS ?= pe baseline-pe array baseline-array
+BLOCKS ?= pe baseline-pe array baseline-array scheduler matcher

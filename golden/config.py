@@ -192,6 +192,11 @@ class Config:
         return sum(self.partition)
 
     @property
+    def group_width(self) -> int:
+        """Channels of the widest group: what a Kaleido pass streams at most."""
+        return max(self.partition)
+
+    @property
     def tokens(self) -> int:
         T, H, W = self.grid
         return T * H * W

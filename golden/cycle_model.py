@@ -30,7 +30,8 @@ from .scheduler import cluster_tables, operand_stream, schedule
 from .tiling import pair_tables, tile_groups
 
 __all__ = ["CycleReport", "kaleido_cycles", "baseline_cycles", "LANES", "tail_cycles",
-           "VARIANTS", "variant_parts", "kaleido_tables", "scheduler_lead"]
+           "VARIANTS", "variant_parts", "kaleido_tables", "scheduler_lead", "kaleido_tile_slots",
+           "split_cycles", "baseline_tile_slots"]
 
 #: Dispatcher ablation (DESIGN.md §5.5): which of scheduler and matcher each variant has.
 VARIANTS = {"pe": (False, False), "pe-sh": (True, False), "pe-m": (False, True), "full": (True, True)}
@@ -107,19 +108,14 @@ def _counts(states: np.ndarray) -> np.ndarray:
     return np.stack([(states == s).sum(axis=0) for s in range(3)], axis=1)
 
 
-def kaleido_cycles(q: np.ndarray, k: np.ndarray, cfg: Config, variant: str = "pe",
-                   tables=None) -> CycleReport:
-    """Cycles and lane work of the Kaleido engine on int8 operands ``[N, D]``.
-
-    ``tables`` are the pair tables the engine ran (default: the variant's own).
-    """
-    with_scheduler, with_matcher = variant_parts(variant)
-    qt, kt = tables if tables is not None else kaleido_tables(q, k, cfg, variant)
+def kaleido_tile_slots(qt, kt, cfg: Config, with_matcher: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Slots and lane work of every tile group, in the controller's order."""
     min_slots = 2 * cfg.rows - 1
-    need_d = LANES[Mode.D] > 0
-    slots = work = 0
+    need_d = (LANES[Mode.D] > 0).astype(np.int64)
     tiles = tile_groups(qt, kt, cfg)
-    for tile in tiles:
+    slots = np.zeros(len(tiles), np.int64)
+    work = np.zeros(len(tiles), np.int64)
+    for t, tile in enumerate(tiles):
         sq = qt[tile.group].state[tile.q_pairs]                 # [Rv, Dg]
         sk = kt[tile.group].state[tile.k_pairs]                 # [Cv, Dg]
         nq, nk = _counts(sq), _counts(sk)                       # [Dg, 3]
@@ -128,20 +124,44 @@ def kaleido_cycles(q: np.ndarray, k: np.ndarray, cfg: Config, variant: str = "pe
             Mode.A: np.ones(dg, bool),
             Mode.B: (nk[:, 0] + nk[:, 1]) > 0,
             Mode.C: (nq[:, 0] + nq[:, 1]) > 0,
-            Mode.D: np.einsum("ca,ab,cb->c", nq, need_d.astype(np.int64), nk) > 0,
+            Mode.D: np.einsum("ca,ab,cb->c", nq, need_d, nk) > 0,
         }
         for mode, chans in streamed.items():
             issued = int(chans.sum())
             if with_matcher and mode in (Mode.B, Mode.D):
                 issued = len(match(np.flatnonzero(chans), column_needs(mode, sq, sk), cfg.lookahead))
-            slots += max(issued, min_slots)
+            slots[t] += max(issued, min_slots)
             per_channel = np.einsum("ca,ab,cb->c", nq, LANES[mode], nk)
-            work += int(per_channel[chans].sum())
-    slots += 1                                                   # the final drain
+            work[t] += int(per_channel[chans].sum())
+    return slots, work
+
+
+def kaleido_cycles(q: np.ndarray, k: np.ndarray, cfg: Config, variant: str = "pe",
+                   tables=None) -> CycleReport:
+    """Cycles and lane work of the Kaleido engine on int8 operands ``[N, D]``.
+
+    ``tables`` are the pair tables the engine ran (default: the variant's own).
+    """
+    with_scheduler, with_matcher = variant_parts(variant)
+    qt, kt = tables if tables is not None else kaleido_tables(q, k, cfg, variant)
+    tile_slots, tile_work = kaleido_tile_slots(qt, kt, cfg, with_matcher)
+    slots = int(tile_slots.sum()) + 1                            # + the final drain
     engine = slots + tail_cycles(cfg)
     lead = scheduler_lead(q, k, cfg) if with_scheduler else 0
-    return CycleReport("kaleido", engine + lead, slots, len(tiles), work, cfg.rows * cfg.cols,
-                       variant, engine, lead)
+    return CycleReport("kaleido", engine + lead, slots, len(tile_slots), int(tile_work.sum()),
+                       cfg.rows * cfg.cols, variant, engine, lead)
+
+
+def split_cycles(tile_slots: np.ndarray, arrays: int, cfg: Config) -> int:
+    """Cycles when ``arrays`` engines share the tile groups round-robin, each
+    with its own controller: the slowest engine's count."""
+    per_array = [int(tile_slots[a::arrays].sum()) for a in range(arrays)]
+    return max(per_array) + 1 + tail_cycles(cfg)
+
+
+def baseline_tile_slots(n_q: int, n_k: int, cfg: Config) -> np.ndarray:
+    tq, tk = -(-n_q // cfg.rows), -(-n_k // cfg.cols)
+    return np.full(tq * tk, max(cfg.head_dim, 2 * cfg.rows - 1), np.int64)
 
 
 def baseline_cycles(n_q: int, n_k: int, cfg: Config) -> CycleReport:

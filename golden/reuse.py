@@ -74,22 +74,27 @@ def as_tokens(x: np.ndarray, cfg: Config) -> np.ndarray:
     return x
 
 
-def pair_reuse(x: np.ndarray, cfg: Config) -> Reuse:
+def pair_reuse(x: np.ndarray, cfg: Config, directions: dict | None = None,
+               groups=GROUPS) -> Reuse:
     """Reuse states and ``X~`` of an attention operand (``[N, D]`` int8).
 
     Along each group's direction, coordinate ``2m`` is the reference and ``2m+1``
     its partner; an odd extent leaves the last token unpaired (state 0).
+    ``directions`` (group -> grid axis) and ``groups`` (which groups reuse at
+    all) exist for studies such as the paper's Fig. 7; the design uses the
+    defaults.
     """
     x = as_tokens(x, cfg)
+    directions = {**DIRECTIONS, **(directions or {})}
     states = np.zeros(x.shape, np.int8)
     approx = x.copy()
     s_grid = states.reshape(*cfg.grid, -1)
     a_grid = approx.reshape(*cfg.grid, -1)
-    for name in GROUPS:
+    for name in groups:
         sl = cfg.group_slices[name]
         if sl.stop == sl.start:
             continue
-        axis = DIRECTIONS[name]
+        axis = directions[name]
         g = np.moveaxis(x.reshape(*cfg.grid, -1)[..., sl], axis, 0)
         pairs = g.shape[0] // 2
         ref, par = g[0:2 * pairs:2], g[1:2 * pairs:2]

@@ -74,8 +74,8 @@ class AttentionEngine(wiring.Component):
     Parameters
     ----------
     cfg : Config
-        Takes ``rows``, ``cols``, ``max_channels`` (the longest channel group)
-        and ``acc_bits``.
+        Takes ``rows``, ``cols``, ``acc_bits``, and ``group_width`` (Kaleido) or
+        ``head_dim`` (baseline): the most channels one pass streams.
     design : "kaleido" or "baseline"
     q_words, k_words : int
         Depth of the two operand buffers (words of one channel of one tile).
@@ -97,7 +97,9 @@ class AttentionEngine(wiring.Component):
         self.q_words, self.k_words = q_words, k_words
         R, C = cfg.rows, cfg.cols
         eb = entry_bits(design)
-        chan = range(cfg.max_channels + 1)
+        # Kaleido streams one channel group at a time; the baseline all D channels.
+        self.channels = cfg.group_width if design == "kaleido" else cfg.head_dim
+        chan = range(self.channels + 1)
         super().__init__({
             "q_wr_en": In(1), "q_wr_addr": In(range(q_words)), "q_wr_data": In(R * eb),
             "k_wr_en": In(1), "k_wr_addr": In(range(k_words)), "k_wr_data": In(C * eb),
@@ -118,7 +120,7 @@ class AttentionEngine(wiring.Component):
     def elaborate(self, platform):
         m = Module()
         cfg, kaleido = self.cfg, self.design == "kaleido"
-        R, C, G = cfg.rows, cfg.cols, cfg.max_channels
+        R, C, G = cfg.rows, cfg.cols, self.channels
         eb = entry_bits(self.design)
         min_slots = 2 * R - 1
         tail = 2 * R + C          # cycles after the final drain slot until its last score is out

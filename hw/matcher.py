@@ -37,15 +37,16 @@ class Matcher(wiring.Component):
     Parameters
     ----------
     cfg : Config
-        Takes ``max_channels`` (table entries), ``cols`` (needs per entry) and
-        ``lookahead`` (the head and ``lookahead - 1`` candidates).
+        Takes ``group_width`` (table entries: the widest channel group), ``cols``
+        (needs per entry) and ``lookahead`` (the head and ``lookahead - 1``
+        candidates).
     """
 
     def __init__(self, cfg: Config):
         if not isinstance(cfg, Config):
             raise TypeError(f"Matcher takes a Config, not {type(cfg).__name__}")
         self.cfg = cfg
-        G, C = cfg.max_channels, cfg.cols
+        G, C = cfg.group_width, cfg.cols
         chan = range(max(2, G))
         super().__init__({
             "wr_en": In(1), "wr_chan": In(chan), "wr_b": In(2 * C), "wr_d": In(2 * C),
@@ -58,7 +59,7 @@ class Matcher(wiring.Component):
     def elaborate(self, platform):
         m = Module()
         cfg = self.cfg
-        G, C, L = cfg.max_channels, cfg.cols, cfg.lookahead
+        G, C, L = cfg.group_width, cfg.cols, cfg.lookahead
         table_b = Array(Signal(2 * C, name=f"need_b{c}") for c in range(G))
         table_d = Array(Signal(2 * C, name=f"need_d{c}") for c in range(G))
         with m.If(self.wr_en):

@@ -217,10 +217,19 @@ class PE(wiring.Component):
                 m.d.comb += [base[0].eq(r[1]), base[1].eq(0)]
             with m.Case(Load.R2):
                 m.d.comb += base[0].eq(r[2])
+        # The lanes are summed once; each register picks nothing, one lane, or the
+        # sum, so a register costs one adder (its accumulator), not two.
+        both = Signal(signed(18))
+        m.d.comb += both.eq(prods[0] + prods[1])
         for k in range(3):
-            # One adder per register: the enabled lanes' sum is picked, not re-added.
             add = Signal(signed(18), name=f"add{k}")
-            m.d.comb += add.eq(Mux(en[k][0], prods[0], 0) + Mux(en[k][1], prods[1], 0))
+            with m.Switch(Cat(en[k][0], en[k][1])):
+                with m.Case(0b01):
+                    m.d.comb += add.eq(prods[0])
+                with m.Case(0b10):
+                    m.d.comb += add.eq(prods[1])
+                with m.Case(0b11):
+                    m.d.comb += add.eq(both)
             m.d.sync += r[k].eq(base[k] + add)
         return m
 

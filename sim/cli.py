@@ -129,9 +129,10 @@ def build_parser() -> argparse.ArgumentParser:
     ga.add_argument("--out", required=True, metavar="OUT.npz")
     ga.add_argument("--json", action="store_true", help="print the figures as one JSON object")
     ga.set_defaults(func=cmd_golden_attention)
-    from . import attention_cmd, blocks_cmd
+    from . import attention_cmd, blocks_cmd, report
     blocks_cmd.register(sub, _Parser)
     attention_cmd.register(sub)
+    report.register(sub)
 
     wl = sub.add_parser("workload", help="write the proxy workload as .npy files")
     wsub = wl.add_subparsers(dest="what", required=True, parser_class=_Parser)

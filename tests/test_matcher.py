@@ -31,7 +31,7 @@ def test_match_pairs_first_compatible_within_lookahead():
 @pytest.mark.parametrize("lookahead", [1, 2, 3, 4])
 def test_rtl_merge_unit_matches_golden(lookahead, rng):
     cfg = Config(partition=(12, 2, 2), cols=3, lookahead=lookahead)
-    G, C = cfg.max_channels, cfg.cols
+    G, C = cfg.group_width, cfg.cols
     dut = Matcher(cfg)
     table_b = rng.integers(0, 3, (G, C))
     table_d = rng.integers(0, 3, (G, C))

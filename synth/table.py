@@ -1,0 +1,38 @@
+"""``make synth``: every block through the Yosys flow (in parallel, cached), and
+the area table as JSON and Markdown in ``--out``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from golden import Config
+
+from .area import area_table, table_markdown
+from .flow import default_liberty
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__)
+    p.add_argument("--out", default="out/synth")
+    p.add_argument("--liberty", help="standard cells (default: OSU018 from make setup)")
+    p.add_argument("--jobs", type=int, default=2)
+    args = p.parse_args(argv)
+    liberty = args.liberty or default_liberty()
+    if liberty is None:
+        print("synth: no liberty file; areas are transistor-count estimates", file=sys.stderr)
+    table = area_table(Config(), liberty, args.jobs,
+                       progress=lambda name: print(f"synth: {name} done", file=sys.stderr))
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "area.json").write_text(json.dumps(table, indent=2))
+    md = table_markdown(table)
+    (out / "area.md").write_text(md + "\n")
+    print(md)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
