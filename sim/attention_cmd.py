@@ -195,7 +195,7 @@ def cmd_sim_attention(args) -> int:
         with atomic_output(str(out / "stats.json"), ".json") as tmp:
             Path(tmp).write_text(json.dumps(stats, indent=2, sort_keys=True) + "\n")
     finally:
-        if not args.waves and not os.environ.get("KALEIDO_KEEP_WORK"):
+        if not os.environ.get("KALEIDO_KEEP_WORK"):
             shutil.rmtree(work, ignore_errors=True)
     if args.json:
         print_json(stats)

@@ -117,6 +117,10 @@ def test_sim_attention_end_to_end(tmp_path, rng):
     np.testing.assert_array_equal(np.load(tmp_path / "rtl" / "scores.npy"),
                                   np.load(tmp_path / "g.npz")["scores"])
     assert not [p for p in (tmp_path / "rtl").iterdir() if p.name.startswith(".work")]
+    w = run("sim", "attention", *common, "--variant", "pe", "--waves", "--out", "waves", cwd=tmp_path)
+    assert w.returncode == 0, w.stderr
+    assert [p for p in (tmp_path / "waves").iterdir() if p.suffix in (".fst", ".vcd")]
+    assert not [p for p in (tmp_path / "waves").iterdir() if p.name.startswith(".work")]
 
 
 def test_sim_attention_bad_variant(tmp_path):
