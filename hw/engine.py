@@ -43,7 +43,7 @@ from golden.config import Config
 from golden.pe import BYTE_STEP1, BYTE_STEP2, NIBBLES, Load, Mode
 
 from .array import BaselineArray, KaleidoArray
-from .matcher import Matcher
+from .matcher import Matcher, lowest_set
 
 __all__ = ["AttentionEngine", "entry_bits", "GROUP_SLOTS"]
 
@@ -57,15 +57,6 @@ def entry_bits(design: str) -> int:
 
 def _field(word, index, bits):
     return word[index * bits:(index + 1) * bits]
-
-
-def _lowest_set(m, vector, width, name):
-    """(found, index) of the lowest set bit of ``vector``: a priority encoder."""
-    index = Signal(range(max(2, width)), name=f"{name}_index")
-    for k in reversed(range(width)):
-        with m.If(vector[k]):
-            m.d.comb += index.eq(k)
-    return vector.any(), index
 
 
 class AttentionEngine(wiring.Component):
@@ -189,7 +180,7 @@ class AttentionEngine(wiring.Component):
             m.d.comb += [pair.eq(match.second_valid & ((pss == Mode.B) | (pss == Mode.D))),
                          c2.eq(match.second)]
         else:
-            found, first_left = _lowest_set(m, left, G, "left")
+            found, first_left = lowest_set(m, left, G, "left")
         m.d.comb += taken.eq((Const(1, G) << first_left) | Mux(pair, Const(1, G) << c2, 0))
         dense_pass = Signal()
         m.d.comb += dense_pass.eq((pss == Mode.A) if kaleido else 1)

@@ -20,7 +20,6 @@ from pathlib import Path
 
 import cocotb
 import numpy as np
-from cocotb.clock import Clock
 from cocotb.triggers import FallingEdge, ReadOnly, RisingEdge
 
 from golden.attention import approx_scores
@@ -28,6 +27,7 @@ from golden.config import Config
 from golden.cycle_model import baseline_cycles, kaleido_cycles, kaleido_tables, variant_parts
 from golden.scheduler import Assignment
 
+from .common import start
 from .engine_image import Scoreboard, baseline_image, kaleido_image
 
 WORK = Path(os.environ.get("KALEIDO_WORK", "."))
@@ -100,11 +100,8 @@ async def attention(dut):
     q = np.load(WORK / "q.npy")
     k = np.load(WORK / "k.npy")
     n = q.shape[0]
-    Clock(dut.clk, 10, unit="ns").start()
-    dut.rst.value = 1
-    dut.start.value = 0
-    await RisingEdge(dut.clk)
-    dut.rst.value = 0
+    dut.start.value = dut.q_wr_en.value = dut.k_wr_en.value = 0
+    await start(dut)
     if DESIGN == "kaleido":
         # With a scheduler, the pairs run in the order of its clusters, as the
         # scheduler RTL assigned them (sched_out.json), checked against golden.

@@ -14,11 +14,12 @@ import random
 
 import cocotb
 import numpy as np
-from cocotb.clock import Clock
-from cocotb.triggers import FallingEdge, ReadOnly, RisingEdge
+from cocotb.triggers import FallingEdge, ReadOnly
 
 from golden.config import Config
 from golden.matcher import match
+
+from .common import start
 
 SEED = int(os.environ.get("KALEIDO_SEED", "1"))
 CFG = Config.from_json(os.environ["KALEIDO_CONFIG"]) if "KALEIDO_CONFIG" in os.environ else Config()
@@ -33,15 +34,10 @@ async def matcher_sequences(dut):
     """Issue sequences of random channel sets equal the golden merge unit's."""
     rnd = random.Random(SEED)
     G, C, L = CFG.group_width, CFG.cols, CFG.lookahead
-    Clock(dut.clk, 10, unit="ns").start()
-    dut.rst.value = 1
     dut.wr_en.value = 0
     dut.steps.value = 0
     dut.use_d.value = 0
-    for _ in range(2):
-        await RisingEdge(dut.clk)
-    await FallingEdge(dut.clk)
-    dut.rst.value = 0
+    await start(dut)
     tables = {0: np.array([[rnd.randrange(3) for _ in range(C)] for _ in range(G)]),
               1: np.array([[rnd.randrange(3) for _ in range(C)] for _ in range(G)])}
     dut.wr_en.value = 1

@@ -18,10 +18,12 @@ from pathlib import Path
 
 import cocotb
 from cocotb.clock import Clock
-from cocotb.triggers import FallingEdge, ReadOnly, RisingEdge
+from cocotb.triggers import FallingEdge, ReadOnly
 
 from golden.config import Config
 from golden.scheduler import batch_sizes, schedule
+
+from .common import reset
 
 WORK = Path(os.environ.get("KALEIDO_WORK", "."))
 CFG = Config.from_json(os.environ["KALEIDO_CONFIG"]) if "KALEIDO_CONFIG" in os.environ else Config()
@@ -29,13 +31,8 @@ CFG = Config.from_json(os.environ["KALEIDO_CONFIG"]) if "KALEIDO_CONFIG" in os.e
 
 async def run_stream(dut, strings, last):
     """Feed one stream from reset; return [(cluster, cycle)]."""
-    dut.rst.value = 1
     dut.in_valid.value = 0
-    # Two edges in reset: Icarus evaluates combinational blocks only on a change.
-    for _ in range(2):
-        await RisingEdge(dut.clk)
-    await FallingEdge(dut.clk)
-    dut.rst.value = 0
+    await reset(dut)
     got, idx, cycle = [], 0, 0
     while len(got) < len(strings):
         if idx < len(strings):
