@@ -13,7 +13,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 
-__all__ = ["Config", "ConfigError", "MODELS", "model_partition", "GROUPS", "DIRECTIONS"]
+__all__ = ["Config", "ConfigError", "MODELS", "model_partition", "GROUPS", "DIRECTIONS",
+           "require_config"]
 
 
 class ConfigError(ValueError):
@@ -65,6 +66,14 @@ def model_partition(model: str, head_dim: int) -> tuple[int, int, int]:
     if head_dim < 1:
         raise ConfigError(f"head dimension must be positive, got {head_dim}")
     return rule(head_dim)
+
+
+def require_config(cfg, owner) -> "Config":
+    """``cfg`` when it is a :class:`Config`; a clear TypeError naming ``owner`` otherwise."""
+    if not isinstance(cfg, Config):
+        name = owner if isinstance(owner, str) else type(owner).__name__
+        raise TypeError(f"{name} takes a Config, not {type(cfg).__name__}")
+    return cfg
 
 
 @dataclass(frozen=True)

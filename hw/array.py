@@ -20,7 +20,7 @@ from amaranth import Module, Mux, Signal, signed
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
-from golden.config import Config
+from golden.config import Config, require_config
 
 from .pe import PE, BaselinePE, baseline_row_layout, col_layout, row_layout
 
@@ -49,9 +49,7 @@ class _Array(wiring.Component):
     col_shape = None
 
     def __init__(self, cfg: Config):
-        if not isinstance(cfg, Config):
-            raise TypeError(f"{type(self).__name__} takes a Config, not {type(cfg).__name__}")
-        self.cfg = cfg
+        self.cfg = require_config(cfg, self)
         R, C = cfg.rows, cfg.cols
         acc = signed(cfg.acc_bits)
         super().__init__({

@@ -39,7 +39,7 @@ from amaranth.lib import wiring
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
-from golden.config import Config
+from golden.config import Config, require_config
 from golden.pe import BYTE_STEP1, BYTE_STEP2, NIBBLES, Load, Mode
 
 from .array import BaselineArray, KaleidoArray
@@ -77,6 +77,7 @@ class AttentionEngine(wiring.Component):
 
     def __init__(self, cfg: Config, design: str = "kaleido", q_words: int = 64, k_words: int = 64,
                  matcher: bool = False):
+        require_config(cfg, self)
         if design not in ("kaleido", "baseline"):
             raise ValueError(f"design must be 'kaleido' or 'baseline', not {design!r}")
         if matcher and design != "kaleido":

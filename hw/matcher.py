@@ -17,7 +17,7 @@ from amaranth import Array, Const, Module, Mux, Signal
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
-from golden.config import Config
+from golden.config import Config, require_config
 
 __all__ = ["Matcher", "lowest_set"]
 
@@ -43,9 +43,7 @@ class Matcher(wiring.Component):
     """
 
     def __init__(self, cfg: Config):
-        if not isinstance(cfg, Config):
-            raise TypeError(f"Matcher takes a Config, not {type(cfg).__name__}")
-        self.cfg = cfg
+        self.cfg = require_config(cfg, self)
         G, C = cfg.group_width, cfg.cols
         chan = range(max(2, G))
         super().__init__({

@@ -12,7 +12,7 @@ from amaranth import Cat, Module, Mux, Signal, signed
 from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In, Out
 
-from golden.config import Config
+from golden.config import Config, require_config
 from golden.pe import BYTE_STEP1, BYTE_STEP2, Load, Mode
 
 __all__ = ["row_layout", "col_layout", "baseline_row_layout", "PE", "BaselinePE"]
@@ -104,9 +104,7 @@ class PE(wiring.Component):
     """
 
     def __init__(self, cfg: Config):
-        if not isinstance(cfg, Config):
-            raise TypeError(f"PE takes a Config, not {type(cfg).__name__}")
-        self.cfg = cfg
+        self.cfg = require_config(cfg, self)
         acc = signed(cfg.acc_bits)
         super().__init__({
             "row_in": In(row_layout), "row_out": Out(row_layout),
@@ -247,9 +245,7 @@ class BaselinePE(wiring.Component):
     """
 
     def __init__(self, cfg: Config):
-        if not isinstance(cfg, Config):
-            raise TypeError(f"BaselinePE takes a Config, not {type(cfg).__name__}")
-        self.cfg = cfg
+        self.cfg = require_config(cfg, self)
         acc = signed(cfg.acc_bits)
         super().__init__({
             "row_in": In(baseline_row_layout), "row_out": Out(baseline_row_layout),

@@ -16,7 +16,7 @@ from amaranth import Array, Const, Module, Mux, Signal
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
-from golden.config import Config
+from golden.config import Config, require_config
 from golden.scheduler import LFSR_TAPS, lfsr_seed
 
 __all__ = ["Scheduler", "popcount_tree"]
@@ -49,9 +49,7 @@ class Scheduler(wiring.Component):
     """
 
     def __init__(self, cfg: Config):
-        if not isinstance(cfg, Config):
-            raise TypeError(f"Scheduler takes a Config, not {type(cfg).__name__}")
-        self.cfg = cfg
+        self.cfg = require_config(cfg, self)
         super().__init__({
             "in_valid": In(1), "in_ready": Out(1),
             "in_string": In(cfg.string_bits), "in_last": In(1),

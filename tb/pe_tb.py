@@ -87,12 +87,17 @@ class Checker:
         self.checked += 1
 
 
+async def _begin(dut):
+    # Every input defined before the first edge after reset (no X in Icarus).
+    for name in ("row_in", "col_in", "out_in", "out_in_valid"):
+        getattr(dut, name).value = 0
+    await start(dut)
+
+
 @cocotb.test()
 async def augmented_pe_random(dut):
     """Random cycles against the golden PE model."""
-    for name in ("row_in", "col_in", "out_in", "out_in_valid"):
-        getattr(dut, name).value = 0          # no X into the first edge after reset
-    await start(dut)
+    await _begin(dut)
     stim, model = Stimulus(SEED), PEModel(CFG.acc_bits)
     driver, monitor = Driver(dut, row_layout), Monitor(dut, ("r0", "r1", "r2"))
     checker = Checker("augmented PE")
@@ -116,9 +121,7 @@ async def augmented_pe_random(dut):
 @cocotb.test()
 async def baseline_pe_random(dut):
     """Random cycles against the golden baseline PE model."""
-    for name in ("row_in", "col_in", "out_in", "out_in_valid"):
-        getattr(dut, name).value = 0          # no X into the first edge after reset
-    await start(dut)
+    await _begin(dut)
     stim, model = Stimulus(SEED), BaselinePEModel(CFG.acc_bits)
     driver, monitor = Driver(dut, baseline_row_layout), Monitor(dut, ("acc",))
     checker = Checker("baseline PE")

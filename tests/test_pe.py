@@ -138,6 +138,8 @@ def test_baseline_pe_matches_model(seed):
 
 
 @pytest.mark.filterwarnings("ignore::amaranth.hdl.UnusedElaboratable")
-def test_components_refuse_a_non_config():
-    with pytest.raises(TypeError, match="Config"):
-        PE({"acc_bits": 24})
+@pytest.mark.parametrize("name", ["pe", "baseline-pe", "array", "baseline-array", "scheduler", "matcher"])
+def test_components_refuse_a_non_config(name):
+    from hw import blocks
+    with pytest.raises(TypeError, match="takes a Config, not dict"):
+        blocks.build(name, {"acc_bits": 24})
