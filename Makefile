@@ -90,8 +90,9 @@ verilog: setup
 
 SIM_GRID ?= 2,8,8
 SIM_ARGS = --grid $(SIM_GRID) --model wan2.1
+SIM_WORKLOAD ?= video    # or proxy
 sim: setup
-	$(KALEIDO) workload proxy $(SIM_ARGS) --head-dim 32 --out $(OUT)/sim
+	$(KALEIDO) workload $(strip $(SIM_WORKLOAD)) $(SIM_ARGS) --head-dim 32 --out $(OUT)/sim
 	$(KALEIDO) sim attention --q $(OUT)/sim/q.npy --k $(OUT)/sim/k.npy $(SIM_ARGS) --design kaleido --out $(OUT)/sim/kaleido
 	$(KALEIDO) sim attention --q $(OUT)/sim/q.npy --k $(OUT)/sim/k.npy $(SIM_ARGS) --design baseline --out $(OUT)/sim/baseline
 

@@ -11,7 +11,7 @@ import numpy as np
 from .config import GROUPS, Config
 
 __all__ = ["Operand", "WorkloadError", "quantize", "load_operand", "proxy_workload",
-           "INT8_SCALE"]
+           "embed_tokens", "INT8_SCALE"]
 
 #: Scale assumed for operands that arrive already as int8: the codes span ±1.
 INT8_SCALE = 1.0 / 127
@@ -179,6 +179,19 @@ def proxy_workload(cfg: Config, patch: int = 4, token_px: float = 6.0, pan: floa
     video = np.stack(frames)                                       # [T, H*p, W*p, 3]
     tokens = video.reshape(T, H, patch, W, patch, 3).transpose(0, 1, 3, 2, 4, 5)
     tokens = tokens.reshape(T * H * W, patch * patch * 3) - 0.5
+    return embed_tokens(tokens, cfg, rng)
+
+
+def embed_tokens(tokens: np.ndarray, cfg: Config, rng: np.random.Generator) -> dict:
+    """Q, K, V (float32 ``[N, D]``) of patch vectors ``tokens [N, P]``, t-major.
+
+    The synthetic model every workload shares: a seeded random patch embedding
+    to ``max(64, D)`` channels, normalized; seeded random ``W_q``, ``W_k``,
+    ``W_v``; 3-D RoPE on Q and K per the partition (V has none, as in the
+    models). ``rng`` is drawn from in a fixed order, so a seed fixes the model.
+    """
+    T, H, W = cfg.grid
+    D = cfg.head_dim
     model_dim = max(64, D)
     embed = rng.standard_normal((tokens.shape[1], model_dim)) / math.sqrt(tokens.shape[1])
     x = tokens @ embed

@@ -98,24 +98,6 @@ def cmd_golden_attention(args) -> int:
     return 0
 
 
-# -- kaleido workload proxy --------------------------------------------------------------
-
-def cmd_workload_proxy(args) -> int:
-    from golden import proxy_workload
-
-    grid = triple(args.grid, "grid")
-    partition = (triple(args.partition, "partition") if args.partition
-                 else model_partition(args.model, args.head_dim))
-    cfg = Config(partition=partition, grid=grid, seed=args.seed)
-    os.makedirs(args.out, exist_ok=True)
-    for name, x in proxy_workload(cfg).items():
-        with atomic_output(os.path.join(args.out, f"{name}.npy"), ".npy") as tmp:
-            with open(tmp, "wb") as f:
-                np.save(f, x)
-    print(f"proxy workload {grid} partition {partition} -> {args.out}/q.npy k.npy v.npy (float32 [N, D])")
-    return 0
-
-
 # -- parser -------------------------------------------------------------------------------
 
 def build_parser() -> argparse.ArgumentParser:
@@ -129,25 +111,18 @@ def build_parser() -> argparse.ArgumentParser:
     ga.add_argument("--out", required=True, metavar="OUT.npz")
     ga.add_argument("--json", action="store_true", help="print the figures as one JSON object")
     ga.set_defaults(func=cmd_golden_attention)
-    from . import attention_cmd, blocks_cmd, report
+    from . import attention_cmd, blocks_cmd, report, workload_cmd
     blocks_cmd.register(sub, _Parser)
     attention_cmd.register(sub)
     report.register(sub)
 
-    wl = sub.add_parser("workload", help="write the proxy workload as .npy files")
-    wsub = wl.add_subparsers(dest="what", required=True, parser_class=_Parser)
-    wp = wsub.add_parser("proxy", help="a photograph panned and zoomed: Q, K, V with 3-D RoPE")
-    wp.add_argument("--grid", required=True, metavar="T,H,W")
-    part = wp.add_mutually_exclusive_group(required=True)
-    part.add_argument("--partition", metavar="Dt,Dy,Dx")
-    part.add_argument("--model", choices=["hunyuanvideo", "wan2.1", "turbodiffusion", "cogvideox"])
-    wp.add_argument("--head-dim", type=int, default=128, metavar="D", help="with --model (128)")
-    wp.add_argument("--seed", type=int, default=1)
-    wp.add_argument("--out", required=True, metavar="DIR")
-    wp.set_defaults(func=cmd_workload_proxy)
+    workload_cmd.register(sub, _Parser)
 
     dm = sub.add_parser("demo", help="the main job on the defaults, with a summary")
-    dm.add_argument("--out", default="out/demo", metavar="DIR")
+    dm.add_argument("--out", default="out/demo", metavar="DIR", help="output folder (default out/demo)")
+    dm.add_argument("--workload", default=workload_cmd.DEFAULT_CLIP, metavar="proxy|CLIP|PATH",
+                    help=f"proxy, a bundled clip (bigbuckbunny, bikes, carphone) or a video file "
+                         f"(default {workload_cmd.DEFAULT_CLIP})")
     dm.add_argument("--simulator", choices=["verilator", "icarus"],
                     help="default: verilator when it can run here, else icarus")
     dm.set_defaults(func=_lazy("sim.demo", "cmd_demo"))

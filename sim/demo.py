@@ -1,6 +1,7 @@
 """``kaleido demo``: the main job on the defaults, end to end, with a summary.
 
-1. the proxy workload through the golden model (op counts, output quality);
+1. a workload (a real clip by default, or the proxy) through the golden model
+   (op counts, output quality);
 2. the Verilog of the PEs and arrays;
 3. ``Q K^T`` of that workload on the simulated RTL, Kaleido and baseline in
    the same run, checked against the golden model and the cycle model;
@@ -18,8 +19,10 @@ from pathlib import Path
 import numpy as np
 
 from golden import Config, run_attention
-from golden.workload import proxy_workload, quantize
+from golden.workload import quantize
 from hw import blocks
+
+from .workload_cmd import DEFAULT_CLIP, make_workload
 
 DEMO_GRID = (2, 8, 8)
 DEMO_MODEL = "wan2.1"
@@ -30,13 +33,14 @@ def demo_config() -> Config:
     return Config.for_model(DEMO_MODEL, DEMO_DIM, grid=DEMO_GRID)
 
 
-def write_workload(cfg: Config, out: str) -> dict:
-    """Save the proxy workload as float ``q.npy``, ``k.npy``, ``v.npy`` and return it
+def write_workload(cfg: Config, out: str, workload: str = DEFAULT_CLIP) -> dict:
+    """Save the workload as float ``q.npy``, ``k.npy``, ``v.npy`` and return it
     quantized. The files stay float so that ``kaleido golden attention`` on them
     quantizes exactly as here and reproduces the demo's figures."""
+    arrays = make_workload(cfg, workload)
     os.makedirs(out, exist_ok=True)
     ops = {}
-    for name, x in proxy_workload(cfg).items():
+    for name, x in arrays.items():
         np.save(os.path.join(out, f"{name}.npy"), x)
         ops[name] = quantize(x)
     return ops
@@ -50,11 +54,13 @@ def cmd_demo(args) -> int:
     out = Path(args.out)
     cfg = demo_config()
     T, H, W = cfg.grid
-    print(f"kaleido demo: proxy workload (a photograph panned and zoomed, not a vDiT's "
-          f"activations), grid {T}x{H}x{W}, {DEMO_MODEL} partition {cfg.partition} "
+    what = ("the proxy workload (a photograph panned and zoomed)" if args.workload == "proxy"
+            else f"video {args.workload} (real motion through a synthetic model)")
+    print(f"kaleido demo: {what}, not a vDiT's activations; "
+          f"grid {T}x{H}x{W}, {DEMO_MODEL} partition {cfg.partition} "
           f"(D={cfg.head_dim}), F={cfg.full_bits} P={cfg.partial_bits}, "
           f"{cfg.rows}x{cfg.cols} PEs")
-    ops = write_workload(cfg, str(out))
+    ops = write_workload(cfg, str(out), args.workload)
     (q, sq), (k, sk), (v, sv) = ops["q"], ops["k"], ops["v"]
     res = run_attention(q, k, cfg, v=v, scales=(sq, sk, sv))
     np.save(out / "golden_scores.npy", res.scores)

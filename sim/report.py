@@ -18,21 +18,25 @@ from pathlib import Path
 
 import numpy as np
 
-from golden import Config, approx_scores, int_gemm, pair_reuse, proxy_workload, quantize, run_attention
+from golden import Config, approx_scores, int_gemm, pair_reuse, quantize, run_attention
 from golden.attention import attention_output, mask_skip, quality, topk_output
 from golden.config import GROUPS
+from golden.reuse_stats import AXES
 from golden.cycle_model import (VARIANTS, baseline_cycles, baseline_tile_slots, kaleido_cycles,
                                 kaleido_tables, kaleido_tile_slots, split_cycles)
+from golden.video import CLIPS
 
-AXES = ("t", "y", "x")
+from .workload_cmd import DEFAULT_CLIP, make_workload
+
 THRESHOLDS = [(3, 1), (4, 2), (5, 3), (6, 4)]
 SKIP_SWEEP = [(2, 0), (3, 1), (4, 2), (5, 3), (6, 4), (7, 5)]
 ARRAY_SIZES = [2, 4, 8, 16]
 TOTAL_PES = 256
+NOISE_SWEEP = [0.0, 0.1, 0.2, 0.3, 0.5, 0.7, 1.0]
 
 
-def _quantized(cfg):
-    w = proxy_workload(cfg)
+def _quantized(cfg, workload):
+    w = make_workload(cfg, workload)
     return {n: quantize(w[n]) for n in "qkv"}
 
 
@@ -45,9 +49,9 @@ def _output(cfg, ops, q, k, v):
 # -- Fig. 7: reuse direction per channel group ---------------------------------------------
 
 def fig7_point(args):
-    cfg_json, group, axis = args
+    cfg_json, group, axis, workload = args
     cfg = Config.from_json(cfg_json)
-    ops = _quantized(cfg)
+    ops = _quantized(cfg, workload)
     q, k, v = (ops[n][0] for n in "qkv")
     exact = _output(cfg, ops, q, k, v)
     d = {group: AXES.index(axis)}
@@ -58,9 +62,9 @@ def fig7_point(args):
 # -- Fig. 9: reuse against skipping at equal savings ----------------------------------------
 
 def fig9_point(args):
-    cfg_json, F, P = args
+    cfg_json, F, P, workload = args
     cfg = Config.from_json(cfg_json).with_(full_bits=F, partial_bits=P)
-    ops = _quantized(cfg)
+    ops = _quantized(cfg, workload)
     q, k, v = (ops[n][0] for n in "qkv")
     exact = _output(cfg, ops, q, k, v)
     res = run_attention(q, k, cfg, v=v, scales=tuple(ops[n][1] for n in "qkv"))
@@ -76,18 +80,18 @@ def fig9_point(args):
 # -- Fig. 19 and 21: cycle model ----------------------------------------------------------
 
 def fig19_point(args):
-    cfg_json, variant = args
+    cfg_json, variant, workload = args
     cfg = Config.from_json(cfg_json)
-    ops = _quantized(cfg)
+    ops = _quantized(cfg, workload)
     r = kaleido_cycles(ops["q"][0], ops["k"][0], cfg, variant)
     return variant, r.as_dict()
 
 
 def fig21_point(args):
-    cfg_json, size = args
+    cfg_json, size, workload = args
     cfg = Config.from_json(cfg_json).with_(rows=size, cols=size)
     arrays = TOTAL_PES // (size * size)
-    ops = _quantized(cfg)
+    ops = _quantized(cfg, workload)
     q, k = ops["q"][0], ops["k"][0]
     qt, kt = kaleido_tables(q, k, cfg, "full")
     slots, _ = kaleido_tile_slots(qt, kt, cfg, True)
@@ -99,9 +103,9 @@ def fig21_point(args):
 # -- Fig. 23: thresholds -------------------------------------------------------------------
 
 def fig23_point(args):
-    cfg_json, F, P = args
+    cfg_json, F, P, workload = args
     cfg = Config.from_json(cfg_json).with_(full_bits=F, partial_bits=P)
-    ops = _quantized(cfg)
+    ops = _quantized(cfg, workload)
     q, k, v = (ops[n][0] for n in "qkv")
     res = run_attention(q, k, cfg, v=v, scales=tuple(ops[n][1] for n in "qkv"))
     hw = kaleido_cycles(q, k, cfg, "full")
@@ -109,6 +113,34 @@ def fig23_point(args):
     return {"F": F, "P": P, "oracle_reduction": res.oracle_reduction,
             "hardware_reduction": 1 - hw.executed_macs / res.dense_macs,
             "psnr_db": res.psnr_db, "speedup": base.cycles / hw.cycles}
+
+
+# -- Real video: workloads against each other, and the denoising step ------------------------
+
+def _speedup(q, k, cfg):
+    return baseline_cycles(cfg.tokens, cfg.tokens, cfg).cycles / kaleido_cycles(q, k, cfg, "full").cycles
+
+
+def clips_point(args):
+    cfg_json, workload, F, P = args
+    cfg = Config.from_json(cfg_json).with_(full_bits=F, partial_bits=P)
+    ops = _quantized(cfg, workload)
+    q, k = ops["q"][0], ops["k"][0]
+    return {"workload": workload, "F": F, "P": P,
+            "oracle_reduction": run_attention(q, k, cfg).oracle_reduction,
+            "speedup": _speedup(q, k, cfg)}
+
+
+def noise_point(args):
+    cfg_json, clip, sigma = args
+    from golden.video import video_workload
+
+    cfg = Config.from_json(cfg_json)
+    w = video_workload(cfg, clip, noise=sigma)
+    q, k = quantize(w["q"])[0], quantize(w["k"])[0]
+    res = run_attention(q, k, cfg)
+    return {"sigma": sigma, "oracle_reduction": res.oracle_reduction,
+            "oracle_bound": 1 / (1 - res.oracle_reduction), "speedup": _speedup(q, k, cfg)}
 
 
 def _sweep(fn, points, label, jobs):
@@ -164,6 +196,9 @@ def _plots(out: Path, data: dict) -> None:
     ax2 = ax1.twinx()
     ax2.plot(names, util, "o-", color="tab:red", label="utilization")
     ax2.set_ylabel("PE lane utilization (%)")
+    ax2.set_ylim(0, 100)            # from zero: a 3-point change should look like one
+    ax1.set_ylim(0, max(1.0, *(cyc[0] / c for c in cyc)) * 1.15)
+    _legend(ax1, ax2, "lower right")
     ax1.set_title("Fig. 19 analog: dispatcher ablation (cycle model)")
     fig.tight_layout()
     fig.savefig(out / "fig19_ablation.png", dpi=120)
@@ -194,13 +229,40 @@ def _plots(out: Path, data: dict) -> None:
     ax1.set_ylabel("MACs saved (%)")
     ax1.set_xlabel("(F, P) prefix bits")
     ax2 = ax1.twinx()
-    ax2.plot(labels, [p["psnr_db"] for p in pts], "^--", color="tab:red", label="PSNR")
+    ax2.plot(labels, [p["psnr_db"] for p in pts], "^--", color="tab:red", label="PSNR (right axis)")
     ax2.set_ylabel("output PSNR (dB)")
-    ax1.legend(loc="upper right", fontsize=8)
+    _legend(ax1, ax2, "upper right")
     ax1.set_title("Fig. 23 analog: thresholds")
     fig.tight_layout()
     fig.savefig(out / "fig23_thresholds.png", dpi=120)
     plt.close(fig)
+
+    # Real video: reuse and speed against the denoising step
+    fig, ax1 = plt.subplots(figsize=(6, 3.6))
+    pts = data["noise"]["points"]
+    sig = [p["sigma"] for p in pts]
+    ax1.plot(sig, [100 * p["oracle_reduction"] for p in pts], "o-", label="oracle reduction")
+    ax1.set_ylabel("MACs the oracle saves (%)")
+    ax1.set_ylim(0, 100)
+    ax1.set_xlabel("noise sigma: (1 - sigma) latent + sigma noise")
+    ax2 = ax1.twinx()
+    ax2.plot(sig, [p["oracle_bound"] for p in pts], "s:", color="tab:gray", label="oracle bound (right)")
+    ax2.plot(sig, [p["speedup"] for p in pts], "^--", color="tab:red",
+             label="Kaleido speedup over baseline (right)")
+    ax2.set_ylabel("speedup")
+    ax2.set_ylim(0, max(p["oracle_bound"] for p in pts) * 1.1)
+    _legend(ax1, ax2, "upper right")
+    ax1.set_title(f"Reuse against the denoising step ({data['noise']['clip']}, cycle model)")
+    fig.tight_layout()
+    fig.savefig(out / "noise_sweep.png", dpi=120)
+    plt.close(fig)
+
+
+def _legend(ax1, ax2, loc):
+    # One legend for both axes of a twin plot, so no line goes unnamed.
+    h1, l1 = ax1.get_legend_handles_labels()
+    h2, l2 = ax2.get_legend_handles_labels()
+    ax1.legend(h1 + h2, l1 + l2, loc=loc, fontsize=8)
 
 
 def default_sizes(seed: int) -> dict:
@@ -214,32 +276,47 @@ def default_sizes(seed: int) -> dict:
 
 
 def build_report(out: Path, seed: int = 1, jobs: int = 2, rtl: bool = True,
-                 simulator: str | None = None, sizes: dict | None = None) -> dict:
-    """Run every study and write the report; ``sizes`` overrides :func:`default_sizes`."""
+                 simulator: str | None = None, sizes: dict | None = None,
+                 workload: str = DEFAULT_CLIP, clips: tuple = tuple(CLIPS)) -> dict:
+    """Run every study and write the report; ``sizes`` overrides :func:`default_sizes`.
+
+    ``workload`` feeds every figure (``proxy``, a clip, or a video file); the
+    workload table sets the proxy beside each of ``clips``, and the noise sweep
+    runs on ``workload``, or on the default clip when that is the proxy.
+    """
     from synth.area import area_table, table_markdown
     from synth.flow import default_liberty
 
-    out.mkdir(parents=True, exist_ok=True)
     sizes = {**default_sizes(seed), **(sizes or {})}
     big, mid, small = sizes["golden"], sizes["cycle_model"], sizes["rtl"]
-    data = {"seed": seed, "configs": {k: json.loads(c.to_json()) for k, c in sizes.items()}}
+    data = {"seed": seed, "workload": workload,
+            "configs": {k: json.loads(c.to_json()) for k, c in sizes.items()}}
     t0 = time.perf_counter()
+    w = workload
+    _quantized(big, w)              # a workload that cannot be read fails here, before any output
+    out.mkdir(parents=True, exist_ok=True)
 
-    pts = _sweep(fig7_point, [(big.to_json(), g, a) for g in GROUPS for a in AXES], "fig 7", jobs)
+    pts = _sweep(fig7_point, [(big.to_json(), g, a, w) for g in GROUPS for a in AXES], "fig 7", jobs)
     data["fig7"] = {g: {} for g in GROUPS}
     for g, a, mse in pts:
         data["fig7"][g][a] = mse
-    data["fig9"] = _sweep(fig9_point, [(big.to_json(), F, P) for F, P in SKIP_SWEEP], "fig 9", jobs)
-    data["fig19"] = {"model": dict(_sweep(fig19_point, [(mid.to_json(), v) for v in VARIANTS],
+    data["fig9"] = _sweep(fig9_point, [(big.to_json(), F, P, w) for F, P in SKIP_SWEEP], "fig 9", jobs)
+    data["fig19"] = {"model": dict(_sweep(fig19_point, [(mid.to_json(), v, w) for v in VARIANTS],
                                           "fig 19", jobs))}
-    data["fig21"] = {str(s): r for s, r in _sweep(fig21_point, [(mid.to_json(), s) for s in ARRAY_SIZES],
+    data["fig21"] = {str(s): r for s, r in _sweep(fig21_point, [(mid.to_json(), s, w) for s in ARRAY_SIZES],
                                                   "fig 21", jobs)}
-    data["fig23"] = _sweep(fig23_point, [(mid.to_json(), F, P) for F, P in THRESHOLDS], "fig 23", jobs)
+    data["fig23"] = _sweep(fig23_point, [(mid.to_json(), F, P, w) for F, P in THRESHOLDS], "fig 23", jobs)
+    data["workloads"] = _sweep(clips_point, [(mid.to_json(), name, F, P) for name in ("proxy", *clips)
+                                             for F, P in THRESHOLDS], "workloads", jobs)
+    noise_clip = DEFAULT_CLIP if w == "proxy" else w
+    data["noise"] = {"clip": noise_clip,
+                     "points": _sweep(noise_point, [(mid.to_json(), noise_clip, s) for s in NOISE_SWEEP],
+                                      "noise", jobs)}
 
     if rtl:
         from .attention_cmd import pick_simulator, simulate
         sim = pick_simulator(simulator)
-        ops = _quantized(small)
+        ops = _quantized(small, w)
         q, k = ops["q"][0], ops["k"][0]
         rtl_runs = {}
         for variant in VARIANTS:
@@ -274,8 +351,7 @@ def _markdown(d: dict, area_md: str) -> str:
     lines = [
         "# Kaleido: figures from this project's RTL and models",
         "",
-        f"Seed {d['seed']}. Workload: the **proxy** workload (a photograph panned and zoomed, "
-        "patch-embedded, with 3-D RoPE; not a vDiT's activations). "
+        f"Seed {d['seed']}. Workload: " + _workload_words(d["workload"]) + " "
         + "; ".join(f"{k} studies: grid {'x'.join(map(str, c['grid']))}, partition "
                     f"{tuple(c['partition'])}, {c['rows']}x{c['cols']} PEs"
                     for k, c in d["configs"].items())
@@ -374,6 +450,39 @@ def _markdown(d: dict, area_md: str) -> str:
         "",
         "Paper: fewer preserved bits save more but degrade quality; (5,3) is the default.",
         "",
+        "## Real video against the proxy (golden and cycle model, variant full)",
+        "",
+        f"Oracle reduction of `Q K^T` / speedup over the baseline array; the cycle-model design "
+        f"point above. Clips are real motion through a synthetic model "
+        f"(`kaleido workload video`), not a vDiT's activations.",
+        "",
+        "| workload | " + " | ".join(f"({F},{P})" for F, P in THRESHOLDS) + " |",
+        "|---|" + "---:|" * len(THRESHOLDS),
+    ]
+    by = {}
+    for p in d["workloads"]:
+        by.setdefault(p["workload"], {})[(p["F"], p["P"])] = p
+    for name, row in by.items():
+        lines.append(f"| {name} | " + " | ".join(
+            f"{100 * row[t]['oracle_reduction']:.1f} % / {row[t]['speedup']:.2f}x" for t in THRESHOLDS) + " |")
+    nz = d["noise"]
+    lines += [
+        "",
+        f"## Reuse against the denoising step ({nz['clip']}, F=5 P=3)",
+        "",
+        "![noise](noise_sweep.png)",
+        "",
+        "The latent is mixed with seeded noise as a flow-matching step does: "
+        "`(1 - sigma) x + sigma eps`; sigma = 1 is the first denoising step, 0 the last.",
+        "",
+        "| sigma | oracle reduction | oracle bound | Kaleido speedup | share of the bound |",
+        "|---:|---:|---:|---:|---:|",
+    ]
+    for p in nz["points"]:
+        lines.append(f"| {p['sigma']:.1f} | {100 * p['oracle_reduction']:.1f} % | {p['oracle_bound']:.2f}x | "
+                     f"{p['speedup']:.3f}x | {100 * p['speedup'] / p['oracle_bound']:.0f} % |")
+    lines += [
+        "",
         "## Table 2: area (synthesis)",
         "",
         f"Liberty: `{d['area']['liberty'] or 'none (transistor-count estimate)'}`; the area "
@@ -390,20 +499,39 @@ def _markdown(d: dict, area_md: str) -> str:
     return "\n".join(lines)
 
 
+def _workload_words(workload: str) -> str:
+    if workload == "proxy":
+        return ("the **proxy** workload (a photograph panned and zoomed, patch-embedded, with "
+                "3-D RoPE; not a vDiT's activations).")
+    return (f"the video **{workload}** through `kaleido workload video` (real motion through a "
+            "VAE-like latent and a synthetic, seeded model with 3-D RoPE; not a vDiT's activations).")
+
+
 def cmd_report(args) -> int:
+    from .common import UserError
+
+    if args.jobs < 1:
+        raise UserError(f"--jobs {args.jobs} must be 1 or more")
+    if args.seed < 0:
+        raise UserError(f"--seed {args.seed} must be 0 or more")
     out = Path(args.out)
     data = build_report(out, seed=args.seed, jobs=args.jobs, rtl=not args.no_rtl,
-                        simulator=args.simulator)
+                        simulator=args.simulator, workload=args.workload)
     print(f"report: {out}/report.md ({data['seconds']:.0f} s), figures fig7, fig9, fig19, fig21, "
-          f"fig23 as PNG, data in report.json")
+          f"fig23 and the noise sweep as PNG, data in report.json")
     return 0
 
 
 def register(sub) -> None:
     p = sub.add_parser("report", help="the paper's figures from our RTL and models, as Markdown + PNG")
-    p.add_argument("--out", default="out/report", metavar="DIR")
-    p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--jobs", type=int, default=max(1, min(4, os.cpu_count() or 1)))
+    p.add_argument("--out", default="out/report", metavar="DIR", help="output folder (default out/report)")
+    p.add_argument("--workload", default=DEFAULT_CLIP, metavar="proxy|CLIP|PATH",
+                   help=f"what every figure runs on: proxy, a bundled clip or a video file "
+                        f"(default {DEFAULT_CLIP})")
+    p.add_argument("--seed", type=int, default=1, help="seed of the workload's model (default 1)")
+    p.add_argument("--jobs", type=int, default=max(1, min(4, os.cpu_count() or 1)),
+                   help="worker processes (default: up to 4, one per core)")
     p.add_argument("--no-rtl", action="store_true", help="skip the RTL runs of Fig. 19")
-    p.add_argument("--simulator", choices=["verilator", "icarus"])
+    p.add_argument("--simulator", choices=["verilator", "icarus"],
+                   help="default: verilator when it can run here, else icarus")
     p.set_defaults(func=cmd_report)

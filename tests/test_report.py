@@ -18,13 +18,26 @@ def test_report_writes_every_figure(tmp_path, monkeypatch):
     sizes = {"golden": tiny, "cycle_model": tiny, "rtl": tiny,
              "area": Config(partition=(4, 2, 2), rows=2, cols=2, queue_depth=8, clusters=2,
                             cluster_capacity=4)}
-    data = build_report(tmp_path / "r", jobs=2, rtl=False, sizes=sizes)
+    data = build_report(tmp_path / "r", jobs=2, rtl=False, sizes=sizes, workload="carphone",
+                        clips=("carphone",))
     for name in ("fig7_directions", "fig9_reuse_vs_skip", "fig19_ablation", "fig21_array_size",
-                 "fig23_thresholds"):
+                 "fig23_thresholds", "noise_sweep"):
         assert (tmp_path / "r" / f"{name}.png").stat().st_size > 5000
     text = (tmp_path / "r" / "report.md").read_text()
-    for heading in ("Fig. 7", "Fig. 9", "Fig. 19", "Fig. 21", "Fig. 23", "Table 2", "Paper:"):
+    for heading in ("Fig. 7", "Fig. 9", "Fig. 19", "Fig. 21", "Fig. 23", "Table 2", "Paper:",
+                    "Real video against the proxy", "denoising step", "video **carphone**"):
         assert heading in text
+    # The workload table: proxy and the clip at every threshold pair; fewer preserved bits
+    # never save less.
+    assert {(p["workload"], p["F"], p["P"]) for p in data["workloads"]} == \
+        {(w, F, P) for w in ("proxy", "carphone") for F, P in ((3, 1), (4, 2), (5, 3), (6, 4))}
+    for w in ("proxy", "carphone"):
+        red = [p["oracle_reduction"] for p in data["workloads"] if p["workload"] == w]
+        assert red == sorted(red, reverse=True), red
+    # Pure noise leaves less to reuse than the clean clip.
+    noise = {p["sigma"]: p for p in data["noise"]["points"]}
+    assert noise[1.0]["oracle_reduction"] < noise[0.0]["oracle_reduction"]
+    assert all(p["oracle_bound"] == pytest.approx(1 / (1 - p["oracle_reduction"])) for p in noise.values())
     saved = json.loads((tmp_path / "r" / "report.json").read_text())
     # Reordering and pairing change when products run, never which run.
     work = {v: saved["fig19"]["model"][v]["lane_work"] for v in ("pe", "pe-sh", "pe-m", "full")}

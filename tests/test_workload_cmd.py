@@ -1,0 +1,69 @@
+"""``kaleido workload proxy|video|stats``: files other commands accept, and one-line errors."""
+
+import json
+
+import numpy as np
+import pytest
+
+from sim.cli import main
+
+pytest.importorskip("av")
+
+SMALL = ["--grid", "2,2,2", "--partition", "4,2,2"]
+
+
+def test_video_files_feed_the_golden_model(tmp_path, capsys):
+    out = tmp_path / "wl"
+    assert main(["workload", "video", "--clip", "carphone", *SMALL, "--out", str(out)]) == 0
+    assert sorted(p.name for p in out.iterdir()) == ["k.npy", "q.npy", "v.npy", "workload.json"]
+    meta = json.loads((out / "workload.json").read_text())
+    assert meta["source"] == "video" and meta["clip"] == "carphone" and meta["grid"] == [2, 2, 2]
+    assert np.load(out / "q.npy").shape == (8, 8)
+    args = ["golden", "attention", "--q", str(out / "q.npy"), "--k", str(out / "k.npy"),
+            "--v", str(out / "v.npy"), *SMALL, "--out", str(tmp_path / "o.npz"), "--json"]
+    capsys.readouterr()
+    assert main(args) == 0
+    golden = json.loads(capsys.readouterr().out)
+    assert main(["workload", "stats", str(out), "--json"]) == 0
+    stats = json.loads(capsys.readouterr().out)
+    assert stats["oracle_reduction"] == pytest.approx(golden["oracle_reduction"])
+    assert set(stats["operands"]) == {"q", "k", "v"}
+    assert stats["source"]["clip"] == "carphone"
+
+
+def test_proxy_json_is_its_stats(tmp_path, capsys):
+    out = tmp_path / "p"
+    assert main(["workload", "proxy", *SMALL, "--json", "--out", str(out)]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    assert main(["workload", "stats", str(out), "--json"]) == 0
+    again = json.loads(capsys.readouterr().out)
+    assert printed["operands"] == again["operands"]
+    assert main(["workload", "stats", str(out)]) == 0
+    table = capsys.readouterr().out
+    assert "oracle reduction" in table and table.count("%") >= 9
+
+
+@pytest.mark.parametrize("args, message", [
+    (["video", "--clip", "carphone", "--grid", "2,10,2", "--partition", "4,2,2"], "too small"),
+    (["video", "--clip", "carphone", "--grid", "40,1,1", "--partition", "4,2,2"], "needs 160"),
+    (["video", "--clip", "nowhere.mp4", *SMALL], "no such file"),
+    (["video", "--clip", "carphone", "--grid", "0,2,2", "--partition", "4,2,2"], "extent below 1"),
+    (["video", "--clip", "carphone", *SMALL, "--noise", "2"], "--noise"),
+    (["video", "--clip", "carphone", *SMALL, "--crop", "1"], "--crop"),
+    (["video", "--clip", "carphone", *SMALL, "--seed", "-1"], "--seed"),
+    (["proxy", *SMALL, "--seed", "-1"], "--seed"),
+])
+def test_errors_are_one_line_and_write_nothing(tmp_path, capsys, args, message):
+    out = tmp_path / "wl"
+    assert main(["workload", *args, "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1 and err.startswith("kaleido")
+    assert not out.exists()
+
+
+def test_stats_needs_a_shape(tmp_path, capsys):
+    np.save(tmp_path / "q.npy", np.zeros((8, 8), np.int8))
+    np.save(tmp_path / "k.npy", np.zeros((8, 8), np.int8))
+    assert main(["workload", "stats", str(tmp_path)]) == 2
+    assert "give --grid" in capsys.readouterr().err
+    assert main(["workload", "stats", str(tmp_path), *SMALL]) == 0
