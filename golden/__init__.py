@@ -3,7 +3,7 @@
 Nothing here imports the rest of the project.
 """
 
-from .attention import approx_scores, int_gemm, run_attention
+from .attention import DESIGNS, approx_scores, expected_scores, int_gemm, run_attention
 from .config import Config, ConfigError, MODELS, model_partition
 from .opcount import dense_macs, oracle_macs
 from .reuse import COMPUTE, FULL, PARTIAL, pair_reuse, window_reuse
@@ -12,7 +12,7 @@ from .workload import load_operand, proxy_workload, quantize
 __all__ = [
     "Config", "ConfigError", "MODELS", "model_partition",
     "FULL", "PARTIAL", "COMPUTE", "pair_reuse", "window_reuse",
-    "int_gemm", "approx_scores", "run_attention",
+    "int_gemm", "approx_scores", "expected_scores", "DESIGNS", "run_attention",
     "dense_macs", "oracle_macs",
     "load_operand", "proxy_workload", "quantize",
 ]

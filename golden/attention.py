@@ -18,7 +18,7 @@ from .opcount import dense_macs, oracle_macs
 from .reuse import FULL, PARTIAL, lo, pair_reuse
 
 __all__ = [
-    "int_gemm", "approx_scores", "attention_output", "quality", "mask_skip",
+    "int_gemm", "approx_scores", "DESIGNS", "expected_scores", "attention_output", "quality", "mask_skip",
     "topk_output", "Attention", "run_attention",
 ]
 
@@ -36,6 +36,19 @@ def int_gemm(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 def approx_scores(q: np.ndarray, k: np.ndarray, cfg: Config) -> np.ndarray:
     """``S~ = Q~ K~^T`` (int64 ``[N, N]``)."""
     return int_gemm(pair_reuse(q, cfg).approx, pair_reuse(k, cfg).approx)
+
+
+#: The two designs every comparison runs: the augmented array and the plain one it augments.
+DESIGNS = ("kaleido", "baseline")
+
+
+def expected_scores(q: np.ndarray, k: np.ndarray, cfg: Config, design: str) -> np.ndarray:
+    """What a design's array must produce: ``S~`` for ``kaleido``, ``Q K^T`` for ``baseline``."""
+    if design == "kaleido":
+        return approx_scores(q, k, cfg)
+    if design == "baseline":
+        return int_gemm(q, k)
+    raise ValueError(f"unknown design {design!r}; choose one of {', '.join(DESIGNS)}")
 
 
 def attention_output(scores: np.ndarray, v: np.ndarray, scale: float) -> np.ndarray:

@@ -30,11 +30,16 @@ from .scheduler import cluster_tables, operand_stream, schedule
 from .tiling import pair_tables, tile_groups
 
 __all__ = ["CycleReport", "kaleido_cycles", "baseline_cycles", "LANES", "tail_cycles",
-           "VARIANTS", "variant_parts", "kaleido_tables", "scheduler_lead", "kaleido_tile_slots",
+           "VARIANTS", "variant_parts", "utilization", "kaleido_tables", "scheduler_lead", "kaleido_tile_slots",
            "split_cycles", "baseline_tile_slots"]
 
 #: Dispatcher ablation (DESIGN.md §5.5): which of scheduler and matcher each variant has.
 VARIANTS = {"pe": (False, False), "pe-sh": (True, False), "pe-m": (False, True), "full": (True, True)}
+
+
+def utilization(lane_work: int, cycles: int, pes: int) -> float:
+    """Useful lane work over the lane slots of ``cycles`` on ``pes`` PEs (two lanes each)."""
+    return lane_work / (cycles * pes * 2) if cycles else 0.0
 
 
 def variant_parts(variant: str) -> tuple[bool, bool]:
@@ -90,7 +95,7 @@ class CycleReport:
 
     @property
     def utilization(self) -> float:
-        return self.lane_work / (self.cycles * self.pes * 2) if self.cycles else 0.0
+        return utilization(self.lane_work, self.cycles, self.pes)
 
     def as_dict(self) -> dict:
         d = asdict(self)

@@ -39,15 +39,23 @@ def quantize(x: np.ndarray) -> tuple[np.ndarray, float]:
 
 def _read(path: str) -> np.ndarray:
     # PATH.npz:key picks one array of an archive; a lone array needs no key.
+    # The key is whatever follows the last colon, when the path without it names a file.
     key = None
-    if ".npz:" in path:
-        path, key = path.rsplit(":", 1)
+    if not os.path.exists(path) and ":" in path:
+        base, tail = path.rsplit(":", 1)
+        if os.path.isfile(base) and tail:
+            path, key = base, tail
+    if os.path.isdir(path):
+        raise WorkloadError(f"{path}: is a folder, not an .npy/.npz file")
     if not os.path.isfile(path):
         raise WorkloadError(f"{path}: no such file")
     try:
         loaded = np.load(path, allow_pickle=False)
     except Exception as exc:                      # numpy raises several types here
-        raise WorkloadError(f"{path}: not a readable .npy/.npz file ({exc.__class__.__name__})") from None
+        why = str(exc).splitlines()[0] if str(exc) else exc.__class__.__name__
+        if "allow_pickle" in why:
+            why = "it holds Python objects, not numbers"
+        raise WorkloadError(f"{path}: not a readable .npy/.npz file ({why})") from None
     if isinstance(loaded, np.lib.npyio.NpzFile):
         with loaded:
             names = list(loaded.files)

@@ -8,27 +8,27 @@ import sys
 from golden import Config, model_partition
 from hw import blocks
 
-from .common import UserError, atomic_output, print_json, triple
+from .common import UserError, add_partition_args, atomic_output, check_output_dir, print_json, triple
 
 
 def add_block_args(p) -> None:
     p.add_argument("--block", required=True, choices=list(blocks.BLOCKS), help="which block")
-    part = p.add_mutually_exclusive_group()
-    part.add_argument("--partition", metavar="Dt,Dy,Dx", help="channel groups (default 44,42,42)")
-    part.add_argument("--model", choices=["hunyuanvideo", "wan2.1", "turbodiffusion", "cogvideox"])
-    p.add_argument("--head-dim", type=int, default=128, metavar="D", help="with --model (128)")
+    add_partition_args(p, required=False, head_dim=True)
     p.add_argument("--max-channels", type=int, metavar="N",
-                   help="longest reduction an accumulator holds (default: D)")
-    p.add_argument("--acc-bits", type=int, metavar="BITS", help="accumulator width (default: safe minimum)")
-    p.add_argument("--rows", type=int, default=4)
-    p.add_argument("--cols", type=int, default=4)
+                   help="longest reduction an accumulator holds (default: the head dimension)")
+    p.add_argument("--acc-bits", type=int, metavar="BITS",
+                   help="accumulator width (default: the least that cannot overflow)")
+    p.add_argument("--rows", type=int, default=4, help="PE rows of an array (default 4)")
+    p.add_argument("--cols", type=int, default=4, help="PE columns of an array (default 4)")
 
 
 def block_config(args) -> Config:
+    if args.head_dim is not None and not args.model:
+        raise UserError("--head-dim goes with --model (a --partition gives the head dimension itself)")
     if args.partition:
         partition = triple(args.partition, "partition")
     elif args.model:
-        partition = model_partition(args.model, args.head_dim)
+        partition = model_partition(args.model, 128 if args.head_dim is None else args.head_dim)
     else:
         partition = Config().partition
     return Config(partition=partition, max_channels=args.max_channels, acc_bits=args.acc_bits,
@@ -36,6 +36,7 @@ def block_config(args) -> Config:
 
 
 def cmd_verilog(args) -> int:
+    check_output_dir(args.out)
     cfg = block_config(args)
     text = blocks.verilog(args.block, cfg)
     os.makedirs(args.out, exist_ok=True)
@@ -50,16 +51,20 @@ def cmd_verilog(args) -> int:
 def cmd_synth(args) -> int:
     from synth.flow import SynthError, default_liberty, synthesize
 
+    if args.liberty is not None:
+        if not os.path.exists(args.liberty):
+            raise UserError(f"liberty file {args.liberty} does not exist")
+        if not os.path.isfile(args.liberty):
+            raise UserError(f"--liberty {args.liberty} is a folder, not a liberty file")
     cfg = block_config(args)
     liberty = None if args.no_liberty else (args.liberty or default_liberty())
-    if args.liberty and not os.path.isfile(args.liberty):
-        raise UserError(f"liberty file {args.liberty} does not exist")
     try:
         res = synthesize(blocks.verilog(args.block, cfg), blocks.top_name(args.block), liberty)
     except SynthError as exc:
         raise UserError(str(exc)) from None
     if liberty is None:
-        print(f"kaleido synth: no liberty file; using the {res['estimate']}", file=sys.stderr)
+        why = "--no-liberty" if args.no_liberty else "no liberty file found (run make setup, or pass --liberty)"
+        print(f"kaleido synth: {why}; using the {res['estimate'].split(';')[0]}", file=sys.stderr)
     report = {"block": args.block, "liberty": liberty, "area_um2": res["area_um2"],
               "sequential_area_um2": res["sequential_area_um2"], "cells": res["cells"],
               "config": {"partition": cfg.partition, "acc_bits": cfg.acc_bits,
@@ -79,12 +84,15 @@ def cmd_synth(args) -> int:
 def register(sub, parser_class) -> None:
     v = sub.add_parser("verilog", help="emit a block's Verilog")
     add_block_args(v)
-    v.add_argument("--out", required=True, metavar="DIR")
+    v.add_argument("--out", required=True, metavar="DIR", help="folder for BLOCK.v (made if missing)")
     v.set_defaults(func=cmd_verilog)
 
     s = sub.add_parser("synth", help="synthesize a block and report its area")
     add_block_args(s)
-    s.add_argument("--liberty", metavar="FILE", help="standard cells (default: OSU018 from make setup)")
-    s.add_argument("--no-liberty", action="store_true", help="force the liberty-free estimate")
-    s.add_argument("--json", action="store_true")
+    lib = s.add_mutually_exclusive_group()
+    lib.add_argument("--liberty", metavar="FILE",
+                     help="standard cells (default: OSU018, which make setup fetches)")
+    lib.add_argument("--no-liberty", action="store_true",
+                     help="use the liberty-free transistor-count estimate")
+    s.add_argument("--json", action="store_true", help="print the figures as one JSON object")
     s.set_defaults(func=cmd_synth)

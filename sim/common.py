@@ -1,5 +1,6 @@
 """Pieces every ``kaleido`` subcommand shares: the user-error type, argument
-parsing helpers, atomic output files and JSON that stays valid."""
+parsing helpers, output places checked before any work, atomic output files,
+and JSON that stays valid."""
 
 from __future__ import annotations
 
@@ -11,7 +12,13 @@ from contextlib import contextmanager
 
 import numpy as np
 
-__all__ = ["UserError", "triple", "atomic_output", "json_safe", "print_json"]
+from golden import MODELS
+
+__all__ = ["UserError", "triple", "check_output_file", "check_output_dir", "atomic_output",
+           "json_safe", "print_json", "add_partition_args", "MAX_TOKENS", "check_tokens"]
+
+#: The largest grid a command takes: ``S~`` alone is ``N x N`` int64, 32 GiB at 65,536 tokens.
+MAX_TOKENS = 65536
 
 
 class UserError(Exception):
@@ -28,17 +35,91 @@ def triple(text: str, what: str) -> tuple[int, int, int]:
     return parts
 
 
-@contextmanager
-def atomic_output(path: str, suffix: str = ""):
-    """Yield a temporary path beside ``path``; rename it into place on success only."""
+def check_tokens(grid: tuple[int, int, int]) -> None:
+    """Refuse a grid whose score matrix could not be held, before anything is allocated."""
+    n = math.prod(grid)
+    if n > MAX_TOKENS:
+        gib = n * n * 8 / 2 ** 30
+        raise UserError(f"grid {'x'.join(map(str, grid))} has {n:,} tokens; at most {MAX_TOKENS:,} "
+                        f"are taken (its scores alone would need {gib:.3g} GiB)")
+
+
+def add_partition_args(p, required: bool = True, head_dim: bool = False) -> None:
+    """``--partition Dt,Dy,Dx`` or ``--model NAME`` (with ``--head-dim D`` when asked)."""
+    part = p.add_mutually_exclusive_group(required=required)
+    part.add_argument("--partition", metavar="Dt,Dy,Dx",
+                      help="channels of the t-, y- and x-group, in that order")
+    part.add_argument("--model", choices=list(MODELS),
+                      help="take the partition from a model's 3-D RoPE"
+                           + (" at --head-dim channels" if head_dim else " at the operands' width"))
+    if head_dim:
+        p.add_argument("--head-dim", type=int, metavar="D", help="head dimension with --model (default 128)")
+
+
+def _writable_ancestor(path: str) -> str:
+    # The nearest folder that exists above path: what decides whether it can be made.
+    probe = os.path.dirname(path)
+    while probe and not os.path.exists(probe):
+        probe = os.path.dirname(probe)
+    return probe or "."
+
+
+def check_output_file(path: str, what: str = "--out") -> str:
+    """Check that ``path`` can become a file, before any work; return it absolute."""
+    if not path:
+        raise UserError(f"{what} is empty: name a file")
     target = os.path.abspath(path)
+    if os.path.isdir(target):
+        raise UserError(f"{what} {path} is a folder; name a file")
     folder = os.path.dirname(target)
     if not os.path.isdir(folder):
         raise UserError(f"output folder {folder} does not exist")
-    fd, tmp = tempfile.mkstemp(prefix=".kaleido-", suffix=suffix, dir=folder)
+    if not os.access(folder, os.W_OK):
+        raise UserError(f"{what} {path}: folder {folder} is not writable")
+    return target
+
+
+def check_output_dir(path: str, what: str = "--out") -> str:
+    """Check that ``path`` is, or can become, a writable folder, without making it yet."""
+    if not path:
+        raise UserError(f"{what} is empty: name a folder")
+    target = os.path.abspath(path)
+    if os.path.exists(target):
+        if not os.path.isdir(target):
+            raise UserError(f"{what} {path} is a file; name a folder")
+        if not os.access(target, os.W_OK):
+            raise UserError(f"{what} {path} is not writable")
+        return target
+    parent = _writable_ancestor(target)
+    if not os.path.isdir(parent):
+        raise UserError(f"{what} {path}: {parent} is a file, so the folder cannot be made")
+    if not os.access(parent, os.W_OK):
+        raise UserError(f"{what} {path}: cannot make it, {parent} is not writable")
+    return target
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+@contextmanager
+def atomic_output(path: str, suffix: str = ""):
+    """Yield a temporary path beside ``path``; rename it into place on success only.
+
+    The file gets the mode ``open()`` would give it (0666 less the umask), not
+    the private 0600 of a temporary file.
+    """
+    target = check_output_file(path)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=".kaleido-", suffix=suffix, dir=os.path.dirname(target))
+    except OSError as exc:
+        raise UserError(f"cannot write {path}: {exc.strerror}") from None
     os.close(fd)
     try:
         yield tmp
+        os.chmod(tmp, 0o666 & ~_umask())
         os.replace(tmp, target)
     finally:
         if os.path.exists(tmp):

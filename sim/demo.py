@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from golden import Config, run_attention
+from golden import Config, expected_scores, run_attention
 from golden.workload import quantize
 from hw import blocks
 
@@ -49,8 +49,11 @@ def write_workload(cfg: Config, out: str, workload: str = DEFAULT_CLIP) -> dict:
 def cmd_demo(args) -> int:
     from synth.flow import SynthError, default_liberty, synthesize
 
-    from .attention_cmd import pick_simulator, simulate
+    from .common import check_output_dir
+    from .simulate import pick_simulator, simulate
 
+    check_output_dir(args.out)
+    simulator = pick_simulator(args.simulator)
     out = Path(args.out)
     cfg = demo_config()
     T, H, W = cfg.grid
@@ -74,7 +77,6 @@ def cmd_demo(args) -> int:
         (vdir / f"{blocks.top_name(name)}.v").write_text(blocks.verilog(name, cfg))
     print(f"  verilog   {', '.join(blocks.BLOCKS)} -> {vdir}/")
 
-    simulator = pick_simulator(args.simulator)
     summary = {}
     for design, variant in (("kaleido", "full"), ("baseline", "pe")):
         start = time.perf_counter()
@@ -84,16 +86,15 @@ def cmd_demo(args) -> int:
                            variant=variant)
         finally:
             shutil.rmtree(work, ignore_errors=True)
-        expected = res.scores if design == "kaleido" else q.astype(np.int64) @ k.astype(np.int64).T
-        match = bool(np.array_equal(rtl["scores"], expected))
-        util = rtl["lane_work"] / (rtl["cycles"] * cfg.rows * cfg.cols * 2)
+        match = bool(np.array_equal(rtl["scores"], expected_scores(q, k, cfg, design)))
+        util = rtl["utilization"]
         summary[design] = dict(cycles=rtl["cycles"], model_cycles=rtl["model"]["cycles"],
-                               executed_macs=rtl["lane_work"] / 2, utilization=util,
+                               executed_macs=rtl["executed_macs"], utilization=util,
                                scores_match=match, seconds=time.perf_counter() - start)
         print(f"  rtl       {design + (' (' + variant + ')' if design == 'kaleido' else ''):15s} "
               f"on {simulator}: scores {'match' if match else 'DIFFER'}, "
               f"{rtl['cycles']} cycles (model {rtl['model']['cycles']}), "
-              f"{rtl['lane_work'] / 2:g} MACs executed, utilization {100 * util:.1f} %")
+              f"{rtl['executed_macs']:g} MACs executed, utilization {100 * util:.1f} %")
     kal, base = summary["kaleido"], summary["baseline"]
     hw_red = 1 - kal["executed_macs"] / res.dense_macs
     print(f"  figures   hardware reduction {100 * hw_red:.1f} % vs oracle "

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from golden import Config, approx_scores, int_gemm, pair_reuse, quantize, run_attention
+from golden import Config, expected_scores, int_gemm, pair_reuse, quantize, run_attention
 from golden.attention import attention_output, mask_skip, quality, topk_output
 from golden.config import GROUPS
 from golden.reuse_stats import AXES
@@ -26,6 +26,7 @@ from golden.cycle_model import (VARIANTS, baseline_cycles, baseline_tile_slots, 
                                 kaleido_tables, kaleido_tile_slots, split_cycles)
 from golden.video import CLIPS
 
+from .simulate import pick_simulator, simulate
 from .workload_cmd import DEFAULT_CLIP, make_workload
 
 THRESHOLDS = [(3, 1), (4, 2), (5, 3), (6, 4)]
@@ -289,6 +290,7 @@ def build_report(out: Path, seed: int = 1, jobs: int = 2, rtl: bool = True,
 
     sizes = {**default_sizes(seed), **(sizes or {})}
     big, mid, small = sizes["golden"], sizes["cycle_model"], sizes["rtl"]
+    sim = pick_simulator(simulator) if rtl else None     # no simulator: say so before any work
     data = {"seed": seed, "workload": workload,
             "configs": {k: json.loads(c.to_json()) for k, c in sizes.items()}}
     t0 = time.perf_counter()
@@ -314,8 +316,6 @@ def build_report(out: Path, seed: int = 1, jobs: int = 2, rtl: bool = True,
                                       "noise", jobs)}
 
     if rtl:
-        from .attention_cmd import pick_simulator, simulate
-        sim = pick_simulator(simulator)
         ops = _quantized(small, w)
         q, k = ops["q"][0], ops["k"][0]
         rtl_runs = {}
@@ -328,8 +328,9 @@ def build_report(out: Path, seed: int = 1, jobs: int = 2, rtl: bool = True,
                 shutil.rmtree(work, ignore_errors=True)
             model = kaleido_cycles(q, k, small, variant)
             rtl_runs[variant] = {"cycles": r["cycles"], "model_cycles": model.cycles,
-                                 "utilization": r["lane_work"] / (r["cycles"] * small.rows * small.cols * 2),
-                                 "scores_match": bool(np.array_equal(r["scores"], approx_scores(q, k, small)))}
+                                 "utilization": r["utilization"],
+                                 "scores_match": bool(np.array_equal(
+                                     r["scores"], expected_scores(q, k, small, "kaleido")))}
         data["fig19"]["rtl"] = {"simulator": sim, "runs": rtl_runs}
 
     liberty = default_liberty()
@@ -508,8 +509,9 @@ def _workload_words(workload: str) -> str:
 
 
 def cmd_report(args) -> int:
-    from .common import UserError
+    from .common import UserError, check_output_dir
 
+    check_output_dir(args.out)
     if args.jobs < 1:
         raise UserError(f"--jobs {args.jobs} must be 1 or more")
     if args.seed < 0:

@@ -138,8 +138,12 @@ def build(top: str, verilog_text: str, simulator: str, build_dir: Path, waves: b
 
 def test(top: str, simulator: str, build_dir: Path, test_module: str, work_dir: Path,
          cfg: Config, testcase: str | None = None, env: dict | None = None,
-         waves: bool = False) -> RunResult:
-    """Run the cocotb ``test_module`` against a build; read its results file."""
+         waves: bool = False, seed: int | None = None) -> RunResult:
+    """Run the cocotb ``test_module`` against a build; read its results file.
+
+    ``seed`` becomes cocotb's ``COCOTB_RANDOM_SEED``: the one seed a bench's
+    stimulus draws from (``cocotb.RANDOM_SEED``).
+    """
     from cocotb_tools.runner import get_runner
 
     work_dir = Path(work_dir).resolve()
@@ -155,7 +159,7 @@ def test(top: str, simulator: str, build_dir: Path, test_module: str, work_dir: 
         test_module=test_module, hdl_toplevel=top, hdl_toplevel_lang="verilog",
         testcase=testcase, extra_env=run_env,
         results_xml=str(xml), waves=waves, build_dir=Path(build_dir).resolve(),
-        test_dir=work_dir, log_file=log)
+        test_dir=work_dir, log_file=log, seed=seed)
     wall = time.perf_counter() - start
     if not xml.exists():
         raise RuntimeError(f"{simulator} wrote no results; see {log}")
@@ -165,7 +169,7 @@ def test(top: str, simulator: str, build_dir: Path, test_module: str, work_dir: 
 
 def run(block: str, cfg: Config, simulator: str, test_module: str, work_dir: Path,
         testcase: str | None = None, env: dict | None = None, waves: bool = False,
-        verilog_text: str | None = None, top: str | None = None) -> RunResult:
+        verilog_text: str | None = None, top: str | None = None, seed: int | None = None) -> RunResult:
     """Emit, build and simulate ``block`` under ``simulator``; run ``test_module``.
 
     ``verilog_text`` and ``top`` replace the block's own Verilog and top module
@@ -175,7 +179,7 @@ def run(block: str, cfg: Config, simulator: str, test_module: str, work_dir: Pat
     top = top or blocks.top_name(block)
     text = verilog_text if verilog_text is not None else blocks.verilog(block, cfg)
     build_dir = build(top, text, simulator, work_dir / f"build_{simulator}", waves)
-    return test(top, simulator, build_dir, test_module, work_dir, cfg, testcase, env, waves)
+    return test(top, simulator, build_dir, test_module, work_dir, cfg, testcase, env, waves, seed)
 
 
 def failure_text(result: RunResult, lines: int = 30) -> str:

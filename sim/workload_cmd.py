@@ -14,12 +14,13 @@ import os
 
 import numpy as np
 
-from golden import Config, MODELS, model_partition
+from golden import Config, model_partition
 from golden.config import GROUPS
 from golden.reuse_stats import reuse_stats
 from golden.workload import load_operand, quantize
 
-from .common import UserError, atomic_output, print_json, triple
+from .common import (UserError, add_partition_args, atomic_output, check_output_dir, check_tokens,
+                     print_json, triple)
 
 __all__ = ["register", "workload_config", "write_workload", "make_workload", "DEFAULT_CLIP"]
 
@@ -42,18 +43,17 @@ def make_workload(cfg: Config, workload: str = DEFAULT_CLIP) -> dict:
 
 def _add_shape_args(p, required: bool = True) -> None:
     p.add_argument("--grid", required=required, metavar="T,H,W", help="token grid of the head")
-    part = p.add_mutually_exclusive_group(required=required)
-    part.add_argument("--partition", metavar="Dt,Dy,Dx", help="channels per group")
-    part.add_argument("--model", choices=list(MODELS), help="take the partition from a model's 3-D RoPE")
-    p.add_argument("--head-dim", type=int, default=128, metavar="D",
-                   help="head dimension with --model (default 128)")
+    add_partition_args(p, required=required, head_dim=True)
 
 
 def workload_config(args, seed: int | None = None) -> Config:
     """The Config of ``--grid`` and ``--partition`` / ``--model --head-dim``."""
     grid = triple(args.grid, "grid")
+    check_tokens(grid)
+    if args.head_dim is not None and not args.model:
+        raise UserError("--head-dim goes with --model (a --partition gives the head dimension itself)")
     partition = (triple(args.partition, "partition") if args.partition
-                 else model_partition(args.model, args.head_dim))
+                 else model_partition(args.model, 128 if args.head_dim is None else args.head_dim))
     return Config(partition=partition, grid=grid, **({} if seed is None else {"seed": seed}))
 
 
@@ -83,6 +83,7 @@ def _report(arrays: dict, cfg: Config, out: str, source: str, as_json: bool) -> 
 def cmd_workload_proxy(args) -> int:
     from golden import proxy_workload
 
+    check_output_dir(args.out)
     if args.seed < 0:
         raise UserError(f"--seed {args.seed} must be 0 or more")
     cfg = workload_config(args, seed=args.seed)
@@ -98,6 +99,7 @@ def cmd_workload_proxy(args) -> int:
 def cmd_workload_video(args) -> int:
     from golden.video import CLIPS, video_workload
 
+    check_output_dir(args.out)
     if args.seed < 0:
         raise UserError(f"--seed {args.seed} must be 0 or more")
     if not 0.0 <= args.noise <= 1.0:
@@ -139,7 +141,7 @@ def cmd_workload_stats(args) -> int:
     if args.partition:
         partition = triple(args.partition, "partition")
     elif args.model:
-        partition = model_partition(args.model, args.head_dim)
+        partition = model_partition(args.model, 128 if args.head_dim is None else args.head_dim)
     elif "partition" in meta:
         partition = tuple(meta["partition"])
     else:

@@ -48,7 +48,10 @@ def _run(script: str, workdir: str) -> None:
     proc = subprocess.run([yosys_command(), "-q", "-s", "flow.ys"], cwd=workdir,
                           capture_output=True, text=True)
     if proc.returncode != 0:
-        tail = " | ".join((proc.stderr or proc.stdout).strip().splitlines()[-3:])
+        # Yosys writes its ERROR line to either stream; say it, or the last words it said.
+        said = [l.strip() for l in (proc.stderr + "\n" + proc.stdout).splitlines() if l.strip()]
+        errors = [l for l in said if l.startswith("ERROR")]
+        tail = " | ".join(errors[:1] or said[-3:]) or f"exit status {proc.returncode}, no message"
         raise SynthError(f"yosys failed: {tail}")
 
 
@@ -59,8 +62,13 @@ def synthesize(verilog_text: str, top: str, liberty: str | None = None) -> dict:
     (None without a liberty), ``cells`` (count), ``cell_types``, and without a
     liberty ``transistors`` with ``estimate`` naming the method.
     """
-    if liberty is not None and not os.path.isfile(liberty):
-        raise SynthError(f"liberty file {liberty} does not exist")
+    if liberty is not None:
+        if not os.path.isfile(liberty):
+            raise SynthError(f"liberty file {liberty} does not exist")
+        try:
+            liberty_cells(os.path.abspath(liberty))
+        except (ValueError, OSError) as exc:
+            raise SynthError(str(exc)) from None
     with tempfile.TemporaryDirectory(prefix="kaleido-synth-") as work:
         Path(work, "design.v").write_text(verilog_text)
         common = ("read_verilog -sv design.v\n"

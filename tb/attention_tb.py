@@ -22,7 +22,7 @@ import cocotb
 import numpy as np
 from cocotb.triggers import FallingEdge, ReadOnly, RisingEdge
 
-from golden.attention import approx_scores
+from golden.attention import expected_scores
 from golden.config import Config
 from golden.cycle_model import baseline_cycles, kaleido_cycles, kaleido_tables, variant_parts
 from golden.scheduler import Assignment
@@ -113,10 +113,9 @@ async def attention(dut):
         tables = kaleido_tables(q, k, CFG, VARIANT, assignments)
         image = kaleido_image(q, k, CFG, tables)
         model = kaleido_cycles(q, k, CFG, VARIANT, tables)
-        golden = approx_scores(q, k, CFG)
     else:
         image, model = baseline_image(q, k, CFG), baseline_cycles(n, n, CFG)
-        golden = q.astype(np.int64) @ k.astype(np.int64).T
+    golden = expected_scores(q, k, CFG, DESIGN)
     board = Scoreboard(image, CFG, n, n)
     monitor = Monitor(dut, CFG.cols, board, board.expected_per_column * CFG.cols)
     watch = cocotb.start_soon(monitor.run())

@@ -4,7 +4,7 @@ A driver writes random need tables (passes B and D) through the write port,
 then presents channel sets; a monitor reads the head and partner the merge unit
 picks, removes them and presents the rest, until the set is empty; the checker
 holds the whole issue sequence against :func:`golden.matcher.match`. Sets are
-random, empty, full (no step skipped) and single. Seeded by ``KALEIDO_SEED``.
+random, empty, full (no step skipped) and single. Seeded by cocotb's ``COCOTB_RANDOM_SEED``.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from golden.matcher import match
 
 from .common import start
 
-SEED = int(os.environ.get("KALEIDO_SEED", "1"))
+SEED = cocotb.RANDOM_SEED       # COCOTB_RANDOM_SEED, which the runner sets from the test's seed
 CFG = Config.from_json(os.environ["KALEIDO_CONFIG"]) if "KALEIDO_CONFIG" in os.environ else Config()
 
 

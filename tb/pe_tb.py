@@ -3,7 +3,7 @@
 Separate pieces, as in a bigger bench: a driver puts one cycle's inputs on the
 pins, a monitor samples what the PE shows after the clock edge, a reference
 model (the golden PE) predicts it, and a checker compares the two. Random
-stimulus is seeded by ``KALEIDO_SEED``, printed in every failure message.
+stimulus is seeded by cocotb's ``COCOTB_RANDOM_SEED``, printed in every failure message.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from hw.pe import baseline_row_layout, col_layout, row_layout
 from .common import start
 from .packing import pack, unpack
 
-SEED = int(os.environ.get("KALEIDO_SEED", "1"))
+SEED = cocotb.RANDOM_SEED       # COCOTB_RANDOM_SEED, which the runner sets from the test's seed
 CYCLES = int(os.environ.get("KALEIDO_CYCLES", "2000"))
 CFG = Config.from_json(os.environ["KALEIDO_CONFIG"]) if "KALEIDO_CONFIG" in os.environ else Config()
 

@@ -8,12 +8,12 @@ import json
 import numpy as np
 import pytest
 
+from adversarial import operands
 from golden import Config, approx_scores
 from golden.cycle_model import VARIANTS, baseline_cycles, kaleido_cycles, kaleido_tables, variant_parts
 from hw import blocks
 from sim import runner
-from sim.attention_cmd import run_scheduler
-from test_engine import operands
+from sim.simulate import run_scheduler
 
 WORDS = 256
 CASES = [

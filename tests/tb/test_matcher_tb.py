@@ -1,8 +1,6 @@
 """The emitted matcher Verilog under cocotb, on both simulators, at every
 lookahead depth up to the default."""
 
-import os
-
 import pytest
 
 from golden import Config
@@ -10,14 +8,12 @@ from sim import runner
 
 
 @pytest.mark.parametrize("simulator", runner.SIMULATORS)
-def test_matcher_verilog(tmp_path, simulator):
+def test_matcher_verilog(tmp_path, simulator, seed):
     why = runner.missing(simulator)
     if why:
         pytest.skip(why)
-    seed = int(os.environ.get("KALEIDO_SEED", "11"))
-    print(f"seed={seed}")
     for lookahead in range(1, Config().lookahead + 1):
         cfg = Config(partition=(12, 3, 3), cols=3, lookahead=lookahead)
         result = runner.run("matcher", cfg, simulator, "tb.matcher_tb", tmp_path / f"L{lookahead}",
-                            env={"KALEIDO_SEED": str(seed)})
+                            seed=seed)
         assert result.ok, f"lookahead {lookahead}, seed={seed}\n" + runner.failure_text(result)

@@ -11,7 +11,7 @@ import pytest
 import reference
 
 KALEIDO = [sys.executable, "-m", "sim"]
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def run(*args, cwd=None):
@@ -70,6 +70,8 @@ def test_model_preset_and_4d_input(tmp_path, rng):
     ({"--q": "wide.npy"}, "channels"),
     ({"--out": "nofolder/o.npz"}, "does not exist"),
 ])
+
+
 def test_bad_inputs_fail_cleanly(operands, change, message):
     d, q, _ = operands
     (d / "junk.npy").write_text("junk")
@@ -94,41 +96,3 @@ def test_missing_argument_is_one_line(operands):
             "--out", "o.npz", cwd=d)
     assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1
     assert "--k" in r.stderr
-
-
-def test_sim_attention_end_to_end(tmp_path, rng):
-    from sim import runner
-    if runner.missing("icarus"):
-        pytest.skip(runner.missing("icarus"))
-    q = rng.integers(-128, 128, (2 * 2 * 3, 5), dtype=np.int8)
-    k = np.clip(q + rng.integers(-4, 5, q.shape), -128, 127).astype(np.int8)
-    np.save(tmp_path / "q.npy", q)
-    np.save(tmp_path / "k.npy", k)
-    common = ["--q", "q.npy", "--k", "k.npy", "--grid", "2,2,3", "--partition", "1,2,2",
-              "--simulator", "icarus", "--rows", "2", "--cols", "3"]
-    r = run("sim", "attention", *common, "--out", "rtl", cwd=tmp_path)
-    assert r.returncode == 0, r.stderr
-    stats = json.loads((tmp_path / "rtl" / "stats.json").read_text())
-    assert stats["scores_match"] and stats["cycles"] == stats["model_cycles"]
-    assert {"design", "variant", "simulator", "cycles", "model_cycles", "executed_macs",
-            "utilization"} <= set(stats)
-    g = run("golden", "attention", *common[:8], "--out", "g.npz", cwd=tmp_path)
-    assert g.returncode == 0, g.stderr
-    np.testing.assert_array_equal(np.load(tmp_path / "rtl" / "scores.npy"),
-                                  np.load(tmp_path / "g.npz")["scores"])
-    assert not [p for p in (tmp_path / "rtl").iterdir() if p.name.startswith(".work")]
-    w = run("sim", "attention", *common, "--variant", "pe", "--waves", "--out", "waves", cwd=tmp_path)
-    assert w.returncode == 0, w.stderr
-    assert [p for p in (tmp_path / "waves").iterdir() if p.suffix in (".fst", ".vcd")]
-    assert not [p for p in (tmp_path / "waves").iterdir() if p.name.startswith(".work")]
-
-
-def test_sim_attention_bad_variant(tmp_path):
-    np.save(tmp_path / "q.npy", np.zeros((4, 3), np.int8))
-    r = run("sim", "attention", "--q", "q.npy", "--k", "q.npy", "--grid", "1,2,2", "--design",
-            "baseline", "--partition", "1,1,1", "--variant", "pe-m", "--out", "o", cwd=tmp_path)
-    assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1
-    assert "dispatcher" in r.stderr and not (tmp_path / "o" / "stats.json").exists()
-    r = run("sim", "attention", "--q", "q.npy", "--k", "q.npy", "--grid", "1,2,2",
-            "--partition", "1,1,1", "--variant", "fancy", "--out", "o", cwd=tmp_path)
-    assert r.returncode == 2 and "invalid choice" in r.stderr

@@ -47,7 +47,8 @@ def test_synth_json_and_ratio():
 def test_synth_without_liberty_says_so():
     r = run("synth", "--block", "baseline-pe", "--no-liberty", "--json")
     assert r.returncode == 0, r.stderr
-    assert "no liberty file" in r.stderr
+    assert "--no-liberty" in r.stderr and "transistor count" in r.stderr
+    assert r.stderr.count("liberty") == 1 and len(r.stderr.strip().splitlines()) == 1
     rep = json.loads(r.stdout)
     assert rep["area_um2"] is None and rep["transistors"] > 0
 
@@ -59,3 +60,18 @@ def test_bad_block_and_liberty(tmp_path):
     assert r.returncode == 2 and "does not exist" in r.stderr
     r = run("verilog", "--block", "pe", "--out", str(tmp_path), "--acc-bits", "8")
     assert r.returncode == 2 and "could overflow" in r.stderr
+
+
+@pytest.mark.parametrize("args, message", [
+    (["synth", "--block", "pe", "--liberty", "{tmp}/junk.lib"], "no cells found; is it a Liberty file?"),
+    (["synth", "--block", "pe", "--liberty", "{tmp}"], "is a folder, not a liberty file"),
+    (["synth", "--block", "pe", "--liberty", "{tmp}/junk.lib", "--no-liberty"], "not allowed with"),
+    (["verilog", "--block", "pe", "--head-dim", "16", "--out", "{tmp}/v"], "--head-dim goes with --model"),
+    (["verilog", "--block", "pe", "--out", "{tmp}/junk.lib"], "is a file; name a folder"),
+])
+def test_refusals_are_one_line(tmp_path, args, message):
+    (tmp_path / "junk.lib").write_text("not a liberty file\n")
+    r = run(*(a.format(tmp=tmp_path) for a in args))
+    assert r.returncode == 2 and message in r.stderr, r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["junk.lib"]

@@ -1,0 +1,56 @@
+"""The operands of an attention command: their arguments, and loading them into a Config."""
+
+from __future__ import annotations
+
+import sys
+
+from golden import Config, model_partition
+from golden.workload import load_operand
+
+from .common import add_partition_args, check_tokens, triple
+
+__all__ = ["add_operand_args", "load_attention_inputs"]
+
+_FILE_HELP = ("int8 or float .npy (or FILE.npz:KEY), [N, D] with tokens t-major, then y, then x, "
+              "or [T, H, W, D]; floats are quantized per tensor")
+
+
+def add_operand_args(p, with_v: bool) -> None:
+    p.add_argument("--q", required=True, metavar="Q.npy", help="queries: " + _FILE_HELP)
+    p.add_argument("--k", required=True, metavar="K.npy", help="keys, shaped like the queries")
+    if with_v:
+        p.add_argument("--v", metavar="V.npy", help="values, shaped like the queries: adds the "
+                                                    "output's quality to --json")
+    p.add_argument("--grid", required=True, metavar="T,H,W", help="token grid of the head")
+    add_partition_args(p)
+    p.add_argument("--full-bits", type=int, default=5, metavar="F",
+                   help="full reuse when the top F bits agree (default 5)")
+    p.add_argument("--partial-bits", type=int, default=3, metavar="P",
+                   help="partial reuse when the top P bits agree (default 3)")
+
+
+def load_attention_inputs(args, names=("q", "k")):
+    """Build the Config from the arguments and load the operands against it.
+
+    Returns ``(cfg, {name: Operand})``. A float file is quantized, and said so on stderr.
+    """
+    grid = triple(args.grid, "grid")
+    check_tokens(grid)
+    first = load_operand(getattr(args, names[0]), None, "--" + names[0])
+    d = first.data.shape[1]
+    partition = (triple(args.partition, "partition") if args.partition
+                 else model_partition(args.model, d))
+    extra = {k: getattr(args, k) for k in ("rows", "cols") if getattr(args, k, None) is not None}
+    cfg = Config(partition=partition, grid=grid, full_bits=args.full_bits,
+                 partial_bits=args.partial_bits, **extra)
+    ops = {}
+    for name in names:
+        path = getattr(args, name, None)
+        if path is None:
+            continue
+        op = load_operand(path, cfg, "--" + name)
+        if op.quantized:
+            print(f"kaleido: --{name} {path} holds floats: quantized to int8 with scale {op.scale:.6g}",
+                  file=sys.stderr)
+        ops[name] = op
+    return cfg, ops

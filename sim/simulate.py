@@ -1,0 +1,140 @@
+"""Attention on the simulated RTL, as a library: pick a simulator, cluster with the
+scheduler RTL, run the engine under cocotb, and return what the bench measured.
+
+``kaleido sim attention``, ``kaleido demo`` and ``kaleido report`` all call
+:func:`simulate`; none of them holds a copy of it.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from pathlib import Path
+
+import numpy as np
+
+from golden.cycle_model import utilization, variant_parts
+from golden.scheduler import operand_stream
+from golden.tiling import pair_tables
+from hw import blocks
+
+from . import runner
+from .common import UserError
+
+__all__ = ["pick_simulator", "run_scheduler", "simulate", "WAVE_SUFFIXES"]
+
+WAVE_SUFFIXES = (".fst", ".vcd")
+
+
+def pick_simulator(requested: str | None) -> str:
+    """``requested`` if it can run here; else Verilator, else Icarus; else a UserError saying why."""
+    if requested:
+        why = runner.missing(requested)
+        if why:
+            raise UserError(why)
+        return requested
+    for sim in ("verilator", "icarus"):
+        if not runner.missing(sim):
+            return sim
+    raise UserError("no simulator can run here: " + "; ".join(runner.missing(s) for s in runner.SIMULATORS))
+
+
+def _progress(work: Path, done: threading.Event, label: str) -> None:
+    # The bench writes "seen total" to work/progress as scores drain; follow it with a bar.
+    from tqdm import tqdm
+
+    bar = None
+    while not done.wait(0.5):
+        try:
+            seen, total = (int(v) for v in (work / "progress").read_text().split())
+        except (OSError, ValueError):
+            continue
+        if bar is None:
+            bar = tqdm(total=total, desc=label, leave=False, dynamic_ncols=True,
+                       bar_format="{desc}: {percentage:3.0f}%|{bar}| {n_fmt}/{total_fmt} scores [{elapsed}]")
+        bar.n = seen
+        bar.refresh()
+    if bar is not None:
+        bar.close()
+
+
+def _first_failure(log: Path) -> str:
+    for line in log.read_text(errors="replace").splitlines():
+        if "AssertionError" in line or "Error:" in line:
+            return line.strip()[:300]
+    return "see the log"
+
+
+def run_scheduler(cfg, q, k, simulator: str, work: Path, build_dir: Path | None = None,
+                  waves: bool = False) -> dict:
+    """Cluster Q's and K's pairs on the scheduler RTL; return its ``sched_out.json``.
+
+    ``build_dir`` reuses an existing scheduler build (tests run many cases on one).
+    """
+    streams = {}
+    for name, x in (("q", q), ("k", k)):
+        strings, last = operand_stream(pair_tables(x, cfg), cfg)
+        streams[name] = {"strings": strings, "last": last}
+    (work / "sched_in.json").write_text(json.dumps(streams))
+    top = blocks.top_name("scheduler")
+    if build_dir is None:
+        build_dir = runner.build(top, blocks.verilog("scheduler", cfg), simulator,
+                                 work / "scheduler" / f"build_{simulator}", waves)
+    result = runner.test(top, simulator, build_dir, "tb.scheduler_tb", work / "scheduler", cfg,
+                         env={"KALEIDO_WORK": str(work)}, waves=waves)
+    if not result.ok:
+        raise UserError(f"scheduler RTL failed under {simulator}: "
+                        + _first_failure(result.log) + f" (log: {result.log})")
+    return json.loads((work / "sched_out.json").read_text())
+
+
+def simulate(cfg, q, k, design: str, simulator: str, work: Path, waves: bool = False,
+             label: str = "simulating", variant: str = "pe") -> dict:
+    """Run one attention product on the RTL; return the bench's ``rtl.json`` plus scores.
+
+    With a scheduler (pe-sh, full) its RTL runs first and the engine takes the
+    pairs in the order of its clusters; ``cycles`` then adds the scheduler's
+    lead (its first batch, which the array cannot overlap), as measured.
+    ``utilization`` is computed from the RTL's own counters. With ``waves``
+    every simulation leaves its waveform under ``work``.
+    """
+    work = Path(work).resolve()
+    work.mkdir(parents=True, exist_ok=True)
+    np.save(work / "q.npy", q)
+    np.save(work / "k.npy", k)
+    with_scheduler, with_matcher = variant_parts(variant)
+    lead = 0
+    if design == "kaleido" and with_scheduler:
+        sched = run_scheduler(cfg, q, k, simulator, work, waves=waves)
+        lead = max(sched["q"]["lead"], sched["k"]["lead"])
+    if design == "kaleido":
+        qt, kt = pair_tables(q, cfg), pair_tables(k, cfg)
+        words = [sum(-(-t.pairs // n) * t.width for t in tables)
+                 for tables, n in ((qt, cfg.rows), (kt, cfg.cols))]
+    else:
+        words = [-(-q.shape[0] // cfg.rows) * q.shape[1], -(-k.shape[0] // cfg.cols) * k.shape[1]]
+    text = blocks.engine_verilog(cfg, design, max(1, words[0]), max(1, words[1]),
+                                 matcher=design == "kaleido" and with_matcher)
+    done = threading.Event()
+    watcher = threading.Thread(target=_progress, args=(work, done, label), daemon=True)
+    watcher.start()
+    try:
+        result = runner.run(design, cfg, simulator, "tb.attention_tb", work,
+                            env={"KALEIDO_WORK": str(work), "KALEIDO_DESIGN": design,
+                                 "KALEIDO_VARIANT": variant if design == "kaleido" else "pe"},
+                            waves=waves, verilog_text=text, top=blocks.engine_top(design))
+    finally:
+        done.set()
+        watcher.join()
+    if not result.ok:
+        raise UserError(f"RTL simulation failed under {simulator}: "
+                        + _first_failure(result.log) + f" (log: {result.log})")
+    rtl = json.loads((work / "rtl.json").read_text())
+    rtl["engine_cycles"], rtl["lead_cycles"] = rtl["cycles"], lead
+    rtl["cycles"] += lead
+    rtl["utilization"] = utilization(rtl["lane_work"], rtl["cycles"], cfg.rows * cfg.cols)
+    rtl["executed_macs"] = rtl["lane_work"] / 2
+    rtl["scores"] = np.load(work / "scores.npy")
+    rtl["sim_time_ns"], rtl["test_seconds"], rtl["wall_seconds"] = (
+        result.sim_time_ns, result.test_s, result.wall_s)
+    return rtl

@@ -1,0 +1,80 @@
+"""``kaleido sim attention`` end to end on the emitted RTL: files, waveforms, and refusals."""
+
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+KALEIDO = [sys.executable, "-m", "sim"]
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def run(*args, cwd=None):
+    return subprocess.run(KALEIDO + list(args), capture_output=True, text=True, cwd=cwd or ROOT)
+
+
+def test_sim_attention_end_to_end(tmp_path, rng):
+    from sim import runner
+    if runner.missing("icarus"):
+        pytest.skip(runner.missing("icarus"))
+    q = rng.integers(-128, 128, (2 * 2 * 3, 5), dtype=np.int8)
+    k = np.clip(q + rng.integers(-4, 5, q.shape), -128, 127).astype(np.int8)
+    np.save(tmp_path / "q.npy", q)
+    np.save(tmp_path / "k.npy", k)
+    common = ["--q", "q.npy", "--k", "k.npy", "--grid", "2,2,3", "--partition", "1,2,2",
+              "--simulator", "icarus", "--rows", "2", "--cols", "3"]
+    r = run("sim", "attention", *common, "--out", "rtl", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    stats = json.loads((tmp_path / "rtl" / "stats.json").read_text())
+    assert stats["scores_match"] and stats["cycles"] == stats["model_cycles"]
+    assert {"design", "variant", "simulator", "cycles", "model_cycles", "executed_macs",
+            "utilization"} <= set(stats)
+    g = run("golden", "attention", *common[:8], "--out", "g.npz", cwd=tmp_path)
+    assert g.returncode == 0, g.stderr
+    np.testing.assert_array_equal(np.load(tmp_path / "rtl" / "scores.npy"),
+                                  np.load(tmp_path / "g.npz")["scores"])
+    assert not [p for p in (tmp_path / "rtl").iterdir() if p.name.startswith(".work")]
+    w = run("sim", "attention", *common, "--variant", "full", "--waves", "--out", "waves", cwd=tmp_path)
+    assert w.returncode == 0, w.stderr
+    waves = [p.name for p in (tmp_path / "waves").iterdir() if p.suffix in (".fst", ".vcd")]
+    assert len(waves) == 2 and [n for n in waves if n.startswith("scheduler_")], waves
+    assert not [p for p in (tmp_path / "waves").iterdir() if p.name.startswith(".work")]
+
+
+def test_a_failed_run_leaves_no_old_results(tmp_path, monkeypatch, capsys):
+    # The last run's scores and stats go when a new run starts: a failure leaves none behind.
+    from sim import attention_cmd, runner
+    from sim.cli import main
+    from sim.common import UserError
+    if runner.missing("icarus"):
+        pytest.skip(runner.missing("icarus"))
+    np.save(tmp_path / "q.npy", np.zeros((4, 3), np.int8))
+    out = tmp_path / "o"
+    out.mkdir()
+    for name in ("scores.npy", "stats.json", "old.vcd"):
+        (out / name).write_text("from the last run")
+
+    def broken(*args, **kwargs):
+        raise UserError("RTL simulation failed under icarus: on purpose")
+    monkeypatch.setattr(attention_cmd, "simulate", broken)
+    args = ["sim", "attention", "--q", str(tmp_path / "q.npy"), "--k", str(tmp_path / "q.npy"),
+            "--grid", "1,2,2", "--partition", "1,1,1", "--simulator", "icarus", "--out", str(out)]
+    assert main(args) == 2
+    assert "on purpose" in capsys.readouterr().err
+    assert list(out.iterdir()) == []
+    assert main(args[:-1] + [str(tmp_path / "new")]) == 2
+    assert not (tmp_path / "new").exists()          # a folder the failed run made goes too
+
+
+def test_sim_attention_bad_variant(tmp_path):
+    np.save(tmp_path / "q.npy", np.zeros((4, 3), np.int8))
+    r = run("sim", "attention", "--q", "q.npy", "--k", "q.npy", "--grid", "1,2,2", "--design",
+            "baseline", "--partition", "1,1,1", "--variant", "pe-m", "--out", "o", cwd=tmp_path)
+    assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1
+    assert "dispatcher" in r.stderr and not (tmp_path / "o" / "stats.json").exists()
+    r = run("sim", "attention", "--q", "q.npy", "--k", "q.npy", "--grid", "1,2,2",
+            "--partition", "1,1,1", "--variant", "fancy", "--out", "o", cwd=tmp_path)
+    assert r.returncode == 2 and "invalid choice" in r.stderr

@@ -1,0 +1,161 @@
+"""The ``kaleido`` command as a user and an adversary meet it: every refusal is one
+line on stderr with exit 2 and nothing left behind, every option is explained,
+and the command's modules import each other without a cycle."""
+
+import ast
+import os
+import stat
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from sim.cli import build_parser, main
+
+SIM = Path(__file__).resolve().parents[2] / "sim"
+
+
+@pytest.fixture
+def place(tmp_path, monkeypatch):
+    """A working folder holding an operand file and a plain file named ``afile``."""
+    monkeypatch.chdir(tmp_path)
+    np.save(tmp_path / "q.npy", np.zeros((4, 3), np.int8))
+    np.save(tmp_path / "obj.npy", np.array([{"a": 1}], dtype=object), allow_pickle=True)
+    (tmp_path / "afile").write_text("")
+    (tmp_path / "junk.lib").write_text("not a liberty file\n")
+    return tmp_path
+
+
+GOLDEN = ["golden", "attention", "--q", "q.npy", "--k", "q.npy", "--grid", "1,2,2", "--partition", "1,1,1"]
+SIM_ATT = ["sim", "attention", "--q", "q.npy", "--k", "q.npy", "--grid", "1,2,2", "--partition", "1,1,1",
+           "--simulator", "icarus"]
+PROXY = ["workload", "proxy", "--grid", "1,2,2", "--partition", "1,1,1"]
+
+# (issue case, arguments, what the one line must say)
+CASES = [
+    ("1 --out is a folder", GOLDEN + ["--out", "."], "is a folder; name a file"),
+    ("1 --out empty", GOLDEN + ["--out", ""], "--out is empty"),
+    ("1 --out empty, folder", PROXY + ["--out", ""], "--out is empty"),
+    ("1 --out under a file", GOLDEN + ["--out", "afile/o.npz"], "does not exist"),
+    ("1 --out DIR is a file: workload", PROXY + ["--out", "afile"], "is a file; name a folder"),
+    ("1 --out DIR is a file: verilog", ["verilog", "--block", "pe", "--out", "afile"], "is a file"),
+    ("1 --out DIR is a file: sim", SIM_ATT + ["--out", "afile"], "is a file"),
+    ("1 --out DIR is a file: report", ["report", "--no-rtl", "--out", "afile"], "is a file"),
+    ("1 --out DIR is a file: demo", ["demo", "--out", "afile"], "is a file"),
+    ("2 --jobs 0", ["report", "--jobs", "0", "--out", "r"], "--jobs 0 must be 1 or more"),
+    ("2 --jobs -3", ["report", "--jobs", "-3", "--out", "r"], "must be 1 or more"),
+    ("3 --seed=-1", PROXY + ["--seed=-1", "--out", "p"], "--seed -1 must be 0 or more"),
+    ("4 garbage liberty", ["synth", "--block", "baseline-pe", "--liberty", "junk.lib"], "Liberty file"),
+    ("6 a folder as --q", GOLDEN[:3] + ["."] + GOLDEN[4:] + ["--out", "o.npz"], "is a folder, not an"),
+    ("6 a key on an .npy", GOLDEN[:3] + ["q.npy:key"] + GOLDEN[4:] + ["--out", "o.npz"],
+     "not an .npz archive"),
+    ("6 object dtype", GOLDEN[:3] + ["obj.npy"] + GOLDEN[4:] + ["--out", "o.npz"], "Python objects"),
+    ("6 a folder as --liberty", ["synth", "--block", "pe", "--liberty", "."], "is a folder"),
+    ("7 negative grid", GOLDEN[:7] + ["-2,-4,4"] + GOLDEN[8:] + ["--out", "o.npz"], "extent below 1"),
+    ("8 huge grid: golden", GOLDEN[:7] + ["100000,100000,100000"] + GOLDEN[8:] + ["--out", "o.npz"],
+     "at most 65,536"),
+    ("8 huge grid: proxy", ["workload", "proxy", "--grid", "100000,100000,100000", "--partition", "1,1,1",
+                            "--out", "big"], "at most 65,536"),
+    ("10 both liberty flags", ["synth", "--block", "pe", "--liberty", "junk.lib", "--no-liberty"],
+     "not allowed with"),
+    ("11 --head-dim without --model", ["verilog", "--block", "pe", "--head-dim", "16", "--out", "v"],
+     "--head-dim goes with --model"),
+]
+
+
+@pytest.mark.parametrize("case, args, message", CASES, ids=[c[0] for c in CASES])
+def test_refusal_is_one_line_and_leaves_nothing(place, capsys, case, args, message):
+    before = sorted(p.name for p in place.iterdir())
+    assert main(args) == 2
+    out = capsys.readouterr()
+    lines = out.err.strip().splitlines()
+    assert len(lines) == 1 and message in lines[0] and lines[0].startswith("kaleido"), out.err
+    assert out.out == ""
+    assert sorted(p.name for p in place.iterdir()) == before
+
+
+def test_a_read_only_place_is_refused(tmp_path, capsys):
+    # Root may write anywhere on a writable file system; a read-only mount refuses even root.
+    ro = Path("/sys")
+    try:
+        (ro / "kaleido-probe").write_text("")
+    except OSError:
+        pass
+    else:
+        (ro / "kaleido-probe").unlink()
+        pytest.skip("no read-only place to write into")
+    np.save(tmp_path / "q.npy", np.zeros((4, 3), np.int8))
+    args = ["golden", "attention", "--q", str(tmp_path / "q.npy"), "--k", str(tmp_path / "q.npy"),
+            "--grid", "1,2,2", "--partition", "1,1,1", "--out", str(ro / "o.npz")]
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and ("not writable" in err or "cannot write" in err), err
+
+
+def test_outputs_respect_the_umask(tmp_path):
+    old = os.umask(0o027)
+    try:
+        np.save(tmp_path / "q.npy", np.zeros((4, 3), np.int8))
+        assert main(["golden", "attention", "--q", str(tmp_path / "q.npy"), "--k", str(tmp_path / "q.npy"),
+                     "--grid", "1,2,2", "--partition", "1,1,1", "--out", str(tmp_path / "o.npz")]) == 0
+        assert main(["workload", "proxy", "--grid", "1,2,2", "--partition", "1,1,1",
+                     "--out", str(tmp_path / "w")]) == 0
+    finally:
+        os.umask(old)
+    for path in [tmp_path / "o.npz", tmp_path / "w" / "q.npy", tmp_path / "w" / "workload.json"]:
+        assert stat.S_IMODE(path.stat().st_mode) == 0o640, path
+
+
+def _options(parser, path=("kaleido",)):
+    for action in parser._actions:
+        if hasattr(action, "choices") and isinstance(action.choices, dict):     # subcommands
+            for name, sub in action.choices.items():
+                yield from _options(sub, path + (name,))
+        elif action.option_strings and action.dest != "help":
+            yield " ".join(path), action
+
+
+def test_every_option_is_explained_without_the_spec():
+    for command, action in _options(build_parser()):
+        assert action.help, f"{command} {action.option_strings[0]} has no help"
+        assert "DESIGN.md" not in action.help, f"{command} {action.option_strings[0]} cites DESIGN.md"
+        if action.default not in (None, False) and not action.required:
+            assert "default" in action.help, f"{command} {action.option_strings[0]} hides its default"
+
+
+def test_golden_help_names_npz_keys(capsys):
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["golden", "attention", "--help"])
+    assert "FILE.npz:KEY" in capsys.readouterr().out
+
+
+def _imports(module: Path) -> set[str]:
+    # Every sim module this one imports, at the top or inside a function.
+    found = set()
+    for node in ast.walk(ast.parse(module.read_text())):
+        if isinstance(node, ast.ImportFrom):
+            if node.level == 1:
+                found |= {node.module.split(".")[0]} if node.module else {a.name for a in node.names}
+            elif node.module and node.module.startswith("sim."):
+                found.add(node.module.split(".")[1])
+        elif isinstance(node, ast.Import):
+            found |= {a.name.split(".")[1] for a in node.names if a.name.startswith("sim.")}
+    return {m for m in found if (SIM / f"{m}.py").exists()} - {module.stem}
+
+
+def test_sim_has_no_import_cycle():
+    graph = {p.stem: _imports(p) for p in SIM.glob("*.py")}
+    print("\n".join(f"{m} -> {', '.join(sorted(d))}" for m, d in sorted(graph.items())))
+    assert not {m for m, deps in graph.items() if "cli" in deps} - {"__main__"}, "only __main__ may import cli"
+    state = {}
+
+    def visit(m, trail):
+        if state.get(m) == "open":
+            raise AssertionError("import cycle: " + " -> ".join(trail + [m]))
+        if state.get(m) != "done":
+            state[m] = "open"
+            for d in graph[m]:
+                visit(d, trail + [m])
+            state[m] = "done"
+    for m in graph:
+        visit(m, [])
