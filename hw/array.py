@@ -22,7 +22,7 @@ from amaranth.lib.wiring import In, Out
 
 from golden.config import Config, require_config
 
-from .pe import PE, BaselinePE, baseline_row_layout, col_layout, row_layout
+from .pe import LANES, PE, BaselinePE, baseline_row_layout, col_layout, drain_signature, row_layout
 
 __all__ = ["KaleidoArray", "BaselineArray"]
 
@@ -44,6 +44,22 @@ def _popcount(bits):
 
 
 class _Array(wiring.Component):
+    """R x C PEs with skewed inputs and one drain chain per column.
+
+    Members
+    -------
+    row_in : In(row shape).array(rows)
+        One channel step per row, all rows in the same cycle (the array skews them).
+    col_in : In(column shape).array(cols)
+        One channel step per column, likewise.
+    col_valid : In(1).array(cols)
+        The column carries a real operand (for ``lane_work`` only).
+    drain : Out(drain_signature(cfg)).array(cols)
+        Each column's drain chain, leaving its top PE.
+    lane_work : Out(range(LANES * rows * cols + 1))
+        4x8 lanes doing useful work this cycle.
+    """
+
     pe_class = None
     row_shape = None
     col_shape = None
@@ -51,14 +67,12 @@ class _Array(wiring.Component):
     def __init__(self, cfg: Config):
         self.cfg = require_config(cfg, self)
         R, C = cfg.rows, cfg.cols
-        acc = signed(cfg.acc_bits)
         super().__init__({
             "row_in": In(self.row_shape).array(R),
             "col_in": In(self.col_shape).array(C),
             "col_valid": In(1).array(C),
-            "out": Out(acc).array(C),
-            "out_valid": Out(1).array(C),
-            "lane_work": Out(range(2 * R * C + 1)),
+            "drain": Out(drain_signature(cfg)).array(C),
+            "lane_work": Out(range(LANES * R * C + 1)),
         })
 
     def _lanes(self, pe, col_valid):
@@ -84,14 +98,11 @@ class _Array(wiring.Component):
                     nxt = Signal(name=f"colvalid_{i + 1}_{j}")
                     m.d.sync += nxt.eq(valid)
                     valid = nxt
-            # Drain chain: each PE takes the out register of the PE below; the
-            # top PE's is the column's output.
-            for i in range(R):
-                below = pes[i + 1][j] if i + 1 < R else None
-                if below is not None:
-                    m.d.comb += [pes[i][j].out_in.eq(below.out),
-                                 pes[i][j].out_in_valid.eq(below.out_valid)]
-            m.d.comb += [self.out[j].eq(pes[0][j].out), self.out_valid[j].eq(pes[0][j].out_valid)]
+            # Drain chain: each PE takes the drain of the PE below (the bottom one's
+            # input stays idle); the top PE's is the column's.
+            for i in range(R - 1):
+                wiring.connect(m, pes[i + 1][j].drain_out, pes[i][j].drain_in)
+            wiring.connect(m, pes[0][j].drain_out, wiring.flipped(self.drain[j]))
         for i in range(R):
             row = _skewed(m, self.row_in[i], i, f"row{i}")
             for j in range(C):

@@ -48,6 +48,7 @@ from .matcher import Matcher, lowest_set
 __all__ = ["AttentionEngine", "entry_bits", "GROUP_SLOTS"]
 
 GROUP_SLOTS = 3          # channel groups the controller can be given
+COUNTER_BITS = 48        # the cycle and lane-work counters: 2**48 cycles outlast any simulation
 
 
 def entry_bits(design: str) -> int:
@@ -73,6 +74,25 @@ class AttentionEngine(wiring.Component):
     matcher : bool
         Pair channel steps of passes B and D through a :class:`hw.matcher.Matcher`
         (variants ``pe-m`` and ``full``); without it steps go one per cycle.
+
+    Members
+    -------
+    q_wr_en, q_wr_addr, q_wr_data : In
+        Write one word (a channel of a row tile: ``rows`` buffer entries) of the Q buffer.
+    k_wr_en, k_wr_addr, k_wr_data : In
+        Likewise for the K buffer (``cols`` entries a word).
+    groups : In(range(GROUP_SLOTS + 1))
+        Channel groups to run.
+    dg, q_tiles, k_tiles, q_base, k_base : In(...).array(GROUP_SLOTS)
+        Per group: its channels, its Q and K tile counts, and its first word in each buffer.
+    start : In(1)
+        Begin (one cycle); ``cycles`` counts from the next.
+    busy : Out(1)
+        Running, from ``start`` until the last score has left.
+    out, out_valid : Out(signed(acc_bits)).array(cols), Out(1).array(cols)
+        Each column's drain: a finished (partial) score, for the accumulation buffer.
+    cycles, lane_work : Out(COUNTER_BITS)
+        Cycles since ``start``, and lane work done, for the cycle and utilization figures.
     """
 
     def __init__(self, cfg: Config, design: str = "kaleido", q_words: int = 64, k_words: int = 64,
@@ -105,8 +125,8 @@ class AttentionEngine(wiring.Component):
             "busy": Out(1),
             "out": Out(signed(cfg.acc_bits)).array(C),
             "out_valid": Out(1).array(C),
-            "cycles": Out(48),
-            "lane_work": Out(48),
+            "cycles": Out(COUNTER_BITS),
+            "lane_work": Out(COUNTER_BITS),
         })
 
     def elaborate(self, platform):
@@ -130,7 +150,7 @@ class AttentionEngine(wiring.Component):
         array = KaleidoArray(cfg) if kaleido else BaselineArray(cfg)
         m.submodules.array = array
         for j in range(C):
-            m.d.comb += [self.out[j].eq(array.out[j]), self.out_valid[j].eq(array.out_valid[j])]
+            m.d.comb += [self.out[j].eq(array.drain[j].score), self.out_valid[j].eq(array.drain[j].valid)]
 
         # --- S0: the sequencer ----------------------------------------------------------
         running = Signal()           # issuing slots

@@ -40,6 +40,21 @@ class Matcher(wiring.Component):
         Takes ``group_width`` (table entries: the widest channel group), ``cols``
         (needs per entry) and ``lookahead`` (the head and ``lookahead - 1``
         candidates).
+
+    Members
+    -------
+    wr_en, wr_chan : In(1), In(range(group_width + 1))
+        Write channel ``wr_chan``'s entry of both tables this cycle.
+    wr_b, wr_d : In(2 * cols)
+        The entry for passes B and D: 2 bits per column (0, 4 or 8 bits of the port).
+    use_d : In(1)
+        Look up table D (pass D) instead of B.
+    steps : In(group_width)
+        The pass's channels still to issue, one bit each.
+    head_valid, head, head_need : Out(1), Out(range(group_width + 1)), Out(2 * cols)
+        The lowest remaining channel, and its needs.
+    second_valid, second, second_need : Out(1), Out(range(group_width + 1)), Out(2 * cols)
+        The first candidate in the window whose needs fit beside the head's, if any.
     """
 
     def __init__(self, cfg: Config):

@@ -15,7 +15,12 @@ from amaranth.lib.wiring import In, Out
 from golden.config import Config, require_config
 from golden.pe import BYTE_STEP1, BYTE_STEP2, Load, Mode
 
-__all__ = ["row_layout", "col_layout", "baseline_row_layout", "PE", "BaselinePE"]
+__all__ = ["row_layout", "col_layout", "baseline_row_layout", "drain_signature", "PE", "BaselinePE",
+           "LANES", "REGISTERS"]
+
+#: 4x8 multiplier lanes of the augmented PE, and its accumulators R0..R2.
+LANES = 2
+REGISTERS = 3
 
 #: What travels along a row of augmented PEs.
 row_layout = data.StructLayout({
@@ -46,12 +51,26 @@ baseline_row_layout = data.StructLayout({
 })
 
 
+def drain_signature(cfg: Config) -> wiring.Signature:
+    """One link of a drain chain, as its sender sees it.
+
+    Members
+    -------
+    score : Out(signed(acc_bits))
+        A finished score on its way up the column.
+    valid : Out(1)
+        ``score`` holds a score this cycle.
+    """
+    return wiring.Signature({"score": Out(signed(cfg.acc_bits)), "valid": Out(1)})
+
+
 def _drain_link(m, self, value):
     """One link of the upward drain chain: capture ``value`` or pass on the one below."""
     with m.If(self.row_in.drain):
-        m.d.sync += [self.out.eq(value), self.out_valid.eq(1)]
+        m.d.sync += [self.drain_out.score.eq(value), self.drain_out.valid.eq(1)]
     with m.Else():
-        m.d.sync += [self.out.eq(self.out_in), self.out_valid.eq(self.out_in_valid)]
+        m.d.sync += [self.drain_out.score.eq(self.drain_in.score),
+                     self.drain_out.valid.eq(self.drain_in.valid)]
 
 
 class PE(wiring.Component):
@@ -65,6 +84,27 @@ class PE(wiring.Component):
     ----------
     cfg : Config
         Takes ``acc_bits``.
+
+    Members
+    -------
+    row_in : In(row_layout)
+        Operands, reuse states and control from the left (or the array's edge).
+    row_out : Out(row_layout)
+        ``row_in``, registered: the PE to the right's ``row_in``.
+    col_in : In(col_layout)
+        The column byte and its reuse states from above.
+    col_out : Out(col_layout)
+        ``col_in``, registered: the PE below's ``col_in``.
+    drain_in : In(drain_signature(cfg))
+        The drain chain from the PE below (tied off at the bottom of a column).
+    drain_out : Out(drain_signature(cfg))
+        The drain chain upward: R0 when ``row_in.drain``, else ``drain_in``, registered.
+    r0, r1, r2 : Out(signed(acc_bits))
+        The accumulators, for tests and proofs.
+    lanes : Out(LANES)
+        Bit ``i``: lane ``i`` multiplies this cycle.
+    acc_en : Out(LANES * REGISTERS)
+        Bit ``LANES*k + i``: lane ``i``'s product is added into register ``k``.
 
     Control encoding (``row.mode``, ``row.steps``, flags; decoded inside the PE,
     and identical to :func:`golden.pe.decode`). ``p`` is ``a0*b``, ``H`` its high
@@ -98,9 +138,7 @@ class PE(wiring.Component):
     R1 (R0 <- R1, R1 <- 0); R2 (R0 <- R2). ``row.drain`` copies R0, as it was before
     the hand-over, into the drain chain.
 
-    Two outputs report activity, combinationally: ``lanes`` (bit ``i``: lane ``i``
-    multiplies this cycle) and ``acc_en`` (bit ``2*k + i``: lane ``i``'s product
-    is added into register ``k`` of R0..R2).
+    The two activity outputs, ``lanes`` and ``acc_en``, are combinational.
     """
 
     def __init__(self, cfg: Config):
@@ -109,10 +147,9 @@ class PE(wiring.Component):
         super().__init__({
             "row_in": In(row_layout), "row_out": Out(row_layout),
             "col_in": In(col_layout), "col_out": Out(col_layout),
-            "out_in": In(acc), "out_in_valid": In(1),
-            "out": Out(acc), "out_valid": Out(1),
+            "drain_in": In(drain_signature(cfg)), "drain_out": Out(drain_signature(cfg)),
             "r0": Out(acc), "r1": Out(acc), "r2": Out(acc),
-            "lanes": Out(2), "acc_en": Out(6),
+            "lanes": Out(LANES), "acc_en": Out(LANES * REGISTERS),
         })
 
     def elaborate(self, platform):
@@ -242,6 +279,17 @@ class BaselinePE(wiring.Component):
     ----------
     cfg : Config
         Takes ``acc_bits``.
+
+    Members
+    -------
+    row_in, row_out : In / Out(baseline_row_layout)
+        Operand and control from the left; registered to the right.
+    col_in, col_out : In / Out(signed(8))
+        Operand from above; registered downward.
+    drain_in, drain_out : In / Out(drain_signature(cfg))
+        The drain chain, as in :class:`PE`.
+    acc : Out(signed(acc_bits))
+        The accumulator, for tests and proofs.
     """
 
     def __init__(self, cfg: Config):
@@ -250,8 +298,7 @@ class BaselinePE(wiring.Component):
         super().__init__({
             "row_in": In(baseline_row_layout), "row_out": Out(baseline_row_layout),
             "col_in": In(signed(8)), "col_out": Out(signed(8)),
-            "out_in": In(acc), "out_in_valid": In(1),
-            "out": Out(acc), "out_valid": Out(1),
+            "drain_in": In(drain_signature(cfg)), "drain_out": Out(drain_signature(cfg)),
             "acc": Out(acc),
         })
 

@@ -46,6 +46,21 @@ class Scheduler(wiring.Component):
     cfg : Config
         Takes ``queue_depth``, ``clusters``, ``cluster_capacity``, ``string_bits``
         and ``seed``.
+
+    Members
+    -------
+    in_valid : In(1)
+        ``in_string`` holds a string.
+    in_ready : Out(1)
+        The queue takes a string this cycle (it is filling).
+    in_string : In(string_bits)
+        A reuse string: bit ``b`` is 0 when the pair fully reuses on the channels of bit ``b``.
+    in_last : In(1)
+        ``in_string`` ends its batch: the queue stops filling and starts assigning.
+    out_valid : Out(1)
+        ``out_cluster`` is the next queued string's cluster, in queue order.
+    out_cluster : Out(range(clusters))
+        The cluster the string goes to.
     """
 
     def __init__(self, cfg: Config):

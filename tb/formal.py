@@ -32,7 +32,7 @@ from amaranth.lib.wiring import In
 
 from golden.config import Config
 from golden.pe import BYTE_STEP1, BYTE_STEP2, Load, Mode
-from hw.pe import PE, BaselinePE, col_layout, row_layout
+from hw.pe import PE, BaselinePE, col_layout, drain_signature, row_layout
 
 __all__ = ["PROOFS", "prove", "ProofResult"]
 
@@ -44,7 +44,7 @@ class EquivalenceHarness(wiring.Component):
         self.cfg = cfg
         self.flags_off = flags_off      # False: a control that must fail
         super().__init__({"row": In(row_layout), "col": In(col_layout),
-                          "out_in": In(signed(cfg.acc_bits)), "out_in_valid": In(1)})
+                          "drain_in": In(drain_signature(cfg))})
 
     def elaborate(self, platform):
         m = Module()
@@ -60,14 +60,14 @@ class EquivalenceHarness(wiring.Component):
         ]
         m.d.comb += [
             pe.row_in.eq(row), pe.col_in.eq(self.col),
-            pe.out_in.eq(self.out_in), pe.out_in_valid.eq(self.out_in_valid),
+            pe.drain_in.score.eq(self.drain_in.score), pe.drain_in.valid.eq(self.drain_in.valid),
             base.row_in.a.eq(row.a0), base.row_in.valid.eq(row.steps[0]),
             base.row_in.clear.eq(row.load == Load.CLEAR), base.row_in.drain.eq(row.drain),
             base.col_in.eq(self.col.b),
-            base.out_in.eq(self.out_in), base.out_in_valid.eq(self.out_in_valid),
+            base.drain_in.score.eq(self.drain_in.score), base.drain_in.valid.eq(self.drain_in.valid),
         ]
-        m.d.comb += [Assert(pe.r0 == base.acc), Assert(pe.out == base.out),
-                     Assert(pe.out_valid == base.out_valid)]
+        m.d.comb += [Assert(pe.r0 == base.acc), Assert(pe.drain_out.score == base.drain_out.score),
+                     Assert(pe.drain_out.valid == base.drain_out.valid)]
         return m
 
 

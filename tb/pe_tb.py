@@ -61,8 +61,8 @@ class Driver:
     def drive(self, row, col_raw, out_in, out_in_valid):
         self.dut.row_in.value = pack(self.row_layout, row)
         self.dut.col_in.value = col_raw
-        self.dut.out_in.value = out_in & ((1 << CFG.acc_bits) - 1)
-        self.dut.out_in_valid.value = int(out_in_valid)
+        self.dut.drain_in__score.value = out_in & ((1 << CFG.acc_bits) - 1)
+        self.dut.drain_in__valid.value = int(out_in_valid)
 
 
 class Monitor:
@@ -71,8 +71,8 @@ class Monitor:
 
     def sample(self) -> dict:
         seen = {name: _signed(getattr(self.dut, name)) for name in self.registers}
-        seen["out_valid"] = int(self.dut.out_valid.value)
-        seen["out"] = _signed(self.dut.out) if seen["out_valid"] else None
+        seen["out_valid"] = int(self.dut.drain_out__valid.value)
+        seen["out"] = _signed(self.dut.drain_out__score) if seen["out_valid"] else None
         return seen
 
 
@@ -89,7 +89,7 @@ class Checker:
 
 async def _begin(dut):
     # Every input defined before the first edge after reset (no X in Icarus).
-    for name in ("row_in", "col_in", "out_in", "out_in_valid"):
+    for name in ("row_in", "col_in", "drain_in__score", "drain_in__valid"):
         getattr(dut, name).value = 0
     await start(dut)
 

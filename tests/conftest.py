@@ -1,14 +1,13 @@
 """One seed source for every randomized test, printed so that a failure can be replayed."""
 
 import os
-import sys
 import zlib
 
 import numpy as np
 import pytest
 
-# tests/ holds helper modules (reference.py, strategies.py, adversarial.py), imported by name.
-sys.path.insert(0, os.path.dirname(__file__))
+# tests/ is a package, so its helpers are tests.reference, tests.strategies and
+# tests.adversarial, and tests/golden/ never shadows the golden package.
 
 
 @pytest.fixture

@@ -5,10 +5,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import reference
+from tests import reference
 from golden import Config, approx_scores, int_gemm, run_attention
 from golden.attention import attention_output, mask_skip, quality, topk_output
-from strategies import configs, operands
+from tests.strategies import configs, operands
 
 
 @settings(max_examples=80, deadline=None)

@@ -4,9 +4,9 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import reference
+from tests import reference
 from golden.linear import linear_layer
-from strategies import configs, operands
+from tests.strategies import configs, operands
 
 
 @settings(max_examples=40, deadline=None)

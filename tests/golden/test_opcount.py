@@ -2,9 +2,9 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import reference
+from tests import reference
 from golden import Config, dense_macs, oracle_macs, pair_reuse
-from strategies import configs, operands
+from tests.strategies import configs, operands
 
 
 @settings(max_examples=60, deadline=None)

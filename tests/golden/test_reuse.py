@@ -3,10 +3,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import reference
+from tests import reference
 from golden import Config, pair_reuse, window_reuse
 from golden.reuse import classify
-from strategies import configs, operands
+from tests.strategies import configs, operands
 
 
 @settings(max_examples=150, deadline=None)

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-import reference
+from tests import reference
 from golden import Config
 from golden.reuse_stats import reuse_stats
 

@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 from golden import approx_scores, pair_reuse
 from golden.tiling import accumulate, pair_tables, tile_groups
-from strategies import configs, operands
+from tests.strategies import configs, operands
 
 
 @settings(max_examples=60, deadline=None)

@@ -4,7 +4,7 @@ golden S~ and the cycle model: scores bit for bit, cycles and lane work equal.""
 import numpy as np
 import pytest
 
-from adversarial import CASES, operands
+from tests.adversarial import CASES, operands
 from golden import Config, approx_scores
 from golden.cycle_model import VARIANTS, baseline_cycles, kaleido_cycles, kaleido_tables, variant_parts
 from tb.engine_image import baseline_image, kaleido_image

@@ -95,8 +95,8 @@ def test_random_sequences_match_golden_pe(run, seed):
             col = ColIn(b=rnd.randrange(256), sk0=rnd.randrange(3), sk1=rnd.randrange(3), byte=rnd.randrange(4))
             out_in, out_in_valid = rnd.randrange(-100, 100), rnd.random() < 0.5
             drive(ctx, dut, row, col)
-            ctx.set(dut.out_in, out_in)
-            ctx.set(dut.out_in_valid, out_in_valid)
+            ctx.set(dut.drain_in.score, out_in)
+            ctx.set(dut.drain_in.valid, out_in_valid)
             dec = decode(row.mode, row.steps, row.sq0, col.sk0, row.sq1, col.sk1, col.byte)
             assert ctx.get(dut.lanes) == dec.lanes[0].on | dec.lanes[1].on << 1
             assert ctx.get(dut.acc_en) == sum(dec.enable[k][i] << (2 * k + i)
@@ -105,7 +105,7 @@ def test_random_sequences_match_golden_pe(run, seed):
             model.tick(row, col, out_in, out_in_valid)
             regs = [ctx.get(dut.r0), ctx.get(dut.r1), ctx.get(dut.r2)]
             assert regs == model.r, f"cycle {cycle}: {row} {col}"
-            assert (ctx.get(dut.out_valid), ctx.get(dut.out)) == (model.out_valid, model.out)
+            assert (ctx.get(dut.drain_out.valid), ctx.get(dut.drain_out.score)) == (model.out_valid, model.out)
             assert ctx.get(dut.row_out.a0) == row.a0 and ctx.get(dut.col_out.b) == col.b
             assert ctx.get(dut.row_out.mode) == row.mode and ctx.get(dut.col_out.sk1) == col.sk1
 
@@ -125,11 +125,11 @@ def test_baseline_pe_matches_model(run, seed):
             for name, v in dict(a=a, valid=valid, clear=clear, drain=drain).items():
                 ctx.set(getattr(dut.row_in, name), int(v))
             ctx.set(dut.col_in, b)
-            ctx.set(dut.out_in, out_in)
-            ctx.set(dut.out_in_valid, out_in_valid)
+            ctx.set(dut.drain_in.score, out_in)
+            ctx.set(dut.drain_in.valid, out_in_valid)
             await ctx.tick()
             model.tick(a, b, valid, clear, drain, out_in, out_in_valid)
             assert ctx.get(dut.acc) == model.acc, f"cycle {cycle}"
-            assert (ctx.get(dut.out_valid), ctx.get(dut.out)) == (model.out_valid, model.out)
+            assert (ctx.get(dut.drain_out.valid), ctx.get(dut.drain_out.score)) == (model.out_valid, model.out)
 
     simulate(dut, tb)

@@ -8,7 +8,7 @@ import sys
 import numpy as np
 import pytest
 
-import reference
+from tests import reference
 
 KALEIDO = [sys.executable, "-m", "sim"]
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))

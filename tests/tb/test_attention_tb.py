@@ -8,7 +8,7 @@ import json
 import numpy as np
 import pytest
 
-from adversarial import operands
+from tests.adversarial import operands
 from golden import Config, approx_scores
 from golden.cycle_model import VARIANTS, baseline_cycles, kaleido_cycles, kaleido_tables, variant_parts
 from hw import blocks
