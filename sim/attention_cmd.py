@@ -23,6 +23,7 @@ from golden.cycle_model import VARIANTS
 from . import runner
 from .common import UserError, atomic_output, check_output_dir, print_json
 from .operands import add_operand_args, load_attention_inputs
+from .energy import run_energy
 from .simulate import WAVE_SUFFIXES, pick_simulator, simulate
 
 __all__ = ["register", "OUTPUTS"]
@@ -46,6 +47,9 @@ def add_args(p) -> None:
     p.add_argument("--cols", type=int, default=4, help="PE columns of the array (default 4)")
     p.add_argument("--waves", action="store_true",
                    help="keep every simulation's waveform (engine, and scheduler where it runs) in DIR")
+    p.add_argument("--no-energy", action="store_true",
+                   help="leave energy_pj, fmax_mhz and time_us out of stats.json (they need the "
+                        "liberty file and OpenSTA, and a first synthesis of the array)")
     p.add_argument("--json", action="store_true", help="print stats.json to stdout")
     p.add_argument("--out", required=True, metavar="DIR",
                    help="folder for scores.npy and stats.json (made if missing)")
@@ -100,6 +104,8 @@ def cmd_sim_attention(args) -> int:
             "partial_bits": cfg.partial_bits, "tile_groups": model["tiles"],
             "sim_cycles_per_second": rtl["cycles"] / rtl["test_seconds"] if rtl["test_seconds"] else None,
         }
+        if not args.no_energy:
+            stats.update(run_energy(cfg, q, k, args.design, args.variant, rtl["cycles"]))
         with atomic_output(str(out / "scores.npy"), ".npy") as tmp:
             with open(tmp, "wb") as f:
                 np.save(f, rtl["scores"])
@@ -115,9 +121,11 @@ def cmd_sim_attention(args) -> int:
     if args.json:
         print_json(stats)
     else:
+        energy = (f", {stats['energy_pj'] / 1e3:.1f} nJ in {stats['time_us']:.1f} us at "
+                  f"{stats['fmax_mhz']:.0f} MHz" if stats.get("energy_pj") is not None else "")
         print(f"{args.design} {args.variant} on {simulator}: scores {'match' if stats['scores_match'] else 'DIFFER'}, "
               f"{stats['cycles']} cycles (model {stats['model_cycles']}), "
-              f"utilization {100 * stats['utilization']:.1f} %, -> {out}/")
+              f"utilization {100 * stats['utilization']:.1f} %{energy}, -> {out}/")
     return 0 if stats["scores_match"] and stats["cycles_match"] else 1
 
 

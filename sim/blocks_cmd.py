@@ -1,4 +1,4 @@
-"""``kaleido verilog`` and ``kaleido synth``: one block, one design point."""
+"""``kaleido verilog``, ``synth``, ``timing`` and ``power``: one block, one design point."""
 
 from __future__ import annotations
 
@@ -81,6 +81,69 @@ def cmd_synth(args) -> int:
     return 0
 
 
+def _liberty(args) -> str:
+    """The liberty file timing and power need: ``--liberty``, else the default, else a UserError."""
+    from synth.flow import default_liberty
+
+    if args.liberty is not None:
+        if not os.path.exists(args.liberty):
+            raise UserError(f"liberty file {args.liberty} does not exist")
+        if not os.path.isfile(args.liberty):
+            raise UserError(f"--liberty {args.liberty} is a folder, not a liberty file")
+        return args.liberty
+    lib = default_liberty()
+    if lib is None:
+        raise UserError("no liberty file found: run make setup (it fetches OSU018), or pass --liberty")
+    return lib
+
+
+def cmd_timing(args) -> int:
+    from synth.flow import SynthError
+    from synth.sta import StaError, sta_command
+    from synth.timing import block_timing
+
+    liberty = _liberty(args)
+    cfg = block_config(args)
+    try:
+        sta_command()
+        res = block_timing(args.block, cfg, liberty)
+    except (SynthError, StaError) as exc:
+        raise UserError(str(exc)) from None
+    report = {k: res[k] for k in ("block", "liberty", "critical_path_ns", "fmax_mhz", "startpoint", "endpoint")}
+    if args.json:
+        print_json(report)
+    else:
+        print(f"{args.block}: critical path {res['critical_path_ns']:.3f} ns, fmax {res['fmax_mhz']:.1f} MHz "
+              f"({res['startpoint']} -> {res['endpoint']}), {os.path.basename(liberty)}")
+    return 0
+
+
+def cmd_power(args) -> int:
+    from synth.flow import SynthError
+    from synth.power import ACTIONS, energy_per_action
+    from synth.sta import StaError, sta_command
+
+    if args.block not in ACTIONS:
+        raise UserError(f"energy per action is measured for the PEs ({', '.join(ACTIONS)}), "
+                        f"not {args.block}; kaleido timing takes every block")
+    liberty = _liberty(args)
+    cfg = block_config(args)
+    try:
+        sta_command()
+        res = energy_per_action(args.block, cfg, liberty)
+    except (SynthError, StaError) as exc:
+        raise UserError(str(exc)) from None
+    report = {k: res[k] for k in ("block", "liberty", "energy_pj", "leakage_uw", "clock_mhz", "method")}
+    if args.json:
+        print_json(report)
+    else:
+        print(f"{args.block} at {res['clock_mhz']:.1f} MHz, leakage {res['leakage_uw']:.3f} uW; "
+              f"energy per action (pJ):")
+        for action, e in res["energy_pj"].items():
+            print(f"  {action:15s} {e:8.2f}")
+    return 0
+
+
 def register(sub, parser_class) -> None:
     v = sub.add_parser("verilog", help="emit a block's Verilog")
     add_block_args(v)
@@ -96,3 +159,15 @@ def register(sub, parser_class) -> None:
                      help="use the liberty-free transistor-count estimate")
     s.add_argument("--json", action="store_true", help="print the figures as one JSON object")
     s.set_defaults(func=cmd_synth)
+
+    t = sub.add_parser("timing", help="static timing of a block (OpenSTA): critical path and fmax")
+    add_block_args(t)
+    t.add_argument("--liberty", metavar="FILE", help="standard cells (default: OSU018, which make setup fetches)")
+    t.add_argument("--json", action="store_true", help="print the figures as one JSON object")
+    t.set_defaults(func=cmd_timing)
+
+    pw = sub.add_parser("power", help="energy per action of a PE (OpenSTA report_power under measured activity)")
+    add_block_args(pw)
+    pw.add_argument("--liberty", metavar="FILE", help="standard cells (default: OSU018, which make setup fetches)")
+    pw.add_argument("--json", action="store_true", help="print the figures as one JSON object")
+    pw.set_defaults(func=cmd_power)

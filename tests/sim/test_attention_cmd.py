@@ -31,7 +31,12 @@ def test_sim_attention_end_to_end(tmp_path, rng):
     stats = json.loads((tmp_path / "rtl" / "stats.json").read_text())
     assert stats["scores_match"] and stats["cycles"] == stats["model_cycles"]
     assert {"design", "variant", "simulator", "cycles", "model_cycles", "executed_macs",
-            "utilization"} <= set(stats)
+            "utilization", "energy_pj", "fmax_mhz", "time_us"} <= set(stats)
+    if stats["energy_pj"] is None:
+        assert stats["energy_note"]                         # said why, where sta or the liberty is missing
+    else:
+        assert stats["energy_pj"] > 0 and stats["time_us"] == pytest.approx(stats["cycles"] / stats["fmax_mhz"])
+        assert stats["energy_pj"] == pytest.approx(sum(stats["energy_split_pj"].values()))
     g = run("golden", "attention", *common[:8], "--out", "g.npz", cwd=tmp_path)
     assert g.returncode == 0, g.stderr
     np.testing.assert_array_equal(np.load(tmp_path / "rtl" / "scores.npy"),

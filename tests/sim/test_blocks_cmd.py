@@ -75,3 +75,33 @@ def test_refusals_are_one_line(tmp_path, args, message):
     assert r.returncode == 2 and message in r.stderr, r.stderr
     assert len(r.stderr.strip().splitlines()) == 1
     assert sorted(p.name for p in tmp_path.iterdir()) == ["junk.lib"]
+
+
+needs_sta = pytest.mark.skipif(shutil.which("sta") is None or default_liberty() is None,
+                               reason="needs OpenSTA (sta) and the OSU018 liberty (make setup)")
+
+
+@needs_sta
+def test_timing_json_for_both_pes():
+    fmax = {}
+    for block in ("pe", "baseline-pe"):
+        r = run("timing", "--block", block, "--partition", "2,1,1", "--json")
+        assert r.returncode == 0, r.stderr
+        rep = json.loads(r.stdout)
+        assert set(rep) == {"block", "liberty", "critical_path_ns", "fmax_mhz", "startpoint", "endpoint"}
+        assert rep["fmax_mhz"] == pytest.approx(1000 / rep["critical_path_ns"]) and rep["fmax_mhz"] > 0
+        fmax[block] = rep["fmax_mhz"]
+    print(f"fmax pe {fmax['pe']:.1f} MHz, baseline-pe {fmax['baseline-pe']:.1f} MHz")
+
+
+@needs_sta
+def test_power_json_and_refusals(tmp_path):
+    r = run("power", "--block", "pe", "--partition", "2,1,1", "--json")
+    assert r.returncode == 0, r.stderr
+    rep = json.loads(r.stdout)
+    assert set(rep) == {"block", "liberty", "energy_pj", "leakage_uw", "clock_mhz", "method"}
+    assert rep["energy_pj"]["full_mac"] > rep["energy_pj"]["idle"] > 0
+    r = run("power", "--block", "array")
+    assert r.returncode == 2 and "measured for the PEs" in r.stderr
+    r = run("timing", "--block", "pe", "--liberty", str(tmp_path))
+    assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1

@@ -1,0 +1,61 @@
+"""Static timing of every block: its critical path and fmax, cached like its area.
+
+Results are cached under ``.cache/timing/`` by the hash of the block's Verilog
+and the liberty file, so a block is mapped and timed once.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+
+from golden.config import Config
+from hw import blocks
+
+from .flow import gate_netlist
+from .sta import timing
+
+__all__ = ["block_timing", "block_netlist", "CACHE"]
+
+CACHE = Path(__file__).resolve().parent.parent / ".cache" / "timing"
+
+
+def _key(text: str, liberty: str) -> str:
+    h = hashlib.sha256(text.encode())
+    h.update(Path(liberty).read_bytes())
+    return h.hexdigest()[:24]
+
+
+def _cached(path: Path, make) -> dict:
+    if path.exists():
+        return json.loads(path.read_text())
+    value = make()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(f".{os.getpid()}.tmp")
+    tmp.write_text(json.dumps(value))
+    os.replace(tmp, path)
+    return value
+
+
+def block_netlist(name: str, cfg: Config, liberty: str) -> str:
+    """The block's gate netlist (cached beside its timing)."""
+    text = blocks.verilog(name, cfg)
+    path = CACHE / f"{name}-{_key(text, liberty)}.v"
+    if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(gate_netlist(text, blocks.top_name(name), liberty))
+        os.replace(tmp, path)
+    return path.read_text()
+
+
+def block_timing(name: str, cfg: Config, liberty: str) -> dict:
+    """``critical_path_ns``, ``fmax_mhz``, ``startpoint``, ``endpoint`` of one block."""
+    text = blocks.verilog(name, cfg)
+    path = CACHE / f"{name}-{_key(text, liberty)}.json"
+    def make():
+        res = timing(block_netlist(name, cfg, liberty), blocks.top_name(name), liberty)
+        return {"block": name, "liberty": liberty, **res}
+    return _cached(path, make)
