@@ -26,6 +26,8 @@ from golden.cycle_model import (VARIANTS, baseline_cycles, baseline_tile_slots, 
                                 kaleido_tables, kaleido_tile_slots, split_cycles)
 from golden.video import CLIPS
 
+from hw import blocks
+
 from .simulate import pick_simulator, simulate
 from .workload_cmd import DEFAULT_CLIP, make_workload
 
@@ -144,6 +146,45 @@ def noise_point(args):
             "oracle_bound": 1 / (1 - res.oracle_reduction), "speedup": _speedup(q, k, cfg)}
 
 
+# -- Fig. 18b: energy, and throughput per area and per watt -----------------------------------
+
+def fig18_point(args):
+    cfg_json, F, P, workload = args
+    from golden.cycle_model import kaleido_products
+    from golden.energy import workload_energy
+    from synth.area import block_area
+    from synth.flow import default_liberty
+    from synth.power import energy_per_action
+    from synth.timing import block_timing
+
+    cfg = Config.from_json(cfg_json).with_(full_bits=F, partial_bits=P)
+    lib = default_liberty()
+    ops = _quantized(cfg, workload)
+    q, k = ops["q"][0], ops["k"][0]
+    out = {"F": F, "P": P}
+    base = baseline_cycles(cfg.tokens, cfg.tokens, cfg)
+    runs = {"baseline": (base.cycles, cfg.tokens ** 2 * cfg.head_dim, 0, base.tiles, "baseline")}
+    for variant in ("pe", "full"):
+        c = kaleido_cycles(q, k, cfg, variant)
+        n = kaleido_products(*kaleido_tables(q, k, cfg, variant), cfg)
+        runs[variant] = (c.cycles, n["full_products"], n["nibble_products"], 4 * n["tiles"], "kaleido")
+    for name, (cycles, full, nibble, passes, design) in runs.items():
+        pe, array = ("pe", "array") if design == "kaleido" else ("baseline-pe", "baseline-array")
+        e = energy_per_action(pe, cfg, lib)
+        r = workload_energy(cycles, cfg.rows, cfg.cols, full, nibble, passes, e["energy_pj"],
+                            e["leakage_uw"], block_timing(array, cfg, lib)["fmax_mhz"])
+        out[name] = {"cycles": cycles, "energy_pj": r["energy_pj"], "time_us": r["time_us"],
+                     "fmax_mhz": r["fmax_mhz"], "array_um2": block_area(array, cfg, lib)["area_um2"]}
+    return out
+
+
+def timing_point(args):
+    name, cfg_json = args
+    from synth.flow import default_liberty
+    from synth.timing import block_timing
+    return name, block_timing(name, Config.from_json(cfg_json), default_liberty())
+
+
 def _sweep(fn, points, label, jobs):
     from tqdm import tqdm
 
@@ -259,6 +300,45 @@ def _plots(out: Path, data: dict) -> None:
     plt.close(fig)
 
 
+def _fig18_ratios(p: dict, variant: str) -> dict:
+    """Kaleido ``variant`` against the baseline at one threshold point of Fig. 18b."""
+    k, b = p[variant], p["baseline"]
+    return {"energy": k["energy_pj"] / b["energy_pj"], "speedup_cycles": b["cycles"] / k["cycles"],
+            "speedup_time": b["time_us"] / k["time_us"],
+            "per_area": (b["time_us"] * b["array_um2"]) / (k["time_us"] * k["array_um2"]),
+            "per_watt": b["energy_pj"] / k["energy_pj"]}
+
+
+def _plot_fig18(out: Path, pts: list) -> None:
+    import matplotlib.pyplot as plt
+
+    labels = [f"({p['F']},{p['P']})" for p in pts]
+    x = np.arange(len(pts))
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10, 3.8))
+    for i, v in enumerate(("pe", "full")):
+        ax1.bar(x + (i - 0.5) * 0.35, [_fig18_ratios(p, v)["energy"] for p in pts], 0.35, label=f"Kaleido {v}")
+    ax1.axhline(1.0, color="k", lw=0.8, ls="--", label="baseline")
+    ax1.set_xticks(x, labels)
+    ax1.set_xlabel("(F, P)")
+    ax1.set_ylabel("energy / baseline energy")
+    ax1.set_ylim(0, max(1.2, max(_fig18_ratios(p, v)["energy"] for p in pts for v in ("pe", "full")) * 1.1))
+    ax1.set_title("Fig. 18b analog: energy of one Q K^T")
+    ax1.legend(fontsize=8)
+    for key, style, label in (("speedup_time", "o-", "speed (time)"), ("per_area", "s-", "throughput / area"),
+                              ("per_watt", "^-", "throughput / watt")):
+        ax2.plot(labels, [_fig18_ratios(p, "full")[key] for p in pts], style, label=label)
+    ax2.axhline(1.0, color="k", lw=0.8, ls="--")
+    ax2.set_ylim(0, max(1.2, max(_fig18_ratios(p, "full")[k] for p in pts
+                                 for k in ("speedup_time", "per_area", "per_watt")) * 1.1))
+    ax2.set_xlabel("(F, P)")
+    ax2.set_ylabel("Kaleido full / baseline")
+    ax2.set_title("at each design's own fmax")
+    ax2.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(out / "fig18_energy.png", dpi=120)
+    plt.close(fig)
+
+
 def _legend(ax1, ax2, loc):
     # One legend for both axes of a twin plot, so no line goes unnamed.
     h1, l1 = ax1.get_legend_handles_labels()
@@ -278,12 +358,14 @@ def default_sizes(seed: int) -> dict:
 
 def build_report(out: Path, seed: int = 1, jobs: int = 2, rtl: bool = True,
                  simulator: str | None = None, sizes: dict | None = None,
-                 workload: str = DEFAULT_CLIP, clips: tuple = tuple(CLIPS)) -> dict:
+                 workload: str = DEFAULT_CLIP, clips: tuple = tuple(CLIPS), energy: bool = True) -> dict:
     """Run every study and write the report; ``sizes`` overrides :func:`default_sizes`.
 
     ``workload`` feeds every figure (``proxy``, a clip, or a video file); the
     workload table sets the proxy beside each of ``clips``, and the noise sweep
-    runs on ``workload``, or on the default clip when that is the proxy.
+    runs on ``workload``, or on the default clip when that is the proxy. With
+    ``energy`` (and OpenSTA and a liberty file here) it adds the fmax of every
+    block and the Fig. 18b analog: energy, throughput per area and per watt.
     """
     from synth.area import area_table, table_markdown
     from synth.flow import default_liberty
@@ -335,8 +417,16 @@ def build_report(out: Path, seed: int = 1, jobs: int = 2, rtl: bool = True,
 
     liberty = default_liberty()
     data["area"] = area_table(sizes["area"], liberty, jobs)
+    if energy and liberty and shutil.which("sta"):
+        data["timing"] = dict(_sweep(timing_point, [(n, sizes["area"].to_json()) for n in blocks.BLOCKS],
+                                     "timing", jobs))
+        points = [(mid.to_json(), F, P, w) for F, P in THRESHOLDS]
+        # The first point synthesizes and measures the blocks; the rest read them from the cache.
+        data["fig18"] = [fig18_point(points[0])] + _sweep(fig18_point, points[1:], "fig 18 energy", jobs)
     data["seconds"] = time.perf_counter() - t0
     _plots(out, data)
+    if "fig18" in data:
+        _plot_fig18(out, data["fig18"])
     (out / "report.json").write_text(json.dumps(data, indent=2, default=float))
     (out / "report.md").write_text(_markdown(data, table_markdown(data["area"])))
     return data
@@ -484,6 +574,10 @@ def _markdown(d: dict, area_md: str) -> str:
                      f"{p['speedup']:.3f}x | {100 * p['speedup'] / p['oracle_bound']:.0f} % |")
     lines += [
         "",
+    ]
+    if "fig18" in d:
+        lines += _fig18_markdown(d)
+    lines += [
         "## Table 2: area (synthesis)",
         "",
         f"Liberty: `{d['area']['liberty'] or 'none (transistor-count estimate)'}`; the area "
@@ -498,6 +592,54 @@ def _markdown(d: dict, area_md: str) -> str:
         "",
     ]
     return "\n".join(lines)
+
+
+def _fig18_markdown(d: dict) -> list[str]:
+    t = d["timing"]
+    lines = [
+        "## Clock: static timing (OpenSTA)",
+        "",
+        "The area design point; OSU018 cells, no wire load, ideal clock, reset paths excluded.",
+        "",
+        "| block | critical path | fmax | from | to |",
+        "|---|---:|---:|---|---|",
+    ]
+    for name, r in t.items():
+        lines.append(f"| {name} | {r['critical_path_ns']:.2f} ns | {r['fmax_mhz']:.1f} MHz | "
+                     f"`{r['startpoint']}` | `{r['endpoint']}` |")
+    lines += [
+        "",
+        "## Fig. 18b: energy, and throughput per area and per watt (cycle model, synthesis, OpenSTA)",
+        "",
+        "![fig18](fig18_energy.png)",
+        "",
+        "One `Q K^T` at the cycle-model design point; each design at its own array's fmax; energy = "
+        "actions x energy per action (`kaleido power`) + leakage x time, PE array only. "
+        "Throughput per area counts the PE array's area; per watt is work per energy.",
+        "",
+        "| (F,P) | energy pe / base | energy full / base | speedup (cycles) | speedup (time) | "
+        "throughput/area | throughput/watt |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    for p in d["fig18"]:
+        pe, full = _fig18_ratios(p, "pe"), _fig18_ratios(p, "full")
+        lines.append(f"| ({p['F']},{p['P']}) | {pe['energy']:.3f} | {full['energy']:.3f} | "
+                     f"{full['speedup_cycles']:.3f} | {full['speedup_time']:.3f} | {full['per_area']:.3f} | "
+                     f"{full['per_watt']:.3f} |")
+    at = next((p for p in d["fig18"] if (p["F"], p["P"]) == (5, 3)), d["fig18"][0])
+    r = _fig18_ratios(at, "full")
+    wins = [k for k in ("speedup_time", "per_area", "per_watt") if r[k] > 1]
+    lines += [
+        "",
+        f"Ours at ({at['F']},{at['P']}): Kaleido (full) takes {r['energy']:.2f}x the baseline's energy, "
+        f"runs at {at['full']['fmax_mhz']:.0f} MHz against {at['baseline']['fmax_mhz']:.0f} MHz, and so "
+        f"finishes in {1 / r['speedup_time']:.2f}x its time; throughput per area {r['per_area']:.2f}x, per "
+        f"watt {r['per_watt']:.2f}x. Kaleido wins on: {', '.join(wins) if wins else 'none of these'}. "
+        "Paper: 16x energy efficiency over the GPU baseline (a different baseline: not a plain "
+        "array of the same PEs).",
+        "",
+    ]
+    return lines
 
 
 def _workload_words(workload: str) -> str:
@@ -520,7 +662,7 @@ def cmd_report(args) -> int:
     data = build_report(out, seed=args.seed, jobs=args.jobs, rtl=not args.no_rtl,
                         simulator=args.simulator, workload=args.workload)
     print(f"report: {out}/report.md ({data['seconds']:.0f} s), figures fig7, fig9, fig19, fig21, "
-          f"fig23 and the noise sweep as PNG, data in report.json")
+          f"fig23, the noise sweep{' and fig18' if 'fig18' in data else ''} as PNG, data in report.json")
     return 0
 
 

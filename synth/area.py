@@ -9,7 +9,6 @@ array it feeds).
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from concurrent.futures import ProcessPoolExecutor
@@ -18,24 +17,17 @@ from pathlib import Path
 from golden.config import Config
 from hw import blocks
 
-from .flow import synthesize
+from .flow import cache_key, synthesize
 
 __all__ = ["block_area", "area_table", "table_markdown"]
 
 CACHE = Path(__file__).resolve().parent.parent / ".cache" / "synth"
 
 
-def _key(text: str, liberty: str | None) -> str:
-    h = hashlib.sha256(text.encode())
-    if liberty:
-        h.update(Path(liberty).read_bytes())
-    return h.hexdigest()[:24]
-
-
 def block_area(name: str, cfg: Config, liberty: str | None) -> dict:
     """Area figures of one block (from the cache when its Verilog is unchanged)."""
     text = blocks.verilog(name, cfg)
-    key = _key(text, liberty)
+    key = cache_key(text, liberty)
     path = CACHE / f"{name}-{key}.json"
     if path.exists():
         return json.loads(path.read_text())

@@ -8,6 +8,7 @@ cmos``): a clearly labelled estimate, comparable only with other estimates.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
@@ -18,7 +19,7 @@ from pathlib import Path
 
 from .liberty import cells as liberty_cells
 
-__all__ = ["default_liberty", "synthesize", "gate_netlist", "SynthError", "yosys_command"]
+__all__ = ["default_liberty", "synthesize", "gate_netlist", "SynthError", "yosys_command", "cache_key"]
 
 
 class SynthError(RuntimeError):
@@ -32,6 +33,21 @@ def default_liberty() -> str | None:
         return env
     here = Path(__file__).resolve().parent.parent / ".cache" / "osu018" / "osu018_stdcells.lib"
     return str(here) if here.is_file() else None
+
+
+def cache_key(verilog_text: str, liberty: str | None) -> str:
+    """What a synthesis result depends on: the Verilog's logic and the liberty's cells.
+
+    Comment lines are left out, so the header naming the whole Config (thresholds,
+    seed and grid included, which change no gate) does not defeat the cache.
+    """
+    h = hashlib.sha256()
+    for line in verilog_text.splitlines():
+        if not line.lstrip().startswith("//"):
+            h.update(line.encode() + b"\n")
+    if liberty:
+        h.update(Path(liberty).read_bytes())
+    return h.hexdigest()[:24]
 
 
 def yosys_command() -> str:

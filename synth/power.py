@@ -28,7 +28,8 @@ from hw import blocks
 from tb.actions import ACTIONS, activity
 
 from .sta import flop_outputs, power
-from .timing import CACHE, _cached, _key, block_netlist, block_timing
+from .flow import cache_key
+from .timing import CACHE, _cached, block_netlist, block_timing
 
 __all__ = ["energy_per_action", "METHOD", "ACTIONS"]
 
@@ -48,7 +49,7 @@ def energy_per_action(block: str, cfg: Config, liberty: str, cycles: int = 256) 
     if block not in ACTIONS:
         raise ValueError(f"energy per action is measured for {', '.join(ACTIONS)}, not {block!r}")
     text = blocks.verilog(block, cfg)
-    path = CACHE / f"{block}-{_key(text, liberty)}-energy-{cycles}.json"
+    path = CACHE / f"{block}-{cache_key(text, liberty)}-energy-{cycles}.json"
 
     def make():
         clock = block_timing(block, cfg, liberty)

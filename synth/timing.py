@@ -6,7 +6,6 @@ and the liberty file, so a block is mapped and timed once.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from pathlib import Path
@@ -14,18 +13,12 @@ from pathlib import Path
 from golden.config import Config
 from hw import blocks
 
-from .flow import gate_netlist
+from .flow import cache_key, gate_netlist
 from .sta import timing
 
 __all__ = ["block_timing", "block_netlist", "CACHE"]
 
 CACHE = Path(__file__).resolve().parent.parent / ".cache" / "timing"
-
-
-def _key(text: str, liberty: str) -> str:
-    h = hashlib.sha256(text.encode())
-    h.update(Path(liberty).read_bytes())
-    return h.hexdigest()[:24]
 
 
 def _cached(path: Path, make) -> dict:
@@ -42,7 +35,7 @@ def _cached(path: Path, make) -> dict:
 def block_netlist(name: str, cfg: Config, liberty: str) -> str:
     """The block's gate netlist (cached beside its timing)."""
     text = blocks.verilog(name, cfg)
-    path = CACHE / f"{name}-{_key(text, liberty)}.v"
+    path = CACHE / f"{name}-{cache_key(text, liberty)}.v"
     if not path.exists():
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_suffix(f".{os.getpid()}.tmp")
@@ -54,7 +47,7 @@ def block_netlist(name: str, cfg: Config, liberty: str) -> str:
 def block_timing(name: str, cfg: Config, liberty: str) -> dict:
     """``critical_path_ns``, ``fmax_mhz``, ``startpoint``, ``endpoint`` of one block."""
     text = blocks.verilog(name, cfg)
-    path = CACHE / f"{name}-{_key(text, liberty)}.json"
+    path = CACHE / f"{name}-{cache_key(text, liberty)}.json"
     def make():
         res = timing(block_netlist(name, cfg, liberty), blocks.top_name(name), liberty)
         return {"block": name, "liberty": liberty, **res}

@@ -2,9 +2,11 @@
 the area table is cached by the Verilog's hash, and the numbers are sane."""
 
 import json
+import shutil
 
 import pytest
 
+from hw import blocks
 from golden import Config
 from sim.report import build_report
 from synth import area
@@ -14,7 +16,10 @@ from synth.flow import default_liberty
 @pytest.mark.slow
 def test_report_writes_every_figure(tmp_path, monkeypatch):
     monkeypatch.setattr(area, "CACHE", tmp_path / "cache")
-    tiny = Config.for_model("wan2.1", 16, grid=(2, 4, 4))
+    from synth import timing
+    monkeypatch.setattr(timing, "CACHE", tmp_path / "timing")
+    monkeypatch.setattr("synth.power.CACHE", tmp_path / "timing")
+    tiny = Config.for_model("wan2.1", 16, grid=(2, 4, 4), rows=2, cols=2)
     sizes = {"golden": tiny, "cycle_model": tiny, "rtl": tiny,
              "area": Config(partition=(4, 2, 2), rows=2, cols=2, queue_depth=8, clusters=2,
                             cluster_capacity=4)}
@@ -42,6 +47,14 @@ def test_report_writes_every_figure(tmp_path, monkeypatch):
     for w in ("proxy", "carphone"):
         red = [p["oracle_reduction"] for p in data["workloads"] if p["workload"] == w]
         assert red == sorted(red, reverse=True), red
+    if shutil.which("sta") and default_liberty():
+        assert (tmp_path / "r" / "fig18_energy.png").read_bytes()[:4] == b"\x89PNG"
+        assert "Fig. 18b" in text and set(data["timing"]) == set(blocks.BLOCKS)
+        for p in data["fig18"]:
+            assert {"baseline", "pe", "full"} <= set(p)
+            assert all(p[v]["energy_pj"] > 0 and p[v]["array_um2"] > 0 for v in ("baseline", "pe", "full"))
+            assert p["pe"]["array_um2"] == p["full"]["array_um2"] > p["baseline"]["array_um2"]
+            assert all(p[v]["time_us"] == pytest.approx(p[v]["cycles"] / p[v]["fmax_mhz"]) for v in ("pe", "full"))
     # Pure noise leaves less to reuse than the clean clip.
     noise = {p["sigma"]: p for p in data["noise"]["points"]}
     assert noise[1.0]["oracle_reduction"] < noise[0.0]["oracle_reduction"]
@@ -56,6 +69,6 @@ def test_report_writes_every_figure(tmp_path, monkeypatch):
     assert data["area"]["blocks"]["pe"][metric] > data["area"]["blocks"]["baseline-pe"][metric]
     # Cached: a second table reads the same numbers without synthesizing.
     cached = list((tmp_path / "cache").glob("*.json"))
-    assert len(cached) == 6
+    assert {p.name.rsplit("-", 1)[0] for p in cached} >= set(blocks.BLOCKS)
     again = area.area_table(sizes["area"], default_liberty(), jobs=1)
     assert again["blocks"] == data["area"]["blocks"]
