@@ -57,6 +57,11 @@ class Matcher(wiring.Component):
         The first candidate in the window whose needs fit beside the head's, if any.
     """
 
+    @staticmethod
+    def storage_bits(cfg: Config) -> int:
+        """Bits of the need tables (B and D, 2 bits per column per channel)."""
+        return 2 * cfg.group_width * 2 * cfg.cols
+
     def __init__(self, cfg: Config):
         self.cfg = require_config(cfg, self)
         G, C = cfg.group_width, cfg.cols
@@ -73,16 +78,22 @@ class Matcher(wiring.Component):
         m = Module()
         cfg = self.cfg
         G, C, L = cfg.group_width, cfg.cols, cfg.lookahead
-        table_b = Array(Signal(2 * C, name=f"need_b{c}") for c in range(G))
-        table_d = Array(Signal(2 * C, name=f"need_d{c}") for c in range(G))
+        # Tables are written (in pass A) before they are read, so they need no reset.
+        table_b = Array(Signal(2 * C, name=f"need_b{c}", reset_less=True) for c in range(G))
+        table_d = Array(Signal(2 * C, name=f"need_d{c}", reset_less=True) for c in range(G))
         with m.If(self.wr_en):
             m.d.sync += [table_b[self.wr_chan].eq(self.wr_b), table_d[self.wr_chan].eq(self.wr_d)]
+        # Pick the pass's table once per entry, with the write bypassed in, so each window
+        # entry needs one G:1 read instead of one per table.
+        written = Mux(self.use_d, self.wr_d, self.wr_b)
+        table = Array(Signal(2 * C, name=f"need{c}") for c in range(G))
+        for c in range(G):
+            m.d.comb += table[c].eq(Mux(self.wr_en & (self.wr_chan == c), written,
+                                        Mux(self.use_d, table_d[c], table_b[c])))
 
         def need_of(c, name):
             need = Signal(2 * C, name=name)
-            stored = Mux(self.use_d, table_d[c], table_b[c])
-            written = Mux(self.use_d, self.wr_d, self.wr_b)
-            m.d.comb += need.eq(Mux(self.wr_en & (self.wr_chan == c), written, stored))
+            m.d.comb += need.eq(table[c])
             return need
 
         # The window: head, then up to L-1 candidates, in channel order.

@@ -63,6 +63,11 @@ class Scheduler(wiring.Component):
         The cluster the string goes to.
     """
 
+    @staticmethod
+    def storage_bits(cfg: Config) -> int:
+        """Bits of the string queue: what an SRAM macro could hold instead of flip-flops."""
+        return cfg.queue_depth * cfg.string_bits
+
     def __init__(self, cfg: Config):
         self.cfg = require_config(cfg, self)
         super().__init__({
@@ -75,10 +80,16 @@ class Scheduler(wiring.Component):
         m = Module()
         cfg = self.cfg
         Q, K, W = cfg.queue_depth, cfg.clusters, cfg.string_bits
-        queue = Array(Signal(W, name=f"queue{i}") for i in range(Q))
+        # Storage is written before it is read in every batch, so it needs no reset.
+        queue = Array(Signal(W, name=f"queue{i}", reset_less=True) for i in range(Q))
         n = Signal(range(Q + 1))             # strings in the queue
         i = Signal(range(Q + 1))             # assignment position / pivot counter
-        pivots = [Signal(W, name=f"pivot{k}") for k in range(K)]
+        pivots = [Signal(W, name=f"pivot{k}", reset_less=True) for k in range(K)]
+        # One read port serves both PIVOT (a drawn index) and ASSIGN (the next string):
+        # the two never read in the same cycle, so they share one Q:1 multiplexer.
+        raddr = Signal(range(Q))
+        rdata = Signal(W)
+        m.d.comb += rdata.eq(queue[raddr])
         counts = [Signal(range(cfg.cluster_capacity + 1), name=f"count{k}") for k in range(K)]
         lfsr = Signal(16, init=lfsr_seed(cfg.seed))
 
@@ -99,15 +110,17 @@ class Scheduler(wiring.Component):
                 index = Signal(range(Q))
                 m.d.comb += index.eq((nxt * n) >> 16)
                 m.d.sync += [lfsr.eq(nxt), i.eq(i + 1)]
+                m.d.comb += raddr.eq(index)
                 with m.Switch(i):
                     for k in range(K):
                         with m.Case(k):
-                            m.d.sync += pivots[k].eq(queue[index])
+                            m.d.sync += pivots[k].eq(rdata)
                 with m.If(i == K - 1):
                     m.d.sync += i.eq(0)
                     m.next = "ASSIGN"
             with m.State("ASSIGN"):
-                s = queue[i]
+                m.d.comb += raddr.eq(i)
+                s = rdata
                 # Key of cluster k: (distance, k), with full clusters out of reach.
                 keys = []
                 for k in range(K):

@@ -16,8 +16,11 @@ from pathlib import Path
 
 from golden.config import Config
 from hw import blocks
+from hw.matcher import Matcher
+from hw.scheduler import Scheduler
 
 from .flow import cache_key, synthesize
+from .liberty import cells as liberty_cells
 
 __all__ = ["block_area", "area_table", "table_markdown"]
 
@@ -67,8 +70,40 @@ def area_table(cfg: Config, liberty: str | None, jobs: int = 2, progress=None) -
         "dispatcher": a["scheduler"] + arrays * a["matcher"],
     }
     split["dispatcher_over_arrays"] = split["dispatcher"] / split["pe_arrays"]
+    # One scheduler and a matcher per array, over those arrays: the paper counts 8 per dispatcher.
+    split["dispatcher_share"] = {str(n): (a["scheduler"] + n * a["matcher"]) / (n * a["array"])
+                                 for n in DISPATCH_ARRAYS}
+    if liberty:
+        split["sram"] = _sram_split(results, a, cfg, liberty)
     return {"blocks": results, "split": split, "liberty": liberty,
             "config": json.loads(cfg.to_json())}
+
+
+#: Arrays one dispatcher feeds in the shares reported: the scheduler's clusters, and the paper's 8.
+DISPATCH_ARRAYS = (4, 8)
+
+#: Area of one SRAM bit, periphery included, assumed for the dispatcher's storage: a 180 nm
+#: 6T cell is about 4-5 um^2; doubled for decoders, sense amplifiers and wiring.
+SRAM_UM2_PER_BIT = 10.0
+
+
+def _sram_split(results: dict, a: dict, cfg: Config, liberty: str) -> dict:
+    """The dispatcher with its queue and need tables as SRAM bits instead of flip-flops.
+
+    Each storage bit's flip-flop (the library's most used sequential cell in the
+    block) comes out and ``SRAM_UM2_PER_BIT`` goes in; the read multiplexers stay,
+    so the figure is conservative.
+    """
+    lib = liberty_cells(os.path.abspath(liberty))
+
+    def with_sram(name, bits):
+        seq = {t: n for t, n in results[name]["cell_types"].items() if lib.get(t, (0, False))[1]}
+        flop = max(seq, key=seq.get)
+        return a[name] - bits * lib[flop][0] + bits * SRAM_UM2_PER_BIT
+    sched = with_sram("scheduler", Scheduler.storage_bits(cfg))
+    match = with_sram("matcher", Matcher.storage_bits(cfg))
+    return {"um2_per_bit": SRAM_UM2_PER_BIT, "scheduler": sched, "matcher": match,
+            "share": {str(n): (sched + n * match) / (n * a["array"]) for n in DISPATCH_ARRAYS}}
 
 
 def table_markdown(table: dict) -> str:
@@ -90,4 +125,13 @@ def table_markdown(table: dict) -> str:
         f"| array overhead vs baseline array | {100 * s['array_overhead']:.1f} % |",
         f"| dispatcher / PE arrays | {100 * s['dispatcher_over_arrays']:.1f} % |",
     ]
+    for n, share in s["dispatcher_share"].items():
+        lines.append(f"| dispatcher (1 scheduler + {n} matchers) / {n} PE arrays | {100 * share:.1f} % |")
+    if "sram" in s:
+        sr = s["sram"]
+        lines += ["", f"With the scheduler's queue and the matchers' need tables as SRAM at "
+                      f"{sr['um2_per_bit']:g} um^2 per bit (an assumption: a 180 nm 6T cell with its "
+                      f"periphery; read multiplexers kept): scheduler {sr['scheduler']:,.0f} um^2, "
+                      f"matcher {sr['matcher']:,.0f} um^2; dispatcher share "
+                      + ", ".join(f"{100 * v:.1f} % at {n} arrays" for n, v in sr["share"].items()) + "."]
     return "\n".join(lines)
