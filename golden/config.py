@@ -92,10 +92,19 @@ class Config:
     data_bits, nibble_bits : int
         Operand width and PE lane width. Kaleido fixes them at 8 and 4.
     max_channels : int or None
-        The longest reduction an accumulator must hold. Defaults to ``D``.
+        The longest reduction a dense accumulator (the baseline PE's) must hold.
+        Defaults to ``D``.
     acc_bits : int or None
-        Accumulator width. Defaults to the smallest safe width,
-        ``2*data_bits + ceil(log2(max_channels)) + 1``; a smaller value is refused.
+        The baseline PE's accumulator width. Defaults to the smallest safe
+        width, ``2*data_bits + ceil(log2(max_channels)) + 1``; a smaller value
+        is refused.
+    pe_acc_bits : int or None
+        The Kaleido PE's accumulator width. Every channel group drains on its
+        own, and a register collects at most three passes over one group (T3
+        takes B, C and D), so it needs only ``2*data_bits +
+        ceil(log2(group_width)) + 1`` bits (the default; enough for
+        ``3 * group_width`` products, which the formal overflow proof checks);
+        a smaller value is refused.
     rows, cols : int
         PEs per array.
     queue_depth, clusters, cluster_capacity, string_bits : int
@@ -117,6 +126,7 @@ class Config:
     nibble_bits: int = 4
     max_channels: int | None = None
     acc_bits: int | None = None
+    pe_acc_bits: int | None = None
     rows: int = 4
     cols: int = 4
     queue_depth: int = 64
@@ -143,6 +153,12 @@ class Config:
             raise ConfigError(
                 f"accumulator of {self.acc_bits} bits could overflow: {self.max_channels} channels "
                 f"of {self.data_bits}-bit products need {self.min_acc_bits}")
+        if self.pe_acc_bits is None:
+            object.__setattr__(self, "pe_acc_bits", self.min_pe_acc_bits)
+        if self.pe_acc_bits < self.min_pe_acc_bits:
+            raise ConfigError(
+                f"Kaleido PE accumulator of {self.pe_acc_bits} bits could overflow: channel groups of "
+                f"up to {self.group_width} channels need {self.min_pe_acc_bits}")
 
     def _validate(self):
         if len(self.partition) != 3:
@@ -214,6 +230,10 @@ class Config:
     def min_acc_bits(self) -> int:
         n = max(1, self.max_channels or self.head_dim)
         return 2 * self.data_bits + math.ceil(math.log2(n)) + 1
+
+    @property
+    def min_pe_acc_bits(self) -> int:
+        return 2 * self.data_bits + math.ceil(math.log2(max(1, self.group_width))) + 1
 
     @property
     def group_slices(self) -> dict[str, slice]:

@@ -54,7 +54,7 @@ class _Array(wiring.Component):
         One channel step per column, likewise.
     col_valid : In(1).array(cols)
         The column carries a real operand (for ``lane_work`` only).
-    drain : Out(drain_signature(cfg)).array(cols)
+    drain : Out(drain_signature(width)).array(cols)
         Each column's drain chain, leaving its top PE.
     lane_work : Out(range(LANES * rows * cols + 1))
         4x8 lanes doing useful work this cycle.
@@ -71,9 +71,14 @@ class _Array(wiring.Component):
             "row_in": In(self.row_shape).array(R),
             "col_in": In(self.col_shape).array(C),
             "col_valid": In(1).array(C),
-            "drain": Out(drain_signature(cfg)).array(C),
+            "drain": Out(drain_signature(self.width(cfg))).array(C),
             "lane_work": Out(range(LANES * R * C + 1)),
         })
+
+    @staticmethod
+    def width(cfg: Config) -> int:
+        """Bits of a score as the PEs hold it."""
+        raise NotImplementedError
 
     def _lanes(self, pe, col_valid):
         raise NotImplementedError
@@ -118,12 +123,16 @@ class KaleidoArray(_Array):
     Parameters
     ----------
     cfg : Config
-        Takes ``rows``, ``cols`` and ``acc_bits``.
+        Takes ``rows``, ``cols`` and ``pe_acc_bits``.
     """
 
     pe_class = PE
     row_shape = row_layout
     col_shape = col_layout
+
+    @staticmethod
+    def width(cfg: Config) -> int:
+        return cfg.pe_acc_bits
 
     def _lanes(self, pe, col_valid):
         # ``lanes`` is a 2-bit mask of the lanes multiplying this cycle.
@@ -142,6 +151,10 @@ class BaselineArray(_Array):
     pe_class = BaselinePE
     row_shape = baseline_row_layout
     col_shape = signed(8)
+
+    @staticmethod
+    def width(cfg: Config) -> int:
+        return cfg.acc_bits
 
     def _lanes(self, pe, col_valid):
         return Mux(pe.row_in.valid & col_valid, 2, 0)

@@ -66,7 +66,7 @@ class AttentionEngine(wiring.Component):
     Parameters
     ----------
     cfg : Config
-        Takes ``rows``, ``cols``, ``acc_bits``, and ``group_width`` (Kaleido) or
+        Takes ``rows``, ``cols``, ``pe_acc_bits`` (Kaleido) or ``acc_bits`` (baseline), and ``group_width`` (Kaleido) or
         ``head_dim`` (baseline): the most channels one pass streams.
     design : "kaleido" or "baseline"
     q_words, k_words : int
@@ -89,7 +89,7 @@ class AttentionEngine(wiring.Component):
         Begin (one cycle); ``cycles`` counts from the next.
     busy : Out(1)
         Running, from ``start`` until the last score has left.
-    out, out_valid : Out(signed(acc_bits)).array(cols), Out(1).array(cols)
+    out, out_valid : Out(signed(score bits)).array(cols), Out(1).array(cols)
         Each column's drain: a finished (partial) score, for the accumulation buffer.
     cycles, lane_work : Out(COUNTER_BITS)
         Cycles since ``start``, and lane work done, for the cycle and utilization figures.
@@ -123,7 +123,7 @@ class AttentionEngine(wiring.Component):
             "k_base": In(range(k_words)).array(GROUP_SLOTS),
             "start": In(1),
             "busy": Out(1),
-            "out": Out(signed(cfg.acc_bits)).array(C),
+            "out": Out(signed(cfg.pe_acc_bits if design == "kaleido" else cfg.acc_bits)).array(C),
             "out_valid": Out(1).array(C),
             "cycles": Out(COUNTER_BITS),
             "lane_work": Out(COUNTER_BITS),

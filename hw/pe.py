@@ -51,8 +51,8 @@ baseline_row_layout = data.StructLayout({
 })
 
 
-def drain_signature(cfg: Config) -> wiring.Signature:
-    """One link of a drain chain, as its sender sees it.
+def drain_signature(acc_bits: int) -> wiring.Signature:
+    """One link of a drain chain of ``acc_bits``-bit scores, as its sender sees it.
 
     Members
     -------
@@ -61,7 +61,7 @@ def drain_signature(cfg: Config) -> wiring.Signature:
     valid : Out(1)
         ``score`` holds a score this cycle.
     """
-    return wiring.Signature({"score": Out(signed(cfg.acc_bits)), "valid": Out(1)})
+    return wiring.Signature({"score": Out(signed(acc_bits)), "valid": Out(1)})
 
 
 def _drain_link(m, self, value):
@@ -83,7 +83,7 @@ class PE(wiring.Component):
     Parameters
     ----------
     cfg : Config
-        Takes ``acc_bits``.
+        Takes ``pe_acc_bits``.
 
     Members
     -------
@@ -95,11 +95,11 @@ class PE(wiring.Component):
         The column byte and its reuse states from above.
     col_out : Out(col_layout)
         ``col_in``, registered: the PE below's ``col_in``.
-    drain_in : In(drain_signature(cfg))
+    drain_in : In(drain_signature(pe_acc_bits))
         The drain chain from the PE below (tied off at the bottom of a column).
-    drain_out : Out(drain_signature(cfg))
+    drain_out : Out(drain_signature(pe_acc_bits))
         The drain chain upward: R0 when ``row_in.drain``, else ``drain_in``, registered.
-    r0, r1, r2 : Out(signed(acc_bits))
+    r0, r1, r2 : Out(signed(pe_acc_bits))
         The accumulators, for tests and proofs.
     lanes : Out(LANES)
         Bit ``i``: lane ``i`` multiplies this cycle.
@@ -143,11 +143,12 @@ class PE(wiring.Component):
 
     def __init__(self, cfg: Config):
         self.cfg = require_config(cfg, self)
-        acc = signed(cfg.acc_bits)
+        acc = signed(cfg.pe_acc_bits)
         super().__init__({
             "row_in": In(row_layout), "row_out": Out(row_layout),
             "col_in": In(col_layout), "col_out": Out(col_layout),
-            "drain_in": In(drain_signature(cfg)), "drain_out": Out(drain_signature(cfg)),
+            "drain_in": In(drain_signature(cfg.pe_acc_bits)),
+            "drain_out": Out(drain_signature(cfg.pe_acc_bits)),
             "r0": Out(acc), "r1": Out(acc), "r2": Out(acc),
             "lanes": Out(LANES), "acc_en": Out(LANES * REGISTERS),
         })
@@ -156,7 +157,7 @@ class PE(wiring.Component):
         m = Module()
         row, col = self.row_in, self.col_in
         m.d.sync += [self.row_out.eq(row), self.col_out.eq(col)]
-        r = [Signal(signed(self.cfg.acc_bits), name=f"reg{k}") for k in range(3)]
+        r = [Signal(signed(self.cfg.pe_acc_bits), name=f"reg{k}") for k in range(3)]
         m.d.comb += [self.r0.eq(r[0]), self.r1.eq(r[1]), self.r2.eq(r[2])]
         _drain_link(m, self, r[0])
 
@@ -243,7 +244,7 @@ class PE(wiring.Component):
             prods.append(p)
 
         # --- hand-over, then accumulate -------------------------------------------------
-        base = [Signal(signed(self.cfg.acc_bits), name=f"base{k}") for k in range(3)]
+        base = [Signal(signed(self.cfg.pe_acc_bits), name=f"base{k}") for k in range(3)]
         m.d.comb += [base[k].eq(r[k]) for k in range(3)]
         with m.Switch(row.load):
             with m.Case(Load.CLEAR):
@@ -279,6 +280,9 @@ class BaselinePE(wiring.Component):
     ----------
     cfg : Config
         Takes ``acc_bits``.
+    acc_bits : int or None
+        Overrides ``cfg.acc_bits`` (the formal equivalence proof sets it to the
+        Kaleido PE's width).
 
     Members
     -------
@@ -286,19 +290,21 @@ class BaselinePE(wiring.Component):
         Operand and control from the left; registered to the right.
     col_in, col_out : In / Out(signed(8))
         Operand from above; registered downward.
-    drain_in, drain_out : In / Out(drain_signature(cfg))
+    drain_in, drain_out : In / Out(drain_signature(acc_bits))
         The drain chain, as in :class:`PE`.
     acc : Out(signed(acc_bits))
         The accumulator, for tests and proofs.
     """
 
-    def __init__(self, cfg: Config):
+    def __init__(self, cfg: Config, acc_bits: int | None = None):
         self.cfg = require_config(cfg, self)
-        acc = signed(cfg.acc_bits)
+        self.acc_bits = cfg.acc_bits if acc_bits is None else acc_bits
+        acc = signed(self.acc_bits)
         super().__init__({
             "row_in": In(baseline_row_layout), "row_out": Out(baseline_row_layout),
             "col_in": In(signed(8)), "col_out": Out(signed(8)),
-            "drain_in": In(drain_signature(cfg)), "drain_out": Out(drain_signature(cfg)),
+            "drain_in": In(drain_signature(self.acc_bits)),
+            "drain_out": Out(drain_signature(self.acc_bits)),
             "acc": Out(acc),
         })
 
@@ -306,7 +312,7 @@ class BaselinePE(wiring.Component):
         m = Module()
         row = self.row_in
         m.d.sync += [self.row_out.eq(row), self.col_out.eq(self.col_in)]
-        acc = Signal(signed(self.cfg.acc_bits))
+        acc = Signal(signed(self.acc_bits))
         m.d.comb += self.acc.eq(acc)
         _drain_link(m, self, acc)
         prod = Signal(signed(16))

@@ -67,7 +67,7 @@ def cmd_synth(args) -> int:
         print(f"kaleido synth: {why}; using the {res['estimate'].split(';')[0]}", file=sys.stderr)
     report = {"block": args.block, "liberty": liberty, "area_um2": res["area_um2"],
               "sequential_area_um2": res["sequential_area_um2"], "cells": res["cells"],
-              "config": {"partition": cfg.partition, "acc_bits": cfg.acc_bits,
+              "config": {"partition": cfg.partition, "acc_bits": cfg.acc_bits, "pe_acc_bits": cfg.pe_acc_bits,
                          "rows": cfg.rows, "cols": cfg.cols}}
     if liberty is None:
         report.update(transistors=res["transistors"], estimate=res["estimate"])

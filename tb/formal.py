@@ -6,7 +6,7 @@ for every input sequence of any length, not just a bounded one).
   the baseline PE's accumulator and drain output on every cycle, in every
   mode A-D and LINEAR.
 * ``overflow``: the PE is shadowed by an identical PE with 8 more accumulator
-  bits. While every register has accumulated at most ``3 * max_channels``
+  bits. While every register has accumulated at most ``3 * group_width``
   channel steps since it was last cleared or handed over (the most the
   reference dataflow gives any score: T3 collects passes B, C and D), the two
   agree: the configured accumulators never wrap. The invariant
@@ -44,12 +44,12 @@ class EquivalenceHarness(wiring.Component):
         self.cfg = cfg
         self.flags_off = flags_off      # False: a control that must fail
         super().__init__({"row": In(row_layout), "col": In(col_layout),
-                          "drain_in": In(drain_signature(cfg))})
+                          "drain_in": In(drain_signature(cfg.pe_acc_bits))})
 
     def elaborate(self, platform):
         m = Module()
         m.submodules.pe = pe = PE(self.cfg)
-        m.submodules.base = base = BaselinePE(self.cfg)
+        m.submodules.base = base = BaselinePE(self.cfg, acc_bits=self.cfg.pe_acc_bits)
         row = self.row
         if self.flags_off:
             m.d.comb += [Assume(row.sq0 == 0), Assume(row.sq1 == 0),
@@ -76,14 +76,14 @@ class OverflowHarness(wiring.Component):
 
     def __init__(self, cfg: Config):
         self.cfg = cfg
-        self.wide = cfg.with_(acc_bits=cfg.acc_bits + 8)
+        self.wide = cfg.with_(pe_acc_bits=cfg.pe_acc_bits + 8)
         super().__init__({"row": In(row_layout), "col": In(col_layout)})
 
     def elaborate(self, platform):
         m = Module()
         m.submodules.pe = pe = PE(self.cfg)
         m.submodules.wide = wide = PE(self.wide)
-        limit = 3 * self.cfg.max_channels
+        limit = 3 * self.cfg.group_width
         count = [Signal(range(limit + 2), name=f"steps{k}") for k in range(3)]
         m.d.comb += [pe.row_in.eq(self.row), pe.col_in.eq(self.col),
                      wide.row_in.eq(self.row), wide.col_in.eq(self.col)]
@@ -115,7 +115,7 @@ class OverflowHarness(wiring.Component):
         regs = (pe.r0, pe.r1, pe.r2)
         wides = (wide.r0, wide.r1, wide.r2)
         for k in range(3):
-            bound = Signal(signed(self.wide.acc_bits + 1), name=f"bound{k}")
+            bound = Signal(signed(self.wide.pe_acc_bits + 1), name=f"bound{k}")
             m.d.comb += bound.eq(count[k] * (1 << 14))
             m.d.comb += [Assert(regs[k] == wides[k]),
                          Assert(wides[k] <= bound), Assert(wides[k] >= -bound)]
@@ -168,7 +168,7 @@ def prove(name: str, cfg: Config, work_dir: str | None = None, **harness_args) -
     return ProofResult(name, proc.returncode == 0 and "DONE (PASS" in log, seconds, log)
 
 
-if __name__ == "__main__":      # python -m tb.formal [max_channels]
+if __name__ == "__main__":      # python -m tb.formal [group width]
     channels = int(sys.argv[1]) if len(sys.argv) > 1 else 128
     cfg = Config(partition=(channels, 0, 0))
     for proof in PROOFS:

@@ -55,13 +55,13 @@ class Stimulus:
 
 
 class Driver:
-    def __init__(self, dut, row_layout_):
-        self.dut, self.row_layout = dut, row_layout_
+    def __init__(self, dut, row_layout_, acc_bits):
+        self.dut, self.row_layout, self.acc_bits = dut, row_layout_, acc_bits
 
     def drive(self, row, col_raw, out_in, out_in_valid):
         self.dut.row_in.value = pack(self.row_layout, row)
         self.dut.col_in.value = col_raw
-        self.dut.drain_in__score.value = out_in & ((1 << CFG.acc_bits) - 1)
+        self.dut.drain_in__score.value = out_in & ((1 << self.acc_bits) - 1)
         self.dut.drain_in__valid.value = int(out_in_valid)
 
 
@@ -98,8 +98,8 @@ async def _begin(dut):
 async def augmented_pe_random(dut):
     """Random cycles against the golden PE model."""
     await _begin(dut)
-    stim, model = Stimulus(SEED), PEModel(CFG.acc_bits)
-    driver, monitor = Driver(dut, row_layout), Monitor(dut, ("r0", "r1", "r2"))
+    stim, model = Stimulus(SEED), PEModel(CFG.pe_acc_bits)
+    driver, monitor = Driver(dut, row_layout, CFG.pe_acc_bits), Monitor(dut, ("r0", "r1", "r2"))
     checker = Checker("augmented PE")
     for cycle in range(CYCLES):
         await FallingEdge(dut.clk)
@@ -123,7 +123,7 @@ async def baseline_pe_random(dut):
     """Random cycles against the golden baseline PE model."""
     await _begin(dut)
     stim, model = Stimulus(SEED), BaselinePEModel(CFG.acc_bits)
-    driver, monitor = Driver(dut, baseline_row_layout), Monitor(dut, ("acc",))
+    driver, monitor = Driver(dut, baseline_row_layout, CFG.acc_bits), Monitor(dut, ("acc",))
     checker = Checker("baseline PE")
     for cycle in range(CYCLES):
         await FallingEdge(dut.clk)

@@ -56,3 +56,13 @@ def test_frozen_and_hashable():
 def test_group_slices_are_contiguous_t_y_x():
     s = Config(partition=(3, 0, 5)).group_slices
     assert (s["t"], s["y"], s["x"]) == (slice(0, 3), slice(3, 3), slice(3, 8))
+
+
+def test_kaleido_pe_accumulators_are_sized_by_the_widest_group():
+    # Each group drains on its own: 44 channels need 2*8 + 6 + 1 bits, not the 24 that D = 128 needs.
+    cfg = Config(partition=(44, 42, 42))
+    assert cfg.acc_bits == 24 and cfg.pe_acc_bits == 23
+    assert Config(partition=(16, 56, 56)).pe_acc_bits == 2 * 8 + 6 + 1
+    with pytest.raises(ConfigError, match="Kaleido PE accumulator of 22 bits could overflow"):
+        Config(partition=(44, 42, 42), pe_acc_bits=22)
+

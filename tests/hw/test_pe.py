@@ -87,7 +87,7 @@ def random_row(rnd):
 def test_random_sequences_match_golden_pe(run, seed):
     rnd = random.Random(seed)
     cfg = Config(partition=(2, 1, 1))           # a narrow accumulator, so wrapping is exercised
-    dut, model = PE(cfg), PEModel(cfg.acc_bits)
+    dut, model = PE(cfg), PEModel(cfg.pe_acc_bits)
 
     async def tb(ctx):
         for cycle in range(4000):

@@ -37,7 +37,7 @@ def test_every_register_is_found(pe):
     netlist, _ = pe
     flops = flop_outputs(netlist)
     # row_out, col_out, the drain chain and R0..R2 are the PE's registers, each an output bit.
-    acc = CFG.acc_bits
+    acc = CFG.pe_acc_bits
     assert len(flops) == 28 + 14 + acc + 1 + 3 * acc
     assert {"r0_0_", "drain_out__valid", "row_out_27_"} <= set(flops)
 
