@@ -35,7 +35,7 @@ included; :mod:`golden.cycle_model` predicts it exactly.
 from __future__ import annotations
 
 from amaranth import Array, Cat, Const, Module, Mux, Signal, signed
-from amaranth.lib import wiring
+from amaranth.lib import data, wiring
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
@@ -45,19 +45,34 @@ from golden.pe import BYTE_STEP1, BYTE_STEP2, NIBBLES, Load, Mode
 from .array import BaselineArray, KaleidoArray
 from .matcher import Matcher, lowest_set
 
-__all__ = ["AttentionEngine", "entry_bits", "GROUP_SLOTS"]
+__all__ = ["AttentionEngine", "pair_entry", "token_entry", "entry_layout", "word_layout", "entry_bits",
+           "GROUP_SLOTS", "COUNTER_BITS"]
 
 GROUP_SLOTS = 3          # channel groups the controller can be given
 COUNTER_BITS = 48        # the cycle and lane-work counters: 2**48 cycles outlast any simulation
 
 
+#: One entry of the Kaleido engine's buffers: a pair's two values on one channel,
+#: the partner's reuse state there (golden.reuse codes), and whether the pair exists.
+pair_entry = data.StructLayout({"x0": signed(8), "x1": signed(8), "state": 2, "valid": 1})
+
+#: One entry of the baseline engine's buffers: a token's value on one channel.
+token_entry = data.StructLayout({"x": signed(8), "valid": 1})
+
+
+def entry_layout(design: str) -> data.StructLayout:
+    """The buffer entry of ``design``."""
+    return pair_entry if design == "kaleido" else token_entry
+
+
+def word_layout(design: str, entries: int) -> data.ArrayLayout:
+    """One buffer word: a channel of a tile, ``entries`` (rows or columns) entries."""
+    return data.ArrayLayout(entry_layout(design), entries)
+
+
 def entry_bits(design: str) -> int:
-    """Bits of one buffer entry: a pair (x0, x1, s, valid) or a token (x, valid)."""
-    return 19 if design == "kaleido" else 9
-
-
-def _field(word, index, bits):
-    return word[index * bits:(index + 1) * bits]
+    """Bits of one buffer entry."""
+    return entry_layout(design).size
 
 
 class AttentionEngine(wiring.Component):
@@ -78,7 +93,8 @@ class AttentionEngine(wiring.Component):
     Members
     -------
     q_wr_en, q_wr_addr, q_wr_data : In
-        Write one word (a channel of a row tile: ``rows`` buffer entries) of the Q buffer.
+        Write one word of the Q buffer: a channel of a row tile, the bits of a
+        ``word_layout(design, rows)`` (``rows`` entries of ``pair_entry`` or ``token_entry``).
     k_wr_en, k_wr_addr, k_wr_data : In
         Likewise for the K buffer (``cols`` entries a word).
     groups : In(range(GROUP_SLOTS + 1))
@@ -276,12 +292,10 @@ class AttentionEngine(wiring.Component):
         m.d.comb += self.busy.eq(running | (draining != 0))
 
         # --- S1: buffer words -> edge bundles ------------------------------------------
-        rows, cols = [], []
-        for i in range(R):
-            e = _field(qr.data, i, eb)
-            rows.append(e)
-        for j in range(C):
-            cols.append(_field(kr.data, j, eb))
+        q_word = data.View(word_layout(self.design, R), qr.data)
+        k_word = data.View(word_layout(self.design, C), kr.data)
+        rows = [q_word[i] for i in range(R)]
+        cols = [k_word[j] for j in range(C)]
         load_of = Mux(s1_flush, Load.CLEAR,
                       Mux(s1_first, Mux(s1_pass == Mode.A, Load.CLEAR,
                                         Mux(s1_pass == Mode.C, Load.R2, Load.R1)), Load.KEEP))
@@ -292,21 +306,24 @@ class AttentionEngine(wiring.Component):
             return acc
 
         if kaleido:
-            qv = [e[18] for e in rows]
-            kv = [e[18] for e in cols]
-            sq = [e[16:18] for e in rows]
-            sk = [e[16:18] for e in cols]
+            qv = [e.valid for e in rows]
+            kv = [e.valid for e in cols]
+            sq = [e.state for e in rows]
+            sk = [e.state for e in cols]
             use_x0 = (s1_pass == Mode.A) | (s1_pass == Mode.B)
             use_k0 = (s1_pass == Mode.A) | (s1_pass == Mode.C)
-            rows2 = [_field(qr2.data, i, eb) for i in range(R)] if paired else rows
-            cols2 = [_field(kr2.data, j, eb) for j in range(C)] if paired else cols
+            if paired:
+                q_word2 = data.View(word_layout(self.design, R), qr2.data)
+                k_word2 = data.View(word_layout(self.design, C), kr2.data)
+            rows2 = [q_word2[i] for i in range(R)] if paired else rows
+            cols2 = [k_word2[j] for j in range(C)] if paired else cols
             for i, (e, e2) in enumerate(zip(rows, rows2)):
                 steps = Mux(s1_pair, 3, 1)
                 m.d.sync += [
-                    array.row_in[i].a0.eq(Mux(use_x0, e[0:8], e[8:16])),
-                    array.row_in[i].a1.eq(Mux(s1_pair, Mux(use_x0, e2[0:8], e2[8:16]), 0)),
+                    array.row_in[i].a0.eq(Mux(use_x0, e.x0, e.x1)),
+                    array.row_in[i].a1.eq(Mux(s1_pair, Mux(use_x0, e2.x0, e2.x1), 0)),
                     array.row_in[i].sq0.eq(sq[i]),
-                    array.row_in[i].sq1.eq(Mux(s1_pair, e2[16:18], 0)),
+                    array.row_in[i].sq1.eq(Mux(s1_pair, e2.state, 0)),
                     array.row_in[i].mode.eq(s1_pass),
                     array.row_in[i].steps.eq(Mux(s1_valid & s1_steps & qv[i], steps, 0)),
                     array.row_in[i].load.eq(Mux(s1_valid, load_of, Load.KEEP)),
@@ -314,20 +331,21 @@ class AttentionEngine(wiring.Component):
                 ]
             # A paired slot's column byte: one step's byte, or a nibble of each.
             # Pass D's single nibble is hi(k1~) when every valid row has sq = 2.
-            all2_1 = ~any_of([e[18] for e in rows], [e[16:18] for e in rows], lambda s: s != 2)
-            all2_2 = ~any_of([e[18] for e in rows2], [e[16:18] for e in rows2], lambda s: s != 2)
+            all2_1 = ~any_of([e.valid for e in rows], [e.state for e in rows], lambda s: s != 2)
+            all2_2 = ~any_of([e.valid for e in rows2], [e.state for e in rows2], lambda s: s != 2)
             for j, (e, e2) in enumerate(zip(cols, cols2)):
                 n1, n2 = s1_need1[2 * j:2 * j + 2], s1_need2[2 * j:2 * j + 2]
                 hi1 = (s1_pass == Mode.D) & all2_1
                 hi2 = (s1_pass == Mode.D) & all2_2
-                nib1 = Mux(n1 == 1, Mux(hi1, e[12:16], e[8:12]), 0)
-                nib2 = Mux(n2 == 1, Mux(hi2, e2[12:16], e2[8:12]), 0)
+                # A nibble step of column j streams k1~: its high or low nibble.
+                nib1 = Mux(n1 == 1, Mux(hi1, e.x1[4:8], e.x1[0:4]), 0)
+                nib2 = Mux(n2 == 1, Mux(hi2, e2.x1[4:8], e2.x1[0:4]), 0)
                 byte = Mux(n1 == 2, BYTE_STEP1, Mux(n2 == 2, BYTE_STEP2, NIBBLES))
-                packed = Mux(n1 == 2, e[8:16], Mux(n2 == 2, e2[8:16], Cat(nib1, nib2)))
+                packed = Mux(n1 == 2, e.x1, Mux(n2 == 2, e2.x1, Cat(nib1, nib2)))
                 m.d.sync += [
-                    array.col_in[j].b.eq(Mux(s1_pair, packed, Mux(use_k0, e[0:8], e[8:16]))),
+                    array.col_in[j].b.eq(Mux(s1_pair, packed, Mux(use_k0, e.x0, e.x1))),
                     array.col_in[j].sk0.eq(sk[j]),
-                    array.col_in[j].sk1.eq(Mux(s1_pair, e2[16:18], 0)),
+                    array.col_in[j].sk1.eq(Mux(s1_pair, e2.state, 0)),
                     array.col_in[j].byte.eq(Mux(s1_pair, byte, NIBBLES)),
                     array.col_valid[j].eq(kv[j]),
                 ]
@@ -354,13 +372,13 @@ class AttentionEngine(wiring.Component):
         else:
             for i, e in enumerate(rows):
                 m.d.sync += [
-                    array.row_in[i].a.eq(e[0:8]),
-                    array.row_in[i].valid.eq(s1_valid & s1_steps & e[8]),
+                    array.row_in[i].a.eq(e.x),
+                    array.row_in[i].valid.eq(s1_valid & s1_steps & e.valid),
                     array.row_in[i].clear.eq(s1_valid & (s1_first | s1_flush)),
                     array.row_in[i].drain.eq(s1_valid & s1_drain),
                 ]
             for j, e in enumerate(cols):
-                m.d.sync += [array.col_in[j].eq(e[0:8]), array.col_valid[j].eq(e[8])]
+                m.d.sync += [array.col_in[j].eq(e.x), array.col_valid[j].eq(e.valid)]
 
         # --- counters ----------------------------------------------------------------
         with m.If(self.start & ~self.busy):

@@ -16,7 +16,7 @@ import numpy as np
 
 from golden.config import Config
 from golden.tiling import accumulate, dense_tiles, pair_tables, tile_groups
-from hw.engine import GROUP_SLOTS, entry_bits
+from hw.engine import GROUP_SLOTS, word_layout
 
 __all__ = ["EngineImage", "kaleido_image", "baseline_image", "Scoreboard"]
 
@@ -43,23 +43,15 @@ class EngineImage:
                 "q_base": self.q_base + [0] * pad, "k_base": self.k_base + [0] * pad}
 
 
-def _pack(entries: list[tuple], bits: int) -> int:
-    word = 0
-    for idx, fields in enumerate(entries):
-        value = 0
-        shift = 0
-        for v, width in fields:
-            value |= (int(v) & ((1 << width) - 1)) << shift
-            shift += width
-        word |= value << (idx * bits)
-    return word
+def _pack(design: str, entries: list[dict], size: int) -> int:
+    """One buffer word of ``size`` entries as an integer, laid out by the engine's own layout."""
+    return word_layout(design, size).const(entries).as_bits()
 
 
 def kaleido_image(q: np.ndarray, k: np.ndarray, cfg: Config, tables=None) -> EngineImage:
     """Buffer images of the pair tables of ``q`` and ``k`` (int8 ``[N, D]``);
     ``tables`` replaces their natural order (the scheduler's clusters)."""
     qt, kt = tables if tables is not None else (pair_tables(q, cfg), pair_tables(k, cfg))
-    bits = entry_bits("kaleido")
     img = EngineImage("kaleido", [], [], len(qt), [], [], [], [], [])
     for side, tables, words, n in (("q", qt, img.q_words, cfg.rows), ("k", kt, img.k_words, cfg.cols)):
         for table in tables:
@@ -69,9 +61,9 @@ def kaleido_image(q: np.ndarray, k: np.ndarray, cfg: Config, tables=None) -> Eng
             for t in range(tiles):
                 members = range(t * n, min((t + 1) * n, table.pairs))
                 for c in range(table.width):
-                    entries = [((table.x0[p, c], 8), (table.x1[p, c], 8), (table.state[p, c], 2), (1, 1))
-                               for p in members]
-                    words.append(_pack(entries, bits))
+                    entries = [{"x0": int(table.x0[p, c]), "x1": int(table.x1[p, c]),
+                                "state": int(table.state[p, c]), "valid": 1} for p in members]
+                    words.append(_pack("kaleido", entries, n))
     img.dg = [t.width for t in qt]
     img.tiles = [("kaleido", tile, qt[tile.group], kt[tile.group]) for tile in tile_groups(qt, kt, cfg)]
     return img
@@ -79,7 +71,6 @@ def kaleido_image(q: np.ndarray, k: np.ndarray, cfg: Config, tables=None) -> Eng
 
 def baseline_image(q: np.ndarray, k: np.ndarray, cfg: Config) -> EngineImage:
     """Buffer images for the baseline engine: R (or C) tokens per word, all D channels."""
-    bits = entry_bits("baseline")
     D = q.shape[1]
     img = EngineImage("baseline", [], [], 1, [D], [], [], [0], [0])
     for x, words, n, tiles in ((q, img.q_words, cfg.rows, img.q_tiles), (k, img.k_words, cfg.cols, img.k_tiles)):
@@ -88,7 +79,7 @@ def baseline_image(q: np.ndarray, k: np.ndarray, cfg: Config) -> EngineImage:
         for t in range(count):
             members = range(t * n, min((t + 1) * n, x.shape[0]))
             for c in range(D):
-                words.append(_pack([((x[p, c], 8), (1, 1)) for p in members], bits))
+                words.append(_pack("baseline", [{"x": int(x[p, c]), "valid": 1} for p in members], n))
     img.tiles = [("baseline", tq, tk) for tq, tk in dense_tiles(q.shape[0], k.shape[0], cfg)]
     return img
 
