@@ -76,12 +76,53 @@ def bench_pe_sim(cycles: int = 20000) -> dict:
     return out
 
 
+def bench_head(workload: str = "bikes", grid=(8, 16, 16), head_dim: int = 128) -> dict:
+    """One head's ``Q K^T`` at full size, Kaleido (full) against the baseline: cycles from
+    the cycle model (which the tests hold equal to the RTL; an RTL run here is ~30M
+    cycles), energy and time from the measured energies per action and each array's fmax."""
+    from golden.cycle_model import baseline_cycles, kaleido_cycles, kaleido_products, kaleido_tables
+    from golden.energy import workload_energy
+    from synth.flow import default_liberty
+    from synth.power import energy_per_action
+    from synth.timing import block_timing
+
+    from .workload_cmd import make_workload
+
+    cfg = Config.for_model("wan2.1", head_dim, grid=grid)
+    w = make_workload(cfg, workload)
+    q, k = quantize(w["q"])[0], quantize(w["k"])[0]
+    golden = run_attention(q, k, cfg)
+    base = baseline_cycles(cfg.tokens, cfg.tokens, cfg)
+    kal = kaleido_cycles(q, k, cfg, "full")
+    n = kaleido_products(*kaleido_tables(q, k, cfg, "full"), cfg)
+    out = {"workload": workload, "grid": list(grid), "partition": list(cfg.partition),
+           "oracle_reduction": golden.oracle_reduction, "oracle_bound": golden.dense_macs / golden.oracle_macs,
+           "utilization": kal.utilization}
+    lib = default_liberty()
+    runs = {"baseline": (base.cycles, cfg.tokens ** 2 * cfg.head_dim, 0, base.tiles, "baseline-pe", "baseline-array"),
+            "kaleido": (kal.cycles, n["full_products"], n["nibble_products"], 4 * n["tiles"], "pe", "array")}
+    for name, (cycles, full, nibble, passes, pe, array) in runs.items():
+        out[name] = {"cycles": cycles}
+        if lib:
+            e = energy_per_action(pe, cfg, lib)
+            out[name].update(workload_energy(cycles, cfg.rows, cfg.cols, full, nibble, passes, e["energy_pj"],
+                                             e["leakage_uw"], block_timing(array, cfg, lib)["fmax_mhz"]))
+    out["speedup_cycles"] = base.cycles / kal.cycles
+    out["share_of_bound"] = out["speedup_cycles"] / out["oracle_bound"]
+    if lib:
+        out["energy_ratio"] = out["kaleido"]["energy_pj"] / out["baseline"]["energy_pj"]
+        out["time_ratio"] = out["kaleido"]["time_us"] / out["baseline"]["time_us"]
+    return out
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument("what", nargs="*", default=["golden", "thresholds", "pe-sim"],
-                   choices=["golden", "thresholds", "pe-sim"])
+                   choices=["golden", "thresholds", "pe-sim", "head"])
+    p.add_argument("--workload", default="bikes", help="for head: proxy, a clip or a video file (default bikes)")
     args = p.parse_args(argv)
-    table = {"golden": bench_golden, "thresholds": bench_thresholds, "pe-sim": bench_pe_sim}
+    table = {"golden": bench_golden, "thresholds": bench_thresholds, "pe-sim": bench_pe_sim,
+             "head": lambda: bench_head(args.workload)}
     result = {}
     for name in args.what:
         print(f"bench: {name} ...", file=sys.stderr)
