@@ -172,7 +172,6 @@ def proxy_workload(cfg: Config, patch: int = 4, token_px: float = 6.0, pan: floa
     """
     rng = np.random.default_rng(cfg.seed if seed is None else seed)
     T, H, W = cfg.grid
-    D = cfg.head_dim
     img = _photo()
     Hi, Wi = img.shape[:2]
     frames = []

@@ -208,9 +208,7 @@ def _plots(out: Path, data: dict) -> None:
     ax.set_ylabel("output MSE")
     ax.set_title("Fig. 7 analog: one channel group reused along each direction")
     ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(out / "fig7_directions.png", dpi=120)
-    plt.close(fig)
+    _save(fig, out / "fig7_directions.png")
 
     # Fig. 9
     fig, ax = plt.subplots(figsize=(6, 3.6))
@@ -224,9 +222,7 @@ def _plots(out: Path, data: dict) -> None:
     ax.set_ylabel("output MSE")
     ax.set_title("Fig. 9 analog: reuse against skipping at equal savings")
     ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(out / "fig9_reuse_vs_skip.png", dpi=120)
-    plt.close(fig)
+    _save(fig, out / "fig9_reuse_vs_skip.png")
 
     # Fig. 19
     fig, ax1 = plt.subplots(figsize=(6, 3.6))
@@ -242,9 +238,7 @@ def _plots(out: Path, data: dict) -> None:
     ax1.set_ylim(0, max(1.0, *(cyc[0] / c for c in cyc)) * 1.15)
     _legend(ax1, ax2, "lower right")
     ax1.set_title("Fig. 19 analog: dispatcher ablation (cycle model)")
-    fig.tight_layout()
-    fig.savefig(out / "fig19_ablation.png", dpi=120)
-    plt.close(fig)
+    _save(fig, out / "fig19_ablation.png")
 
     # Fig. 21
     fig, ax = plt.subplots(figsize=(6, 3.6))
@@ -258,9 +252,7 @@ def _plots(out: Path, data: dict) -> None:
     ax.set_ylabel("speedup, normalized to Kaleido 4x4")
     ax.set_title("Fig. 21 analog: per-array size (cycle model)")
     ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(out / "fig21_array_size.png", dpi=120)
-    plt.close(fig)
+    _save(fig, out / "fig21_array_size.png")
 
     # Fig. 23
     fig, ax1 = plt.subplots(figsize=(6, 3.6))
@@ -275,9 +267,7 @@ def _plots(out: Path, data: dict) -> None:
     ax2.set_ylabel("output PSNR (dB)")
     _legend(ax1, ax2, "upper right")
     ax1.set_title("Fig. 23 analog: thresholds")
-    fig.tight_layout()
-    fig.savefig(out / "fig23_thresholds.png", dpi=120)
-    plt.close(fig)
+    _save(fig, out / "fig23_thresholds.png")
 
     # Real video: reuse and speed against the denoising step
     fig, ax1 = plt.subplots(figsize=(6, 3.6))
@@ -295,9 +285,7 @@ def _plots(out: Path, data: dict) -> None:
     ax2.set_ylim(0, max(p["oracle_bound"] for p in pts) * 1.1)
     _legend(ax1, ax2, "upper right")
     ax1.set_title(f"Reuse against the denoising step ({data['noise']['clip']}, cycle model)")
-    fig.tight_layout()
-    fig.savefig(out / "noise_sweep.png", dpi=120)
-    plt.close(fig)
+    _save(fig, out / "noise_sweep.png")
 
 
 def _fig18_ratios(p: dict, variant: str) -> dict:
@@ -334,8 +322,14 @@ def _plot_fig18(out: Path, pts: list) -> None:
     ax2.set_ylabel("Kaleido full / baseline")
     ax2.set_title("at each design's own fmax")
     ax2.legend(fontsize=8)
+    _save(fig, out / "fig18_energy.png")
+
+
+def _save(fig, path: Path) -> None:
+    import matplotlib.pyplot as plt
+
     fig.tight_layout()
-    fig.savefig(out / "fig18_energy.png", dpi=120)
+    fig.savefig(path, dpi=120)
     plt.close(fig)
 
 
@@ -543,9 +537,9 @@ def _markdown(d: dict, area_md: str) -> str:
         "",
         "## Real video against the proxy (golden and cycle model, variant full)",
         "",
-        f"Oracle reduction of `Q K^T` / speedup over the baseline array; the cycle-model design "
-        f"point above. Clips are real motion through a synthetic model "
-        f"(`kaleido workload video`), not a vDiT's activations.",
+        "Oracle reduction of `Q K^T` / speedup over the baseline array; the cycle-model design "
+        "point above. Clips are real motion through a synthetic model "
+        "(`kaleido workload video`), not a vDiT's activations.",
         "",
         "| workload | " + " | ".join(f"({F},{P})" for F, P in THRESHOLDS) + " |",
         "|---|" + "---:|" * len(THRESHOLDS),
