@@ -11,7 +11,6 @@
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import time
 from pathlib import Path
@@ -22,7 +21,7 @@ from golden import Config, expected_scores, run_attention
 from golden.workload import quantize
 from hw import blocks
 
-from .workload_cmd import DEFAULT_CLIP, make_workload
+from .workload_cmd import DEFAULT_CLIP, make_workload, write_workload
 
 DEMO_GRID = (2, 8, 8)
 DEMO_MODEL = "wan2.1"
@@ -33,17 +32,15 @@ def demo_config() -> Config:
     return Config.for_model(DEMO_MODEL, DEMO_DIM, grid=DEMO_GRID)
 
 
-def write_workload(cfg: Config, out: str, workload: str = DEFAULT_CLIP) -> dict:
-    """Save the workload as float ``q.npy``, ``k.npy``, ``v.npy`` and return it
-    quantized. The files stay float so that ``kaleido golden attention`` on them
-    quantizes exactly as here and reproduces the demo's figures."""
+def demo_workload(cfg: Config, out: str, workload: str = DEFAULT_CLIP) -> dict:
+    """Save the workload as ``kaleido workload`` does (float ``q.npy``, ``k.npy``,
+    ``v.npy`` and ``workload.json``) and return it quantized. The files stay float
+    so that ``kaleido golden attention`` on them quantizes exactly as here and
+    reproduces the demo's figures."""
     arrays = make_workload(cfg, workload)
-    os.makedirs(out, exist_ok=True)
-    ops = {}
-    for name, x in arrays.items():
-        np.save(os.path.join(out, f"{name}.npy"), x)
-        ops[name] = quantize(x)
-    return ops
+    write_workload(out, arrays, {"source": workload, "grid": list(cfg.grid),
+                                 "partition": list(cfg.partition), "seed": cfg.seed})
+    return {name: quantize(x) for name, x in arrays.items()}
 
 
 def cmd_demo(args) -> int:
@@ -63,7 +60,7 @@ def cmd_demo(args) -> int:
           f"grid {T}x{H}x{W}, {DEMO_MODEL} partition {cfg.partition} "
           f"(D={cfg.head_dim}), F={cfg.full_bits} P={cfg.partial_bits}, "
           f"{cfg.rows}x{cfg.cols} PEs")
-    ops = write_workload(cfg, str(out), args.workload)
+    ops = demo_workload(cfg, str(out), args.workload)
     (q, sq), (k, sk), (v, sv) = ops["q"], ops["k"], ops["v"]
     res = run_attention(q, k, cfg, v=v, scales=(sq, sk, sv))
     np.save(out / "golden_scores.npy", res.scores)
