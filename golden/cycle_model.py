@@ -6,10 +6,15 @@ It follows the controller of :mod:`hw.engine` slot by slot, in closed form:
 * a tile group runs passes A-D; A streams every channel of its group; B
   streams the channels where some valid column has ``sk != 2``; C those where
   some valid row has ``sq != 2``; D those where some valid PE needs a product;
-* every pass takes ``max(streamed channels, 2R - 1)`` slots (the drain chain's
-  spacing); the baseline takes ``max(D, 2R - 1)`` slots per tile;
+* a pass takes as many slots as it streams (paired steps share one), and at
+  least one, which carries its hand-over and the drain of the previous pass;
+  the baseline streams ``D`` channels per tile;
+* a drain waits while the last drain of its slot's parity is closer than
+  ``2R`` slots (:mod:`golden.drain`, the rule the RTL controller imports);
 * one final slot drains the last scores, which leave the array
-  ``2R + C`` cycles later; counting starts the cycle after ``start``.
+  ``2R + C`` cycles later; counting starts the cycle after ``start``;
+* the engine runs the dense schedule instead when passes A-D would be slower
+  (``schedule="auto"``), so Kaleido never takes more cycles than the baseline.
 
 Lane work counts, per slot and valid PE, the lanes its decode turns on (a full
 product is two lanes, a nibble product one); utilization is lane work over
@@ -23,6 +28,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
+from . import drain
 from .config import Config
 from .matcher import column_needs, match
 from .pe import Mode, decode
@@ -31,7 +37,8 @@ from .tiling import pair_tables, tile_groups
 
 __all__ = ["CycleReport", "kaleido_cycles", "baseline_cycles", "LANES", "tail_cycles",
            "VARIANTS", "variant_parts", "utilization", "kaleido_tables", "scheduler_lead", "kaleido_tile_slots",
-           "split_cycles", "baseline_tile_slots", "kaleido_products"]
+           "split_cycles", "baseline_tile_slots", "kaleido_products", "dense_products", "engine_cycles",
+           "SCHEDULES"]
 
 #: Dispatcher ablation (DESIGN.md §5.5): which of scheduler and matcher each variant has.
 VARIANTS = {"pe": (False, False), "pe-sh": (True, False), "pe-m": (False, True), "full": (True, True)}
@@ -87,6 +94,8 @@ class CycleReport:
     variant: str = "pe"
     engine_cycles: int = 0
     lead_cycles: int = 0
+    schedule: str = "pairs"     # what ran: passes A-D ("pairs") or the dense fallback
+    pair_cycles: int = 0        # what passes A-D take (lead included), run or not
 
     @property
     def executed_macs(self) -> float:
@@ -105,7 +114,7 @@ class CycleReport:
 
 def tail_cycles(cfg: Config) -> int:
     """Cycles after the last slot until the last score has left the array."""
-    return 2 * cfg.rows + cfg.cols
+    return drain.tail_cycles(cfg.rows, cfg.cols)
 
 
 def _counts(states: np.ndarray) -> np.ndarray:
@@ -135,20 +144,26 @@ def _passes(tile, qt, kt):
 
 
 def kaleido_tile_slots(qt, kt, cfg: Config, with_matcher: bool) -> tuple[np.ndarray, np.ndarray]:
-    """Slots and lane work of every tile group, in the controller's order."""
-    min_slots = 2 * cfg.rows - 1
+    """Issued slots of every pass (``[tiles, 4]``, before any drain wait) and lane
+    work of every tile group (``[tiles]``), in the controller's order."""
     tiles = tile_groups(qt, kt, cfg)
-    slots = np.zeros(len(tiles), np.int64)
+    slots = np.zeros((len(tiles), 4), np.int64)
     work = np.zeros(len(tiles), np.int64)
     for t, tile in enumerate(tiles):
         for mode, chans, nq, nk, sq, sk in _passes(tile, qt, kt):
             issued = int(chans.sum())
             if with_matcher and mode in (Mode.B, Mode.D):
                 issued = len(match(np.flatnonzero(chans), column_needs(mode, sq, sk), cfg.lookahead))
-            slots[t] += max(issued, min_slots)
+            slots[t, mode] = issued
             per_channel = np.einsum("ca,ab,cb->c", nq, LANES[mode], nk)
             work[t] += int(per_channel[chans].sum())
     return slots, work
+
+
+def engine_cycles(passes: np.ndarray, cfg: Config) -> int:
+    """Cycles of one engine that runs ``passes`` (issued slots per pass, any shape,
+    in order): the slots with their drain waits and final drain, and the tail."""
+    return drain.drain_slots(np.asarray(passes).ravel(), cfg.rows) + tail_cycles(cfg)
 
 
 def kaleido_products(qt, kt, cfg: Config) -> dict:
@@ -167,39 +182,62 @@ def kaleido_products(qt, kt, cfg: Config) -> dict:
     return {"full_products": full, "nibble_products": nibble, "tiles": len(tiles), "passes": 4}
 
 
+def dense_products(n_q: int, n_k: int, cfg: Config) -> dict:
+    """Products of the dense schedule (the baseline's, and Kaleido's fallback)."""
+    return {"full_products": n_q * n_k * cfg.head_dim, "nibble_products": 0,
+            "tiles": len(baseline_tile_slots(n_q, n_k, cfg)), "passes": 1}
+
+
+#: How the Kaleido engine runs a head: ``pairs`` (passes A-D), ``dense`` (the
+#: baseline's schedule on the same PEs, over ``Q~`` and ``K~``), or ``auto``, the
+#: faster of the two by this model (ties go to ``pairs``).
+SCHEDULES = ("auto", "pairs", "dense")
+
+
 def kaleido_cycles(q: np.ndarray, k: np.ndarray, cfg: Config, variant: str = "pe",
-                   tables=None) -> CycleReport:
+                   tables=None, schedule: str = "auto") -> CycleReport:
     """Cycles and lane work of the Kaleido engine on int8 operands ``[N, D]``.
 
     ``tables`` are the pair tables the engine ran (default: the variant's own).
+    With ``schedule="auto"`` the engine runs the dense schedule when the passes
+    would take more cycles (scheduler lead included), so it is never slower
+    than the baseline array; ``pair_cycles`` keeps what the passes would take.
     """
+    if schedule not in SCHEDULES:
+        raise ValueError(f"unknown schedule {schedule!r}; choose one of {', '.join(SCHEDULES)}")
     with_scheduler, with_matcher = variant_parts(variant)
+    pes = cfg.rows * cfg.cols
     qt, kt = tables if tables is not None else kaleido_tables(q, k, cfg, variant)
-    tile_slots, tile_work = kaleido_tile_slots(qt, kt, cfg, with_matcher)
-    slots = int(tile_slots.sum()) + 1                            # + the final drain
-    engine = slots + tail_cycles(cfg)
+    passes, tile_work = kaleido_tile_slots(qt, kt, cfg, with_matcher)
+    engine = engine_cycles(passes, cfg)
     lead = scheduler_lead(q, k, cfg) if with_scheduler else 0
-    return CycleReport("kaleido", engine + lead, slots, len(tile_slots), int(tile_work.sum()),
-                       cfg.rows * cfg.cols, variant, engine, lead)
+    pairs = CycleReport("kaleido", engine + lead, engine - tail_cycles(cfg), len(passes),
+                        int(tile_work.sum()), pes, variant, engine, lead, "pairs", engine + lead)
+    if schedule == "pairs":
+        return pairs
+    dense = baseline_cycles(q.shape[0], k.shape[0], cfg)
+    if schedule == "auto" and pairs.cycles <= dense.cycles:
+        return pairs
+    return CycleReport("kaleido", dense.cycles, dense.slots, dense.tiles, dense.lane_work, pes,
+                       variant, dense.engine_cycles, 0, "dense", pairs.cycles)
 
 
-def split_cycles(tile_slots: np.ndarray, arrays: int, cfg: Config) -> int:
+def split_cycles(passes: np.ndarray, arrays: int, cfg: Config) -> int:
     """Cycles when ``arrays`` engines share the tile groups round-robin, each
-    with its own controller: the slowest engine's count."""
-    per_array = [int(tile_slots[a::arrays].sum()) for a in range(arrays)]
-    return max(per_array) + 1 + tail_cycles(cfg)
+    with its own controller (``passes`` is ``[tiles, passes per tile]``): the
+    slowest engine's count."""
+    return max(engine_cycles(passes[a::arrays], cfg) for a in range(arrays))
 
 
 def baseline_tile_slots(n_q: int, n_k: int, cfg: Config) -> np.ndarray:
+    """Issued slots of every baseline tile (``[tiles, 1]``): all ``D`` channels."""
     tq, tk = -(-n_q // cfg.rows), -(-n_k // cfg.cols)
-    return np.full(tq * tk, max(cfg.head_dim, 2 * cfg.rows - 1), np.int64)
+    return np.full((tq * tk, 1), cfg.head_dim, np.int64)
 
 
 def baseline_cycles(n_q: int, n_k: int, cfg: Config) -> CycleReport:
     """Cycles and lane work of the baseline engine: dense tiles of R x C tokens."""
-    D = cfg.head_dim
-    tq, tk = -(-n_q // cfg.rows), -(-n_k // cfg.cols)
-    slots = tq * tk * max(D, 2 * cfg.rows - 1) + 1
-    cycles = slots + tail_cycles(cfg)
-    return CycleReport("baseline", cycles, slots, tq * tk, 2 * D * n_q * n_k,
-                       cfg.rows * cfg.cols, "pe", cycles, 0)
+    passes = baseline_tile_slots(n_q, n_k, cfg)
+    cycles = engine_cycles(passes, cfg)
+    return CycleReport("baseline", cycles, cycles - tail_cycles(cfg), len(passes),
+                       2 * cfg.head_dim * n_q * n_k, cfg.rows * cfg.cols, "pe", cycles, 0, "dense", cycles)

@@ -23,11 +23,18 @@ DESIGN.md §5.2:
 Baseline (``design="baseline"``): an entry is a token's value and a valid bit;
 each tile streams all D channels.
 
-Every pass (and every baseline tile) lasts at least ``2R - 1`` slots: two
-captures into one PE's drain register must be that far apart for the upward
-drain chain never to collide (see :mod:`golden.pe`). The first slot of a pass
-carries its hand-over and the drain of the score the previous pass finished;
-one final slot drains the last score. The cycle count runs from the cycle
+A pass (and a baseline tile) lasts as long as its work, one slot at least:
+its first slot carries its hand-over and the drain of the score the previous
+pass finished; one final slot drains the last score. A drain waits, one empty
+slot at a time, only while the last drain of its slot's parity is fewer than
+``2R`` slots ago (:mod:`golden.drain`, which the cycle model shares).
+
+Dense schedule (Kaleido, ``dense = 1``): the buffers hold tokens of ``Q~`` and
+``K~`` (``x0``, state 0) tiled like the baseline's, the controller runs one pass
+A of all ``D`` channels per tile and drains R0, exactly as the baseline engine
+does. The driver picks it when the cycle model says passes A-D would be slower
+(:func:`golden.cycle_model.kaleido_cycles`), so Kaleido is never slower than the
+baseline array on the same PEs' count. The cycle count runs from the cycle
 after ``start`` to the cycle the last score leaves the array, fill and drain
 included; :mod:`golden.cycle_model` predicts it exactly.
 """
@@ -40,6 +47,7 @@ from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
 from golden.config import Config, require_config
+from golden.drain import drain_spacing, tail_cycles
 from golden.pe import BYTE_STEP1, BYTE_STEP2, NIBBLES, Load, Mode
 
 from .array import BaselineArray, KaleidoArray
@@ -81,8 +89,9 @@ class AttentionEngine(wiring.Component):
     Parameters
     ----------
     cfg : Config
-        Takes ``rows``, ``cols``, ``pe_acc_bits`` (Kaleido) or ``acc_bits`` (baseline), and ``group_width`` (Kaleido) or
-        ``head_dim`` (baseline): the most channels one pass streams.
+        Takes ``rows``, ``cols``, ``pe_acc_bits`` (Kaleido) or ``acc_bits`` (baseline),
+        ``head_dim`` (the most channels one pass streams) and ``group_width`` (the
+        channels a Kaleido pass B-D chooses from).
     design : "kaleido" or "baseline"
     q_words, k_words : int
         Depth of the two operand buffers (words of one channel of one tile).
@@ -101,6 +110,9 @@ class AttentionEngine(wiring.Component):
         Channel groups to run.
     dg, q_tiles, k_tiles, q_base, k_base : In(...).array(GROUP_SLOTS)
         Per group: its channels, its Q and K tile counts, and its first word in each buffer.
+    dense : In(1)
+        Kaleido only: run the dense schedule (one pass A of all ``dg[0]`` channels per
+        tile, buffers holding tokens) instead of passes A-D.
     start : In(1)
         Begin (one cycle); ``cycles`` counts from the next.
     busy : Out(1)
@@ -125,9 +137,11 @@ class AttentionEngine(wiring.Component):
         self.q_words, self.k_words = q_words, k_words
         R, C = cfg.rows, cfg.cols
         eb = entry_bits(design)
-        # Kaleido streams one channel group at a time; the baseline all D channels.
-        self.channels = cfg.group_width if design == "kaleido" else cfg.head_dim
+        # A pass streams at most one channel group, a dense tile all D channels
+        # (the baseline's, and Kaleido's dense schedule).
+        self.channels = cfg.head_dim
         chan = range(self.channels + 1)
+        dense = {"dense": In(1)} if design == "kaleido" else {}
         super().__init__({
             "q_wr_en": In(1), "q_wr_addr": In(range(q_words)), "q_wr_data": In(R * eb),
             "k_wr_en": In(1), "k_wr_addr": In(range(k_words)), "k_wr_data": In(C * eb),
@@ -137,6 +151,7 @@ class AttentionEngine(wiring.Component):
             "k_tiles": In(range(k_words + 1)).array(GROUP_SLOTS),
             "q_base": In(range(q_words)).array(GROUP_SLOTS),
             "k_base": In(range(k_words)).array(GROUP_SLOTS),
+            **dense,
             "start": In(1),
             "busy": Out(1),
             "out": Out(signed(cfg.pe_acc_bits if design == "kaleido" else cfg.acc_bits)).array(C),
@@ -148,10 +163,12 @@ class AttentionEngine(wiring.Component):
     def elaborate(self, platform):
         m = Module()
         cfg, kaleido = self.cfg, self.design == "kaleido"
-        R, C, G = cfg.rows, cfg.cols, self.channels
+        R, C, CH = cfg.rows, cfg.cols, self.channels
+        G = cfg.group_width if kaleido else 1       # channels a pass B-D chooses from
         eb = entry_bits(self.design)
-        min_slots = 2 * R - 1
-        tail = 2 * R + C          # cycles after the final drain slot until its last score is out
+        spacing = drain_spacing(R)
+        tail = tail_cycles(R, C)
+        dense = self.dense if kaleido else Const(1)
 
         m.submodules.qmem = qmem = Memory(shape=R * eb, depth=self.q_words, init=[])
         m.submodules.kmem = kmem = Memory(shape=C * eb, depth=self.k_words, init=[])
@@ -179,14 +196,14 @@ class AttentionEngine(wiring.Component):
         q_tile = Signal(range(self.q_words))      # buffer address of the tile's channel 0
         k_tile = Signal(range(self.k_words))
         pss = Signal(2)                           # pass: A, B, C, D (kaleido); 0 (baseline)
-        slot = Signal(range(max(G, min_slots) + 1))
-        chan = Signal(range(G + 1))               # pass A / baseline: next channel
+        slot = Signal(range(CH + 1))
+        chan = Signal(range(CH + 1))              # pass A / dense: next channel
         remaining = Signal(G)                     # passes B-D: channels still to stream
         need = [Signal(G, name=f"need_{p}") for p in "BCD"]
 
         dg_of, q_tiles, k_tiles = Array(self.dg), Array(self.q_tiles), Array(self.k_tiles)
         q_base, k_base = Array(self.q_base), Array(self.k_base)
-        dg = Signal(range(G + 1))
+        dg = Signal(range(CH + 1))
         m.d.comb += dg.eq(dg_of[g])
 
         # Pass A records which channels B, C and D need (computed in S1, below).
@@ -194,7 +211,7 @@ class AttentionEngine(wiring.Component):
         # channel of pass A may still be in S1: its bits bypass the register.
         bits = [Signal(name=f"bit_{p}") for p in "BCD"]
         a_in_s1 = Signal()
-        s1_c = Signal(range(max(2, G)))
+        s1_c = Signal(range(max(2, CH)))
         dg_mask = Signal(G)
         m.d.comb += dg_mask.eq((Const(1, G + 1) << dg) - 1)
         need_now = [Signal(G, name=f"need_now_{p}") for p in "BCD"]
@@ -208,7 +225,7 @@ class AttentionEngine(wiring.Component):
         left = Signal(G)
         m.d.comb += left.eq(Mux(slot == 0, pass_set, remaining))
         pair = Signal()                           # this slot issues two steps
-        c2 = Signal(range(max(2, G)))
+        c2 = Signal(range(max(2, CH)))
         taken = Signal(G)                         # the steps this slot removes from the set
         if paired:
             m.submodules.matcher = match = Matcher(cfg)
@@ -222,7 +239,7 @@ class AttentionEngine(wiring.Component):
         dense_pass = Signal()
         m.d.comb += dense_pass.eq((pss == Mode.A) if kaleido else 1)
         have = Signal()
-        c = Signal(range(max(2, G)))
+        c = Signal(range(max(2, CH)))
         more = Signal()
         m.d.comb += [
             have.eq(Mux(dense_pass, chan < dg, found)),
@@ -231,8 +248,27 @@ class AttentionEngine(wiring.Component):
         ]
         issue = Signal()
         last = Signal()
-        m.d.comb += [issue.eq(running & ~flushing),
-                     last.eq(~more & (slot >= min_slots - 1))]
+        m.d.comb += [issue.eq(running & ~flushing), last.eq(~more)]
+
+        # The drain rule of golden.drain: a slot that drains waits (issues nothing)
+        # while the last drain of its parity is fewer than `spacing` slots ago.
+        parity = Signal()
+        cool = [Signal(range(spacing), name=f"cool_{p}") for p in "eo"]
+        want_drain = Signal()
+        wait = Signal()
+        m.d.comb += [
+            want_drain.eq(flushing | (issue & (slot == 0) & ~(dense_pass & very_first))),
+            wait.eq(want_drain & Mux(parity, cool[1] != 0, cool[0] != 0)),
+        ]
+        with m.If(running):
+            m.d.sync += parity.eq(~parity)
+        for p, counter in enumerate(cool):
+            with m.If(want_drain & ~wait & (parity == p)):
+                m.d.sync += counter.eq(spacing - 1)
+            with m.Elif(counter != 0):
+                m.d.sync += counter.eq(counter - 1)
+        go = Signal()                             # the slot issues (a step, a drain, or both)
+        m.d.comb += go.eq((issue | flushing) & ~wait)
         m.d.comb += [qr.addr.eq(q_tile + c), kr.addr.eq(k_tile + c)]
         if paired:
             m.d.comb += [qr2.addr.eq(q_tile + c2), kr2.addr.eq(k_tile + c2)]
@@ -242,23 +278,24 @@ class AttentionEngine(wiring.Component):
         s1_pass, s1_flush, s1_pair = Signal(2), Signal(), Signal()
         s1_need1, s1_need2 = Signal(2 * C), Signal(2 * C)
         if paired:
-            m.d.sync += [s1_pair.eq(issue & have & pair),
+            m.d.sync += [s1_pair.eq(go & issue & have & pair),
                          s1_need1.eq(match.head_need), s1_need2.eq(match.second_need)]
-        m.d.sync += [s1_valid.eq(issue | flushing), s1_steps.eq(issue & have),
-                     s1_first.eq(issue & (slot == 0)), s1_pass.eq(pss), s1_c.eq(c),
-                     s1_flush.eq(flushing),
-                     s1_drain.eq(flushing | (issue & (slot == 0) & ~(dense_pass & very_first)))]
+        m.d.sync += [s1_valid.eq(go), s1_steps.eq(go & issue & have),
+                     s1_first.eq(go & issue & (slot == 0)), s1_pass.eq(pss), s1_c.eq(c),
+                     s1_flush.eq(flushing), s1_drain.eq(want_drain & ~wait)]
 
         if kaleido:
-            m.d.comb += a_in_s1.eq(s1_valid & s1_steps & (s1_pass == Mode.A))
+            # Pass A records the needs of B-D; a dense tile has no passes after it.
+            m.d.comb += a_in_s1.eq(s1_valid & s1_steps & (s1_pass == Mode.A) & ~dense)
 
         with m.If(self.start & ~running & ~self.busy):
             m.d.sync += [running.eq(1), very_first.eq(1), g.eq(0), qt.eq(0), kt.eq(0),
                          q_tile.eq(self.q_base[0]), k_tile.eq(self.k_base[0]),
-                         pss.eq(0), slot.eq(0), chan.eq(0)]
-        with m.If(flushing):
+                         pss.eq(0), slot.eq(0), chan.eq(0), parity.eq(0)]
+            m.d.sync += [counter.eq(0) for counter in cool]
+        with m.If(flushing & go):
             m.d.sync += [flushing.eq(0), running.eq(0), draining.eq(tail)]
-        with m.Elif(issue):
+        with m.Elif(issue & go):
             m.d.sync += slot.eq(slot + 1)
             with m.If(dense_pass):
                 m.d.sync += chan.eq(chan + have)
@@ -271,7 +308,7 @@ class AttentionEngine(wiring.Component):
                         m.d.sync += very_first.eq(0)
                     with m.If(pss != Mode.D):
                         m.d.sync += pss.eq(pss + 1)
-                    tile_done = pss == Mode.D
+                    tile_done = (pss == Mode.D) | dense
                 else:
                     m.d.sync += very_first.eq(0)
                     tile_done = Const(1)

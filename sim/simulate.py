@@ -89,7 +89,7 @@ def run_scheduler(cfg, q, k, simulator: str, work: Path, build_dir: Path | None 
 
 
 def simulate(cfg, q, k, design: str, simulator: str, work: Path, waves: bool = False,
-             label: str = "simulating", variant: str = "pe") -> dict:
+             label: str = "simulating", variant: str = "pe", schedule: str = "auto") -> dict:
     """Run one attention product on the RTL; return the bench's ``rtl.json`` plus scores.
 
     With a scheduler (pe-sh, full) its RTL runs first and the engine takes the
@@ -107,12 +107,12 @@ def simulate(cfg, q, k, design: str, simulator: str, work: Path, waves: bool = F
     if design == "kaleido" and with_scheduler:
         sched = run_scheduler(cfg, q, k, simulator, work, waves=waves)
         lead = max(sched["q"]["lead"], sched["k"]["lead"])
+    # Buffers deep enough for the dense image (and, for Kaleido, the pairs' image).
+    words = [-(-q.shape[0] // cfg.rows) * q.shape[1], -(-k.shape[0] // cfg.cols) * k.shape[1]]
     if design == "kaleido":
         qt, kt = pair_tables(q, cfg), pair_tables(k, cfg)
-        words = [sum(-(-t.pairs // n) * t.width for t in tables)
-                 for tables, n in ((qt, cfg.rows), (kt, cfg.cols))]
-    else:
-        words = [-(-q.shape[0] // cfg.rows) * q.shape[1], -(-k.shape[0] // cfg.cols) * k.shape[1]]
+        words = [max(w, sum(-(-t.pairs // n) * t.width for t in tables))
+                 for w, tables, n in zip(words, (qt, kt), (cfg.rows, cfg.cols))]
     text = blocks.engine_verilog(cfg, design, max(1, words[0]), max(1, words[1]),
                                  matcher=design == "kaleido" and with_matcher)
     done = threading.Event()
@@ -121,7 +121,8 @@ def simulate(cfg, q, k, design: str, simulator: str, work: Path, waves: bool = F
     try:
         result = runner.run(design, cfg, simulator, "tb.attention_tb", work,
                             env={"KALEIDO_WORK": str(work), "KALEIDO_DESIGN": design,
-                                 "KALEIDO_VARIANT": variant if design == "kaleido" else "pe"},
+                                 "KALEIDO_VARIANT": variant if design == "kaleido" else "pe",
+                                 "KALEIDO_SCHEDULE": schedule},
                             waves=waves, verilog_text=text, top=blocks.engine_top(design))
     finally:
         done.set()
@@ -130,6 +131,8 @@ def simulate(cfg, q, k, design: str, simulator: str, work: Path, waves: bool = F
         raise UserError(f"RTL simulation failed under {simulator}: "
                         + _first_failure(result.log) + f" (log: {result.log})")
     rtl = json.loads((work / "rtl.json").read_text())
+    if rtl.get("schedule") == "dense":
+        lead = 0            # the dense schedule does not wait for the scheduler's clusters
     rtl["engine_cycles"], rtl["lead_cycles"] = rtl["cycles"], lead
     rtl["cycles"] += lead
     rtl["utilization"] = utilization(rtl["lane_work"], rtl["cycles"], cfg.rows * cfg.cols)

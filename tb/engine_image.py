@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from golden.config import Config
+from golden.reuse import pair_reuse
 from golden.tiling import accumulate, dense_tiles, pair_tables, tile_groups
 from hw.engine import GROUP_SLOTS, word_layout
 
@@ -34,13 +35,22 @@ class EngineImage:
     k_base: list[int]
     # (what each drained score is, in the order one column emits them)
     tiles: list = field(default_factory=list)
+    schedule: str = "pairs"         # passes A-D over pairs, or dense tiles of tokens
+
+    @property
+    def scores_per_tile(self) -> int:
+        """Scores one column drains per tile: T0..T3 of R pairs, or R tokens' scores."""
+        return 4 if self.schedule == "pairs" else 1
 
     def settings(self) -> dict:
         """Values of the engine's static input ports."""
         pad = GROUP_SLOTS - len(self.dg)
-        return {"groups": self.groups, "dg": self.dg + [0] * pad,
-                "q_tiles": self.q_tiles + [0] * pad, "k_tiles": self.k_tiles + [0] * pad,
-                "q_base": self.q_base + [0] * pad, "k_base": self.k_base + [0] * pad}
+        out = {"groups": self.groups, "dg": self.dg + [0] * pad,
+               "q_tiles": self.q_tiles + [0] * pad, "k_tiles": self.k_tiles + [0] * pad,
+               "q_base": self.q_base + [0] * pad, "k_base": self.k_base + [0] * pad}
+        if self.design == "kaleido":
+            out["dense"] = int(self.schedule == "dense")
+        return out
 
 
 def _pack(design: str, entries: list[dict], size: int) -> int:
@@ -48,9 +58,16 @@ def _pack(design: str, entries: list[dict], size: int) -> int:
     return word_layout(design, size).const(entries).as_bits()
 
 
-def kaleido_image(q: np.ndarray, k: np.ndarray, cfg: Config, tables=None) -> EngineImage:
+def kaleido_image(q: np.ndarray, k: np.ndarray, cfg: Config, tables=None,
+                  schedule: str = "pairs") -> EngineImage:
     """Buffer images of the pair tables of ``q`` and ``k`` (int8 ``[N, D]``);
-    ``tables`` replaces their natural order (the scheduler's clusters)."""
+    ``tables`` replaces their natural order (the scheduler's clusters). With
+    ``schedule="dense"``, the Kaleido engine's dense schedule instead: tokens of
+    ``Q~`` and ``K~`` tiled like the baseline's (``S~`` is ``Q~ K~^T``)."""
+    if schedule == "dense":
+        return _dense_image("kaleido", pair_reuse(q, cfg).approx, pair_reuse(k, cfg).approx, cfg)
+    if schedule != "pairs":
+        raise ValueError(f"unknown schedule {schedule!r}")
     qt, kt = tables if tables is not None else (pair_tables(q, cfg), pair_tables(k, cfg))
     img = EngineImage("kaleido", [], [], len(qt), [], [], [], [], [])
     for side, tables, words, n in (("q", qt, img.q_words, cfg.rows), ("k", kt, img.k_words, cfg.cols)):
@@ -65,37 +82,67 @@ def kaleido_image(q: np.ndarray, k: np.ndarray, cfg: Config, tables=None) -> Eng
                                 "state": int(table.state[p, c]), "valid": 1} for p in members]
                     words.append(_pack("kaleido", entries, n))
     img.dg = [t.width for t in qt]
-    img.tiles = [("kaleido", tile, qt[tile.group], kt[tile.group]) for tile in tile_groups(qt, kt, cfg)]
+    img.tiles = [("pairs", tile, qt[tile.group], kt[tile.group]) for tile in tile_groups(qt, kt, cfg)]
     return img
 
 
 def baseline_image(q: np.ndarray, k: np.ndarray, cfg: Config) -> EngineImage:
     """Buffer images for the baseline engine: R (or C) tokens per word, all D channels."""
+    return _dense_image("baseline", q, k, cfg)
+
+
+def _dense_image(design: str, q: np.ndarray, k: np.ndarray, cfg: Config) -> EngineImage:
+    # A token as a Kaleido entry: its value in x0, state 0 (pass A then adds the
+    # product into R0 alone), x1 unused.
+    def entry(v):
+        return {"x": v, "valid": 1} if design == "baseline" else {"x0": v, "x1": 0, "state": 0, "valid": 1}
+
     D = q.shape[1]
-    img = EngineImage("baseline", [], [], 1, [D], [], [], [0], [0])
+    img = EngineImage(design, [], [], 1, [D], [], [], [0], [0], schedule="dense")
     for x, words, n, tiles in ((q, img.q_words, cfg.rows, img.q_tiles), (k, img.k_words, cfg.cols, img.k_tiles)):
         count = -(-x.shape[0] // n)
         tiles.append(count)
         for t in range(count):
             members = range(t * n, min((t + 1) * n, x.shape[0]))
             for c in range(D):
-                words.append(_pack("baseline", [{"x": int(x[p, c]), "valid": 1} for p in members], n))
-    img.tiles = [("baseline", tq, tk) for tq, tk in dense_tiles(q.shape[0], k.shape[0], cfg)]
+                words.append(_pack(design, [entry(int(x[p, c])) for p in members], n))
+    img.tiles = [("dense", tq, tk) for tq, tk in dense_tiles(q.shape[0], k.shape[0], cfg)]
     return img
 
 
 class Scoreboard:
     """The accumulation buffer: turns each column's stream of drained scores
-    into the ``N x N`` result, in the order the controller finishes them."""
+    into the ``N x N`` result, in the order the controller finishes them.
+
+    Two drains of different parity share the drain chain (:mod:`golden.drain`),
+    so their scores reach the top of a column interleaved: a drain's R scores
+    leave on every other cycle, all on cycles of one parity. The buffer keeps
+    one stream per cycle parity, cuts each into drains of R scores (row 0
+    first), and orders the drains by their first score's cycle.
+    """
 
     def __init__(self, image: EngineImage, cfg: Config, n_q: int, n_k: int):
         self.image, self.cfg = image, cfg
         self.scores = np.zeros((n_q, n_k), np.int64)
-        self.per_tile = (4 if image.design == "kaleido" else 1) * cfg.rows
-        self.columns = [[] for _ in range(cfg.cols)]
+        self.per_tile = image.scores_per_tile * cfg.rows
+        self.arrivals = [[] for _ in range(cfg.cols)]          # (cycle, value) per column
 
-    def push(self, column: int, value: int) -> None:
-        self.columns[column].append(value)
+    def push(self, column: int, value: int, cycle: int) -> None:
+        self.arrivals[column].append((cycle, value))
+
+    @property
+    def columns(self) -> list[list[int]]:
+        """Each column's scores, drain by drain in the controller's order, row 0 first."""
+        R = self.cfg.rows
+        out = []
+        for arrivals in self.arrivals:
+            drains = []
+            for parity in (0, 1):
+                stream = [(t, v) for t, v in arrivals if t % 2 == parity]
+                drains += [stream[i:i + R] for i in range(0, len(stream), R)]
+            drains.sort(key=lambda d: d[0][0])
+            out.append([v for d in drains for _, v in d])
+        return out
 
     @property
     def expected_per_column(self) -> int:
@@ -104,15 +151,16 @@ class Scoreboard:
     def result(self) -> np.ndarray:
         """The accumulated scores; raises if any column drained the wrong count."""
         R, C = self.cfg.rows, self.cfg.cols
-        for j, col in enumerate(self.columns):
+        columns = self.columns
+        for j, col in enumerate(columns):
             if len(col) != self.expected_per_column:
                 raise AssertionError(f"column {j} drained {len(col)} scores, "
                                      f"expected {self.expected_per_column}")
         out = self.scores.copy()
         for t, tile in enumerate(self.image.tiles):
-            block = np.array([col[t * self.per_tile:(t + 1) * self.per_tile] for col in self.columns],
+            block = np.array([col[t * self.per_tile:(t + 1) * self.per_tile] for col in columns],
                              np.int64).T                            # [per_tile, C]
-            if tile[0] == "kaleido":
+            if tile[0] == "pairs":
                 _, tg, qtab, ktab = tile
                 accumulate(out, tg, qtab, ktab, block.reshape(4, R, C))
             else:

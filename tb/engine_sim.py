@@ -35,7 +35,7 @@ def simulate_engine(image, cfg, n_q, n_k, max_cycles=200_000, matcher=False):
             # `cycle` counts from the first cycle after start, like the engine's counter.
             for j in range(cfg.cols):
                 if ctx.get(dut.out_valid[j]):
-                    board.push(j, ctx.get(dut.out[j]))
+                    board.push(j, ctx.get(dut.out[j]), cycle)
                     result["last_out"] = cycle
             if not ctx.get(dut.busy):
                 break

@@ -19,12 +19,53 @@ def test_kaleido_engine_is_exact_and_on_model(case, variant, rng):
                  queue_depth=8, clusters=2, cluster_capacity=4, lookahead=3)
     q, k = operands(kind, cfg, rng)
     tables = kaleido_tables(q, k, cfg, variant)
+    # Passes A-D forced, even where the dense schedule would win: they must be exact too.
     got = simulate_engine(kaleido_image(q, k, cfg, tables), cfg, cfg.tokens, cfg.tokens,
                           matcher=variant_parts(variant)[1])
     np.testing.assert_array_equal(got["scores"], approx_scores(q, k, cfg))
-    model = kaleido_cycles(q, k, cfg, variant, tables)
+    model = kaleido_cycles(q, k, cfg, variant, tables, schedule="pairs")
     assert got["cycles"] == model.engine_cycles == got["last_out"]
     assert got["lane_work"] == model.lane_work
+
+
+# Shapes where short passes meet the drain rule: 1-4 channel groups, empty groups,
+# odd extents, arrays from 1x1 to 8x8.
+NEVER_SLOWER = CASES + [
+    ((1, 1, 1), (2, 2, 3), 4, 4, 5, 3, "correlated"),
+    ((2, 0, 1), (1, 4, 5), 8, 8, 5, 3, "partial"),
+    ((4, 3, 1), (2, 4, 4), 8, 2, 5, 3, "equal"),
+    ((1, 4, 2), (3, 3, 2), 1, 8, 4, 2, "random"),
+]
+
+
+@pytest.mark.parametrize("variant", ["pe", "full"])
+@pytest.mark.parametrize("case", NEVER_SLOWER, ids=lambda c: f"{c[0]}-{c[1]}-{c[2]}x{c[3]}-{c[6]}")
+def test_kaleido_is_never_slower_than_baseline(case, variant, rng):
+    partition, grid, R, C, F, P, kind = case
+    cfg = Config(partition=partition, grid=grid, rows=R, cols=C, full_bits=F, partial_bits=P,
+                 queue_depth=8, clusters=2, cluster_capacity=4, lookahead=3)
+    q, k = operands(kind, cfg, rng)
+    tables = kaleido_tables(q, k, cfg, variant)
+    model = kaleido_cycles(q, k, cfg, variant, tables)           # the driver's choice
+    got = simulate_engine(kaleido_image(q, k, cfg, tables, model.schedule), cfg, cfg.tokens,
+                          cfg.tokens, matcher=variant_parts(variant)[1])
+    np.testing.assert_array_equal(got["scores"], approx_scores(q, k, cfg))
+    assert got["cycles"] == model.engine_cycles == got["last_out"]
+    assert got["lane_work"] == model.lane_work
+    base = baseline_cycles(cfg.tokens, cfg.tokens, cfg)
+    assert model.cycles <= base.cycles, (model.schedule, model.cycles, base.cycles)
+    if model.schedule == "dense":
+        assert got["cycles"] == base.cycles
+
+
+def test_dense_schedule_is_the_baseline_on_kaleido_pes(rng):
+    cfg = Config(partition=(3, 2, 2), grid=(2, 3, 3), rows=2, cols=3)
+    q, k = operands("correlated", cfg, rng)
+    got = simulate_engine(kaleido_image(q, k, cfg, schedule="dense"), cfg, cfg.tokens, cfg.tokens)
+    np.testing.assert_array_equal(got["scores"], approx_scores(q, k, cfg))
+    base = baseline_cycles(cfg.tokens, cfg.tokens, cfg)
+    assert got["cycles"] == base.cycles == kaleido_cycles(q, k, cfg, schedule="dense").cycles
+    assert got["lane_work"] == base.lane_work
 
 
 @pytest.mark.parametrize("R, C, D, N", [(2, 3, 5, 7), (4, 4, 3, 9), (1, 1, 4, 3), (3, 2, 8, 6)])
