@@ -38,6 +38,7 @@ from .tiling import pair_tables, tile_groups
 __all__ = ["CycleReport", "kaleido_cycles", "baseline_cycles", "LANES", "tail_cycles",
            "VARIANTS", "variant_parts", "utilization", "kaleido_tables", "scheduler_lead", "kaleido_tile_slots",
            "split_cycles", "baseline_tile_slots", "kaleido_products", "dense_products", "engine_cycles",
+           "executed_products",
            "SCHEDULES"]
 
 #: Dispatcher ablation (DESIGN.md §5.5): which of scheduler and matcher each variant has.
@@ -186,6 +187,16 @@ def dense_products(n_q: int, n_k: int, cfg: Config) -> dict:
     """Products of the dense schedule (the baseline's, and Kaleido's fallback)."""
     return {"full_products": n_q * n_k * cfg.head_dim, "nibble_products": 0,
             "tiles": len(baseline_tile_slots(n_q, n_k, cfg)), "passes": 1}
+
+
+def executed_products(q: np.ndarray, k: np.ndarray, cfg: Config, report: "CycleReport",
+                      tables=None) -> dict:
+    """Products of what ``report`` says the Kaleido engine ran: passes A-D over the
+    variant's pair tables (or ``tables``), or the dense schedule."""
+    if report.schedule == "dense":
+        return dense_products(q.shape[0], k.shape[0], cfg)
+    qt, kt = tables if tables is not None else kaleido_tables(q, k, cfg, report.variant)
+    return kaleido_products(qt, kt, cfg)
 
 
 #: How the Kaleido engine runs a head: ``pairs`` (passes A-D), ``dense`` (the

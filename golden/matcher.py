@@ -57,13 +57,19 @@ def compatible(a: np.ndarray, b: np.ndarray) -> bool:
 
 def match(channels, needs: np.ndarray, lookahead: int) -> list[tuple[int, int | None]]:
     """Issue order of a pass's ``channels``: ``(head, partner or None)`` per cycle."""
+    # Each channel's needs as two column masks (some bits; all 8 bits): two steps
+    # fit when neither takes the whole byte of a column the other uses at all.
+    needs = np.asarray(needs).reshape(len(needs), -1)
+    weights = np.array([1 << j for j in range(needs.shape[1])], dtype=object)
+    some = ((needs >= 1).astype(object) @ weights).tolist()
+    whole = ((needs == 2).astype(object) @ weights).tolist()
     rem = list(channels)
     out = []
     while rem:
         head = rem.pop(0)
         partner = None
         for pos, c in enumerate(rem[:lookahead - 1]):
-            if compatible(needs[head], needs[c]):
+            if not (whole[head] & some[c]) and not (some[head] & whole[c]):
                 partner = rem.pop(pos)
                 break
         out.append((head, partner))

@@ -17,8 +17,8 @@ the freshly handed-over registers.
 The drain is a chain that moves *up* each column, against the column operands'
 flow: a PE that drains copies R0 into its output register; otherwise it takes
 the output register of the PE below. Because PE (i, j) acts one cycle after
-PE (i-1, j), a value moving up never meets a capture, provided two drains of
-one PE are at least ``2*rows - 1`` cycles apart.
+PE (i-1, j), a value moving up meets a capture only when two drains of the
+same cycle parity are fewer than ``2*rows`` cycles apart (:mod:`golden.drain`).
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import IntEnum
 
-__all__ = ["Mode", "Load", "Need", "RowIn", "ColIn", "LaneOp", "Decoded", "decode",
+__all__ = ["Mode", "Load", "Need", "Packing", "RowIn", "ColIn", "LaneOp", "Decoded", "decode",
            "NIBBLES", "BYTE_STEP1", "BYTE_STEP2",
            "PEModel", "BaselinePEModel", "step_need", "wrap"]
 
@@ -120,9 +120,16 @@ def _single(mode: int, sq: int, sk: int, second: bool) -> Decoded:
     return Decoded((l0, l1), enable)
 
 
-#: Column byte packing in a paired cycle (``col.byte``): one nibble per step,
-#: or the whole byte belongs to step 1, or to step 2.
-NIBBLES, BYTE_STEP1, BYTE_STEP2 = 0, 1, 2
+class Packing(IntEnum):
+    """How a paired cycle packs the column byte (``col.byte``): one nibble per
+    step, or the whole byte belongs to step 1, or to step 2."""
+
+    NIBBLES = 0
+    BYTE_STEP1 = 1
+    BYTE_STEP2 = 2
+
+
+NIBBLES, BYTE_STEP1, BYTE_STEP2 = Packing.NIBBLES, Packing.BYTE_STEP1, Packing.BYTE_STEP2
 
 
 def decode(mode: int, steps: int, sq0: int, sk0: int, sq1: int, sk1: int,

@@ -8,6 +8,7 @@ references and partners are the even and odd slices of that axis.
 
 from __future__ import annotations
 
+from enum import IntEnum
 from typing import NamedTuple
 
 import numpy as np
@@ -15,12 +16,20 @@ import numpy as np
 from .config import DIRECTIONS, GROUPS, Config
 
 __all__ = [
-    "FULL", "PARTIAL", "COMPUTE", "Reuse", "hi", "lo", "classify", "approximate",
+    "State", "FULL", "PARTIAL", "COMPUTE", "Reuse", "hi", "lo", "classify", "approximate",
     "pair_reuse", "window_reuse", "as_tokens",
 ]
 
-#: State codes of DESIGN.md §3, as stored in a states tensor.
-FULL, PARTIAL, COMPUTE = 2, 1, 0
+class State(IntEnum):
+    """Reuse state of a partner value (DESIGN.md §3), as stored in a states tensor
+    and in the engine's buffer entries."""
+
+    COMPUTE = 0     # computed from its own value
+    PARTIAL = 1     # high nibble reused, low nibble its own
+    FULL = 2        # the reference's value reused
+
+
+FULL, PARTIAL, COMPUTE = State.FULL, State.PARTIAL, State.COMPUTE
 
 
 class Reuse(NamedTuple):

@@ -49,11 +49,13 @@ from amaranth.lib.wiring import In, Out
 from golden.config import Config, require_config
 from golden.drain import drain_spacing, tail_cycles
 from golden.pe import BYTE_STEP1, BYTE_STEP2, NIBBLES, Load, Mode
+from golden.reuse import State
 
 from .array import BaselineArray, KaleidoArray
 from .matcher import Matcher, lowest_set
 
 __all__ = ["AttentionEngine", "pair_entry", "token_entry", "entry_layout", "word_layout", "entry_bits",
+           "slot_layout",
            "GROUP_SLOTS", "COUNTER_BITS"]
 
 GROUP_SLOTS = 3          # channel groups the controller can be given
@@ -62,10 +64,26 @@ COUNTER_BITS = 48        # the cycle and lane-work counters: 2**48 cycles outlas
 
 #: One entry of the Kaleido engine's buffers: a pair's two values on one channel,
 #: the partner's reuse state there (golden.reuse codes), and whether the pair exists.
-pair_entry = data.StructLayout({"x0": signed(8), "x1": signed(8), "state": 2, "valid": 1})
+pair_entry = data.StructLayout({"x0": signed(8), "x1": signed(8), "state": State, "valid": 1})
 
 #: One entry of the baseline engine's buffers: a token's value on one channel.
 token_entry = data.StructLayout({"x": signed(8), "valid": 1})
+
+
+def slot_layout(channels: int, cols: int) -> data.StructLayout:
+    """What the sequencer (S0) hands the operand stage (S1) about one slot."""
+    return data.StructLayout({
+        "valid": 1,                       # the slot issues (a step, a drain, or both)
+        "steps": 1,                       # it carries a channel step
+        "pair": 1,                        # and a second, paired one (matcher)
+        "first": 1,                       # the first slot of a pass: its hand-over
+        "drain": 1,                       # it drains the previous pass's score
+        "flush": 1,                       # the final drain slot
+        "mode": Mode,                     # the pass
+        "chan": range(max(2, channels)),  # the step's channel
+        "need1": 2 * cols,                # matcher: each column's need of the step
+        "need2": 2 * cols,                # and of the paired step
+    })
 
 
 def entry_layout(design: str) -> data.StructLayout:
@@ -163,29 +181,45 @@ class AttentionEngine(wiring.Component):
     def elaborate(self, platform):
         m = Module()
         cfg, kaleido = self.cfg, self.design == "kaleido"
-        R, C, CH = cfg.rows, cfg.cols, self.channels
-        G = cfg.group_width if kaleido else 1       # channels a pass B-D chooses from
+        R, C = cfg.rows, cfg.cols
         eb = entry_bits(self.design)
-        spacing = drain_spacing(R)
-        tail = tail_cycles(R, C)
-        dense = self.dense if kaleido else Const(1)
 
         m.submodules.qmem = qmem = Memory(shape=R * eb, depth=self.q_words, init=[])
         m.submodules.kmem = kmem = Memory(shape=C * eb, depth=self.k_words, init=[])
         qw, kw = qmem.write_port(), kmem.write_port()
-        qr, kr = qmem.read_port(), kmem.read_port()
-        paired = self.matcher
-        if paired:      # the partner step's words
-            qr2, kr2 = qmem.read_port(), kmem.read_port()
         m.d.comb += [qw.en.eq(self.q_wr_en), qw.addr.eq(self.q_wr_addr), qw.data.eq(self.q_wr_data),
                      kw.en.eq(self.k_wr_en), kw.addr.eq(self.k_wr_addr), kw.data.eq(self.k_wr_data)]
+        # One read port per side for the slot's step, and one for a paired partner step.
+        reads = [(qmem.read_port(), kmem.read_port())]
+        if self.matcher:
+            reads.append((qmem.read_port(), kmem.read_port()))
+            m.submodules.matcher = match = Matcher(cfg)
+        else:
+            match = None
 
         array = KaleidoArray(cfg) if kaleido else BaselineArray(cfg)
         m.submodules.array = array
         for j in range(C):
             m.d.comb += [self.out[j].eq(array.drain[j].score), self.out_valid[j].eq(array.drain[j].valid)]
 
-        # --- S0: the sequencer ----------------------------------------------------------
+        s1 = Signal(slot_layout(self.channels, C), name="s1")
+        needs = _NeedBits()
+        self._sequencer(m, s1, needs, reads, match)
+        self._operand_stage(m, s1, needs, reads, match, array)
+        self._counters(m, array)
+        return m
+
+    def _sequencer(self, m, s1, needs, reads, match):
+        """S0: walks groups, tiles and passes, picks each slot's channel(s), applies
+        the drain rule, addresses the buffers and fills ``s1``."""
+        cfg, kaleido = self.cfg, self.design == "kaleido"
+        R, C, CH = cfg.rows, cfg.cols, self.channels
+        G = cfg.group_width if kaleido else 1       # channels a pass B-D chooses from
+        spacing = drain_spacing(R)
+        tail = tail_cycles(R, C)
+        dense = self.dense if kaleido else Const(1)
+        paired = match is not None
+
         running = Signal()           # issuing slots
         flushing = Signal()          # the final drain slot is being issued
         draining = Signal(range(tail + 1))
@@ -195,7 +229,7 @@ class AttentionEngine(wiring.Component):
         kt = Signal(range(self.k_words + 1))
         q_tile = Signal(range(self.q_words))      # buffer address of the tile's channel 0
         k_tile = Signal(range(self.k_words))
-        pss = Signal(2)                           # pass: A, B, C, D (kaleido); 0 (baseline)
+        pss = Signal(Mode)                        # pass: A, B, C, D (kaleido); A (dense)
         slot = Signal(range(CH + 1))
         chan = Signal(range(CH + 1))              # pass A / dense: next channel
         remaining = Signal(G)                     # passes B-D: channels still to stream
@@ -206,19 +240,18 @@ class AttentionEngine(wiring.Component):
         dg = Signal(range(CH + 1))
         m.d.comb += dg.eq(dg_of[g])
 
-        # Pass A records which channels B, C and D need (computed in S1, below).
-        # A pass B-D takes its channel set on its first slot, when the last
-        # channel of pass A may still be in S1: its bits bypass the register.
-        bits = [Signal(name=f"bit_{p}") for p in "BCD"]
-        a_in_s1 = Signal()
-        s1_c = Signal(range(max(2, CH)))
+        # Pass A records which channels B, C and D need (the operand stage computes
+        # the bits). A pass B-D takes its channel set on its first slot, when the
+        # last channel of pass A may still be in S1: its bits bypass the register.
         dg_mask = Signal(G)
         m.d.comb += dg_mask.eq((Const(1, G + 1) << dg) - 1)
         need_now = [Signal(G, name=f"need_now_{p}") for p in "BCD"]
         for p in range(3):
-            onehot = Mux(a_in_s1, Const(1, G) << s1_c, 0)
+            onehot = Mux(needs.a_in_s1, Const(1, G) << s1.chan, 0)
             m.d.comb += need_now[p].eq(
-                ((need[p] & ~onehot) | Mux(bits[p], onehot, 0)) & dg_mask)
+                ((need[p] & ~onehot) | Mux(needs.bits[p], onehot, 0)) & dg_mask)
+            with m.If(needs.a_in_s1):
+                m.d.sync += need[p].bit_select(s1.chan, 1).eq(needs.bits[p])
         pass_set = Signal(G)
         m.d.comb += pass_set.eq(Mux(pss == Mode.B, need_now[0],
                                     Mux(pss == Mode.C, need_now[1], need_now[2])))
@@ -228,7 +261,6 @@ class AttentionEngine(wiring.Component):
         c2 = Signal(range(max(2, CH)))
         taken = Signal(G)                         # the steps this slot removes from the set
         if paired:
-            m.submodules.matcher = match = Matcher(cfg)
             m.d.comb += [match.steps.eq(left), match.use_d.eq(pss == Mode.D)]
             found, first_left = match.head_valid, match.head
             m.d.comb += [pair.eq(match.second_valid & ((pss == Mode.B) | (pss == Mode.D))),
@@ -237,7 +269,7 @@ class AttentionEngine(wiring.Component):
             found, first_left = lowest_set(m, left, G, "left")
         m.d.comb += taken.eq((Const(1, G) << first_left) | Mux(pair, Const(1, G) << c2, 0))
         dense_pass = Signal()
-        m.d.comb += dense_pass.eq((pss == Mode.A) if kaleido else 1)
+        m.d.comb += dense_pass.eq(pss == Mode.A)
         have = Signal()
         c = Signal(range(max(2, CH)))
         more = Signal()
@@ -247,8 +279,7 @@ class AttentionEngine(wiring.Component):
             more.eq(Mux(dense_pass, chan + 1 < dg, (left & ~taken).any())),
         ]
         issue = Signal()
-        last = Signal()
-        m.d.comb += [issue.eq(running & ~flushing), last.eq(~more)]
+        m.d.comb += issue.eq(running & ~flushing)
 
         # The drain rule of golden.drain: a slot that drains waits (issues nothing)
         # while the last drain of its parity is fewer than `spacing` slots ago.
@@ -269,29 +300,25 @@ class AttentionEngine(wiring.Component):
                 m.d.sync += counter.eq(counter - 1)
         go = Signal()                             # the slot issues (a step, a drain, or both)
         m.d.comb += go.eq((issue | flushing) & ~wait)
+
+        (qr, kr), *partner = reads
         m.d.comb += [qr.addr.eq(q_tile + c), kr.addr.eq(k_tile + c)]
         if paired:
+            qr2, kr2 = partner[0]
             m.d.comb += [qr2.addr.eq(q_tile + c2), kr2.addr.eq(k_tile + c2)]
-
-        # What S1 needs of the slot.
-        s1_valid, s1_steps, s1_first, s1_drain = Signal(), Signal(), Signal(), Signal()
-        s1_pass, s1_flush, s1_pair = Signal(2), Signal(), Signal()
-        s1_need1, s1_need2 = Signal(2 * C), Signal(2 * C)
-        if paired:
-            m.d.sync += [s1_pair.eq(go & issue & have & pair),
-                         s1_need1.eq(match.head_need), s1_need2.eq(match.second_need)]
-        m.d.sync += [s1_valid.eq(go), s1_steps.eq(go & issue & have),
-                     s1_first.eq(go & issue & (slot == 0)), s1_pass.eq(pss), s1_c.eq(c),
-                     s1_flush.eq(flushing), s1_drain.eq(want_drain & ~wait)]
-
+            m.d.sync += [s1.pair.eq(go & issue & have & pair),
+                         s1.need1.eq(match.head_need), s1.need2.eq(match.second_need)]
+        m.d.sync += [s1.valid.eq(go), s1.steps.eq(go & issue & have),
+                     s1.first.eq(go & issue & (slot == 0)), s1.mode.eq(pss), s1.chan.eq(c),
+                     s1.flush.eq(flushing), s1.drain.eq(want_drain & ~wait)]
         if kaleido:
             # Pass A records the needs of B-D; a dense tile has no passes after it.
-            m.d.comb += a_in_s1.eq(s1_valid & s1_steps & (s1_pass == Mode.A) & ~dense)
+            m.d.comb += needs.a_in_s1.eq(s1.valid & s1.steps & (s1.mode == Mode.A) & ~dense)
 
         with m.If(self.start & ~running & ~self.busy):
             m.d.sync += [running.eq(1), very_first.eq(1), g.eq(0), qt.eq(0), kt.eq(0),
                          q_tile.eq(self.q_base[0]), k_tile.eq(self.k_base[0]),
-                         pss.eq(0), slot.eq(0), chan.eq(0), parity.eq(0)]
+                         pss.eq(Mode.A), slot.eq(0), chan.eq(0), parity.eq(0)]
             m.d.sync += [counter.eq(0) for counter in cool]
         with m.If(flushing & go):
             m.d.sync += [flushing.eq(0), running.eq(0), draining.eq(tail)]
@@ -301,19 +328,12 @@ class AttentionEngine(wiring.Component):
                 m.d.sync += chan.eq(chan + have)
             with m.Else():
                 m.d.sync += remaining.eq(left & ~taken)
-            with m.If(last):
-                m.d.sync += [slot.eq(0), chan.eq(0)]
-                if kaleido:
-                    with m.If(pss == Mode.A):
-                        m.d.sync += very_first.eq(0)
-                    with m.If(pss != Mode.D):
-                        m.d.sync += pss.eq(pss + 1)
-                    tile_done = (pss == Mode.D) | dense
-                else:
-                    m.d.sync += very_first.eq(0)
-                    tile_done = Const(1)
-                with m.If(tile_done):
-                    m.d.sync += pss.eq(0)
+            with m.If(~more):                     # the pass's last slot
+                m.d.sync += [slot.eq(0), chan.eq(0), very_first.eq(0)]
+                with m.If(pss != Mode.D):
+                    m.d.sync += pss.eq(pss + 1)
+                with m.If((pss == Mode.D) | dense):
+                    m.d.sync += pss.eq(Mode.A)
                     with m.If(kt + 1 < k_tiles[g]):
                         m.d.sync += [kt.eq(kt + 1), k_tile.eq(k_tile + dg)]
                     with m.Elif(qt + 1 < q_tiles[g]):
@@ -328,7 +348,17 @@ class AttentionEngine(wiring.Component):
             m.d.sync += draining.eq(draining - 1)
         m.d.comb += self.busy.eq(running | (draining != 0))
 
-        # --- S1: buffer words -> edge bundles ------------------------------------------
+    def _operand_stage(self, m, s1, needs, reads, match, array):
+        """S1: the slot's buffer words become the array's edge bundles (operands,
+        flags, hand-over, drain); in pass A it also computes the need bits."""
+        cfg, kaleido = self.cfg, self.design == "kaleido"
+        R, C = cfg.rows, cfg.cols
+        paired = match is not None
+        (qr, kr), *partner = reads
+        s1_valid, s1_steps, s1_first, s1_drain = s1.valid, s1.steps, s1.first, s1.drain
+        s1_pass, s1_flush, s1_pair, s1_c = s1.mode, s1.flush, s1.pair, s1.chan
+        s1_need1, s1_need2 = s1.need1, s1.need2
+        bits, a_in_s1 = needs.bits, needs.a_in_s1
         q_word = data.View(word_layout(self.design, R), qr.data)
         k_word = data.View(word_layout(self.design, C), kr.data)
         rows = [q_word[i] for i in range(R)]
@@ -350,6 +380,7 @@ class AttentionEngine(wiring.Component):
             use_x0 = (s1_pass == Mode.A) | (s1_pass == Mode.B)
             use_k0 = (s1_pass == Mode.A) | (s1_pass == Mode.C)
             if paired:
+                qr2, kr2 = partner[0]
                 q_word2 = data.View(word_layout(self.design, R), qr2.data)
                 k_word2 = data.View(word_layout(self.design, C), kr2.data)
             rows2 = [q_word2[i] for i in range(R)] if paired else rows
@@ -394,9 +425,6 @@ class AttentionEngine(wiring.Component):
             k0 = any_of(kv, sk, lambda s: s == 0)
             m.d.comb += [bits[0].eq(k1 | k0), bits[1].eq(qn),
                          bits[2].eq((q2 & (k2 | k1)) | (qn & (k0 | k1)))]
-            with m.If(a_in_s1):
-                for p in range(3):
-                    m.d.sync += need[p].bit_select(s1_c, 1).eq(bits[p])
             if paired:
                 # Column needs of passes B and D for the matcher (golden.matcher).
                 need_b = [Mux(kv[j], Mux(sk[j] == 2, 0, Mux(sk[j] == 1, 1, 2)), 0) for j in range(C)]
@@ -417,10 +445,20 @@ class AttentionEngine(wiring.Component):
             for j, e in enumerate(cols):
                 m.d.sync += [array.col_in[j].eq(e.x), array.col_valid[j].eq(e.valid)]
 
-        # --- counters ----------------------------------------------------------------
+    def _counters(self, m, array):
+        """The cycle and lane-work counters, from the cycle after ``start`` while busy."""
         with m.If(self.start & ~self.busy):
             m.d.sync += [self.cycles.eq(0), self.lane_work.eq(0)]
         with m.Elif(self.busy):
             m.d.sync += [self.cycles.eq(self.cycles + 1),
                          self.lane_work.eq(self.lane_work + array.lane_work)]
-        return m
+
+
+class _NeedBits:
+    """What the operand stage tells the sequencer while pass A streams: the
+    channel in S1 is needed by pass B, C, D (``bits``), and it is a pass A step
+    whose bits are to be recorded (``a_in_s1``)."""
+
+    def __init__(self):
+        self.bits = [Signal(name=f"bit_{p}") for p in "BCD"]
+        self.a_in_s1 = Signal()

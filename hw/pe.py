@@ -13,7 +13,8 @@ from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In, Out
 
 from golden.config import Config, require_config
-from golden.pe import BYTE_STEP1, BYTE_STEP2, Load, Mode
+from golden.pe import BYTE_STEP1, BYTE_STEP2, Load, Mode, Packing
+from golden.reuse import State
 
 __all__ = ["row_layout", "col_layout", "baseline_row_layout", "drain_signature", "PE", "BaselinePE",
            "LANES", "REGISTERS"]
@@ -26,20 +27,20 @@ REGISTERS = 3
 row_layout = data.StructLayout({
     "a0":    signed(8),    # row operand of channel step 1 (and of a single step)
     "a1":    signed(8),    # row operand of channel step 2 in a paired cycle
-    "sq0":   2,            # reuse state of a0's value (linear mode: token of R1)
-    "sq1":   2,            # reuse state of a1's value (linear mode: token of R2)
-    "mode":  3,            # golden.pe.Mode: pass A..D, or LINEAR
+    "sq0":   State,        # reuse state of a0's value (linear mode: token of R1)
+    "sq1":   State,        # reuse state of a1's value (linear mode: token of R2)
+    "mode":  Mode,         # pass A..D, or LINEAR
     "steps": 2,            # bit 0: step 1 present; bit 1: step 2 present (paired)
-    "load":  2,            # golden.pe.Load: hand-over before this cycle's products
+    "load":  Load,         # hand-over before this cycle's products
     "drain": 1,            # copy R0 into the drain chain (before the hand-over)
 })
 
 #: What travels down a column of augmented PEs.
 col_layout = data.StructLayout({
     "b":    8,             # column byte: a whole operand, or one nibble per lane
-    "sk0":  2,             # reuse state of step 1's column value
-    "sk1":  2,             # reuse state of step 2's column value
-    "byte": 2,             # paired cycles: golden.pe NIBBLES, BYTE_STEP1 or BYTE_STEP2
+    "sk0":  State,         # reuse state of step 1's column value
+    "sk1":  State,         # reuse state of step 2's column value
+    "byte": Packing,       # paired cycles: one nibble per step, or the whole byte for one
 })
 
 #: What travels along a row of baseline PEs.

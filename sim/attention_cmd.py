@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from golden import DESIGNS, expected_scores, run_attention
-from golden.cycle_model import VARIANTS
+from golden.cycle_model import SCHEDULES, VARIANTS, baseline_cycles
 
 from . import runner
 from .common import UserError, atomic_output, check_output_dir, print_json
@@ -41,6 +41,9 @@ def add_args(p) -> None:
                    help="kaleido (the augmented array, S~) or baseline (the plain array, Q K^T); "
                         "default kaleido")
     p.add_argument("--variant", choices=list(VARIANTS), default="full", help=VARIANT_HELP)
+    p.add_argument("--schedule", choices=list(SCHEDULES), default="auto",
+                   help="kaleido: auto (passes A-D, or the dense schedule on the same PEs where the "
+                        "cycle model says A-D would be slower; the default), pairs or dense to force one")
     p.add_argument("--simulator", choices=list(runner.SIMULATORS),
                    help="default: verilator when it can run here, else icarus")
     p.add_argument("--rows", type=int, default=4, help="PE rows of the array (default 4)")
@@ -77,7 +80,8 @@ def cmd_sim_attention(args) -> int:
     work = Path(tempfile.mkdtemp(prefix=".work-", dir=out))
     try:
         rtl = simulate(cfg, q, k, args.design, simulator, work, args.waves,
-                       label=f"{args.design} {args.variant} on {simulator}", variant=args.variant)
+                       label=f"{args.design} {args.variant} on {simulator}", variant=args.variant,
+                       schedule=args.schedule)
         if args.waves:
             for f in work.rglob("*"):
                 if f.suffix in WAVE_SUFFIXES:
@@ -93,6 +97,8 @@ def cmd_sim_attention(args) -> int:
             "cycles": rtl["cycles"], "model_cycles": model["cycles"],
             "engine_cycles": rtl["engine_cycles"], "scheduler_lead_cycles": rtl["lead_cycles"],
             "cycles_match": rtl["cycles"] == model["cycles"],
+            "schedule": model["schedule"], "pair_cycles": model["pair_cycles"],
+            "baseline_cycles": baseline_cycles(cfg.tokens, cfg.tokens, cfg).cycles,
             "executed_macs": rtl["executed_macs"], "model_executed_macs": model["executed_macs"],
             "utilization": rtl["utilization"],
             "dense_macs": golden.dense_macs, "oracle_macs": golden.oracle_macs,
@@ -105,7 +111,7 @@ def cmd_sim_attention(args) -> int:
             "sim_cycles_per_second": rtl["cycles"] / rtl["test_seconds"] if rtl["test_seconds"] else None,
         }
         if not args.no_energy:
-            stats.update(run_energy(cfg, q, k, args.design, args.variant, rtl["cycles"]))
+            stats.update(run_energy(cfg, q, k, args.design, args.variant, rtl["cycles"], model["schedule"]))
         with atomic_output(str(out / "scores.npy"), ".npy") as tmp:
             with open(tmp, "wb") as f:
                 np.save(f, rtl["scores"])
@@ -123,8 +129,10 @@ def cmd_sim_attention(args) -> int:
     else:
         energy = (f", {stats['energy_pj'] / 1e3:.1f} nJ in {stats['time_us']:.1f} us at "
                   f"{stats['fmax_mhz']:.0f} MHz" if stats.get("energy_pj") is not None else "")
-        print(f"{args.design} {args.variant} on {simulator}: scores {'match' if stats['scores_match'] else 'DIFFER'}, "
-              f"{stats['cycles']} cycles (model {stats['model_cycles']}), "
+        how = f" ({stats['schedule']} schedule)" if args.design == "kaleido" else ""
+        print(f"{args.design} {args.variant}{how} on {simulator}: "
+              f"scores {'match' if stats['scores_match'] else 'DIFFER'}, "
+              f"{stats['cycles']} cycles (model {stats['model_cycles']}, baseline {stats['baseline_cycles']}), "
               f"utilization {100 * stats['utilization']:.1f} %{energy}, -> {out}/")
     return 0 if stats["scores_match"] and stats["cycles_match"] else 1
 

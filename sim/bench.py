@@ -80,7 +80,7 @@ def bench_head(workload: str = "bikes", grid=(8, 16, 16), head_dim: int = 128) -
     """One head's ``Q K^T`` at full size, Kaleido (full) against the baseline: cycles from
     the cycle model (which the tests hold equal to the RTL; an RTL run here is ~30M
     cycles), energy and time from the measured energies per action and each array's fmax."""
-    from golden.cycle_model import baseline_cycles, kaleido_cycles, kaleido_products, kaleido_tables
+    from golden.cycle_model import baseline_cycles, executed_products, kaleido_cycles
     from golden.energy import workload_energy
     from synth.flow import default_liberty
     from synth.power import energy_per_action
@@ -94,13 +94,14 @@ def bench_head(workload: str = "bikes", grid=(8, 16, 16), head_dim: int = 128) -
     golden = run_attention(q, k, cfg)
     base = baseline_cycles(cfg.tokens, cfg.tokens, cfg)
     kal = kaleido_cycles(q, k, cfg, "full")
-    n = kaleido_products(*kaleido_tables(q, k, cfg, "full"), cfg)
+    n = executed_products(q, k, cfg, kal)
     out = {"workload": workload, "grid": list(grid), "partition": list(cfg.partition),
            "oracle_reduction": golden.oracle_reduction, "oracle_bound": golden.dense_macs / golden.oracle_macs,
-           "utilization": kal.utilization}
+           "utilization": kal.utilization, "schedule": kal.schedule}
     lib = default_liberty()
     runs = {"baseline": (base.cycles, cfg.tokens ** 2 * cfg.head_dim, 0, base.tiles, "baseline-pe", "baseline-array"),
-            "kaleido": (kal.cycles, n["full_products"], n["nibble_products"], 4 * n["tiles"], "pe", "array")}
+            "kaleido": (kal.cycles, n["full_products"], n["nibble_products"], n["passes"] * n["tiles"], "pe",
+                        "array")}
     for name, (cycles, full, nibble, passes, pe, array) in runs.items():
         out[name] = {"cycles": cycles}
         if lib:

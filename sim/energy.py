@@ -1,11 +1,11 @@
 """Energy and time of a run on the PE array: the cycle model's action counts
-(:func:`golden.cycle_model.kaleido_products`), each PE's measured energy per
+(:func:`golden.cycle_model.executed_products`), each PE's measured energy per
 action (:mod:`synth.power`), and the array's clock (:mod:`synth.timing`),
 combined by :func:`golden.energy.workload_energy`."""
 
 from __future__ import annotations
 
-from golden.cycle_model import baseline_cycles, kaleido_products, kaleido_tables
+from golden.cycle_model import baseline_cycles, executed_products, kaleido_cycles
 from golden.energy import workload_energy
 
 __all__ = ["run_energy", "SCOPE"]
@@ -13,7 +13,7 @@ __all__ = ["run_energy", "SCOPE"]
 SCOPE = "the PE array: clock, products, register loads, drain, leakage; not the dispatcher or buffers"
 
 
-def run_energy(cfg, q, k, design: str, variant: str, cycles: int) -> dict:
+def run_energy(cfg, q, k, design: str, variant: str, cycles: int, schedule: str = "auto") -> dict:
     """``energy_pj``, ``time_us``, ``fmax_mhz`` of one ``Q K^T`` run, or nulls with
     ``energy_note`` saying why they could not be measured here."""
     from synth.flow import SynthError, default_liberty
@@ -32,8 +32,9 @@ def run_energy(cfg, q, k, design: str, variant: str, cycles: int) -> dict:
     except (SynthError, StaError) as exc:
         return {"energy_pj": None, "time_us": None, "fmax_mhz": None, "energy_note": str(exc)}
     if design == "kaleido":
-        counts = kaleido_products(*kaleido_tables(q, k, cfg, variant), cfg)
-        full, nibble, passes = counts["full_products"], counts["nibble_products"], 4 * counts["tiles"]
+        counts = executed_products(q, k, cfg, kaleido_cycles(q, k, cfg, variant, schedule=schedule))
+        full, nibble = counts["full_products"], counts["nibble_products"]
+        passes = counts["passes"] * counts["tiles"]
     else:
         base = baseline_cycles(q.shape[0], k.shape[0], cfg)
         full, nibble, passes = q.shape[0] * k.shape[0] * q.shape[1], 0, base.tiles

@@ -150,7 +150,7 @@ def noise_point(args):
 
 def fig18_point(args):
     cfg_json, F, P, workload = args
-    from golden.cycle_model import kaleido_products
+    from golden.cycle_model import executed_products
     from golden.energy import workload_energy
     from synth.area import block_area
     from synth.flow import default_liberty
@@ -166,8 +166,8 @@ def fig18_point(args):
     runs = {"baseline": (base.cycles, cfg.tokens ** 2 * cfg.head_dim, 0, base.tiles, "baseline")}
     for variant in ("pe", "full"):
         c = kaleido_cycles(q, k, cfg, variant)
-        n = kaleido_products(*kaleido_tables(q, k, cfg, variant), cfg)
-        runs[variant] = (c.cycles, n["full_products"], n["nibble_products"], 4 * n["tiles"], "kaleido")
+        n = executed_products(q, k, cfg, c)
+        runs[variant] = (c.cycles, n["full_products"], n["nibble_products"], n["passes"] * n["tiles"], "kaleido")
     for name, (cycles, full, nibble, passes, design) in runs.items():
         pe, array = ("pe", "array") if design == "kaleido" else ("baseline-pe", "baseline-array")
         e = energy_per_action(pe, cfg, lib)

@@ -6,6 +6,7 @@ import numpy as np
 from golden import Config
 from golden.cycle_model import (VARIANTS, baseline_cycles, baseline_tile_slots, kaleido_cycles,
                                 kaleido_tables, kaleido_tile_slots, split_cycles, tail_cycles)
+from golden.drain import drain_slots
 
 
 def test_baseline_formula():
@@ -14,18 +15,24 @@ def test_baseline_formula():
     tiles = 3 * 4
     assert r.cycles == tiles * 5 + 1 + tail_cycles(cfg) == tiles * 5 + 1 + 2 * 3 + 2
     assert r.lane_work == 2 * 7 * 7 * 5 and r.utilization < 1
-    short = Config(partition=(2, 0, 0), grid=(1, 1, 4), rows=4, cols=4)   # passes padded to 2R-1
-    assert baseline_cycles(4, 4, short).cycles == 7 + 1 + tail_cycles(short)
+    # Four tiles of 2 slots on 4x4: drains wait for their parity (golden.drain):
+    # slots 0-1, 2-3, wait, 5-6, three waits, 10-11, wait, final drain at 13.
+    short = Config(partition=(2, 0, 0), grid=(1, 1, 8), rows=4, cols=4)
+    assert baseline_cycles(8, 8, short).cycles == 14 + tail_cycles(short)
 
 
 def test_everything_reused_skips_b_and_c_but_not_d():
     cfg = Config(partition=(6, 0, 0), grid=(1, 2, 4), rows=2, cols=2)
     x = np.full((8, 6), 17, np.int8)                 # every partner a full reuse
-    r = kaleido_cycles(x, x, cfg)
+    r = kaleido_cycles(x, x, cfg, schedule="pairs")
     assert r.tiles == 2 * 2                           # 4 Q pairs (along x) over 2 rows, same for K
-    # A streams all 6 channels; B and C skip them all (padded to 2R-1 = 3 slots);
-    # D still computes q0*k0 for T3 (three accumulators cannot keep T0 for it).
-    assert r.cycles == r.tiles * (6 + 3 + 3 + 6) + 1 + tail_cycles(cfg)
+    # A streams all 6 channels; B and C skip them all (one slot each, for the
+    # hand-over and the drain); D still computes q0*k0 for T3 (three
+    # accumulators cannot keep T0 for it).
+    assert r.slots == drain_slots([6, 0, 0, 6] * r.tiles, cfg.rows)
+    assert r.cycles == r.slots + tail_cycles(cfg)
+    # Each tile's D drain waits two slots for its parity: 16 slots a tile, and the final drain.
+    assert r.slots == r.tiles * 16 + 1
 
 
 def test_variants_change_when_not_what(rng):
@@ -33,7 +40,7 @@ def test_variants_change_when_not_what(rng):
                  cluster_capacity=4)
     base = rng.integers(0, 256, (1, 12))
     q, k = (((base ^ rng.integers(0, 32, (32, 12))) & 0xFF).astype(np.uint8).view(np.int8) for _ in range(2))
-    reports = {v: kaleido_cycles(q, k, cfg, v) for v in VARIANTS}
+    reports = {v: kaleido_cycles(q, k, cfg, v, schedule="pairs") for v in VARIANTS}
     assert len({r.lane_work for r in reports.values()}) == 1
     assert reports["pe-m"].engine_cycles <= reports["pe"].engine_cycles
     assert reports["pe-sh"].lead_cycles > 0 and reports["pe"].lead_cycles == 0
@@ -44,7 +51,20 @@ def test_one_array_of_a_split_is_the_engine(rng):
     q = rng.integers(-128, 128, (18, 7), dtype=np.int8)
     qt, kt = kaleido_tables(q, q, cfg, "pe")
     slots, _ = kaleido_tile_slots(qt, kt, cfg, False)
-    assert split_cycles(slots, 1, cfg) == kaleido_cycles(q, q, cfg, "pe").cycles
+    assert split_cycles(slots, 1, cfg) == kaleido_cycles(q, q, cfg, "pe", schedule="pairs").cycles
     assert split_cycles(slots, 3, cfg) < split_cycles(slots, 1, cfg)
     base = baseline_tile_slots(18, 18, cfg)
     assert split_cycles(base, 1, cfg) == baseline_cycles(18, 18, cfg).cycles
+
+
+def test_auto_is_the_faster_schedule_and_never_slower_than_baseline(rng):
+    for grid, partition, R in (((2, 4, 4), (4, 4, 4), 4), ((2, 2, 3), (1, 1, 1), 8), ((1, 4, 6), (9, 5, 2), 2)):
+        cfg = Config(partition=partition, grid=grid, rows=R, cols=R)
+        q, k = (rng.integers(-3, 3, (cfg.tokens, cfg.head_dim), dtype=np.int8) for _ in range(2))
+        for variant in VARIANTS:
+            pairs = kaleido_cycles(q, k, cfg, variant, schedule="pairs")
+            auto = kaleido_cycles(q, k, cfg, variant)
+            base = baseline_cycles(cfg.tokens, cfg.tokens, cfg)
+            assert auto.cycles == min(pairs.cycles, base.cycles) <= base.cycles
+            assert auto.schedule == ("pairs" if pairs.cycles <= base.cycles else "dense")
+            assert auto.pair_cycles == pairs.cycles

@@ -56,24 +56,33 @@ def test_engine_on_simulator(tmp_path, simulator, design, variant, rng):
     for n, (partition, grid, F, P, kind) in enumerate(cases):
         cfg = _case_config(partition, grid, F, P)
         q, k = operands(kind, cfg, rng)
-        work = tmp_path / f"case{n}"
-        work.mkdir()
-        np.save(work / "q.npy", q)
-        np.save(work / "k.npy", k)
-        if with_scheduler:
-            run_scheduler(cfg, q, k, simulator, work, sched_build)
-        result = runner.test(top, simulator, build, "tb.attention_tb", work, cfg,
-                             env={"KALEIDO_WORK": str(work), "KALEIDO_DESIGN": design,
-                                  "KALEIDO_VARIANT": variant})
-        label = f"{variant} case {n} {partition} {grid} F{F}P{P} {kind}"
-        assert result.ok, label + "\n" + runner.failure_text(result)
-        # The bench checked itself; check what it wrote, independently.
-        rtl = json.loads((work / "rtl.json").read_text())
-        scores = np.load(work / "scores.npy")
-        if design == "kaleido":
-            np.testing.assert_array_equal(scores, approx_scores(q, k, cfg), err_msg=label)
-            model = kaleido_cycles(q, k, cfg, variant, kaleido_tables(q, k, cfg, variant))
-        else:
-            np.testing.assert_array_equal(scores, q.astype(np.int64) @ k.astype(np.int64).T, err_msg=label)
-            model = baseline_cycles(cfg.tokens, cfg.tokens, cfg)
-        assert (rtl["cycles"], rtl["lane_work"]) == (model.engine_cycles, model.lane_work), label
+        # Kaleido runs passes A-D (forced, so that they are checked even where the dense
+        # schedule would win), and then, where it differs, the driver's choice.
+        schedules = ["pairs"] if design == "kaleido" else ["dense"]
+        if design == "kaleido" and kaleido_cycles(q, k, cfg, variant).schedule == "dense":
+            schedules.append("auto")
+        for schedule in schedules:
+            work = tmp_path / f"case{n}-{schedule}"
+            work.mkdir()
+            np.save(work / "q.npy", q)
+            np.save(work / "k.npy", k)
+            if with_scheduler:
+                run_scheduler(cfg, q, k, simulator, work, sched_build)
+            result = runner.test(top, simulator, build, "tb.attention_tb", work, cfg,
+                                 env={"KALEIDO_WORK": str(work), "KALEIDO_DESIGN": design,
+                                      "KALEIDO_VARIANT": variant, "KALEIDO_SCHEDULE": schedule})
+            label = f"{variant} {schedule} case {n} {partition} {grid} F{F}P{P} {kind}"
+            assert result.ok, label + "\n" + runner.failure_text(result)
+            # The bench checked itself; check what it wrote, independently.
+            rtl = json.loads((work / "rtl.json").read_text())
+            scores = np.load(work / "scores.npy")
+            base = baseline_cycles(cfg.tokens, cfg.tokens, cfg)
+            if design == "kaleido":
+                np.testing.assert_array_equal(scores, approx_scores(q, k, cfg), err_msg=label)
+                model = kaleido_cycles(q, k, cfg, variant, kaleido_tables(q, k, cfg, variant), schedule)
+                if schedule == "auto":       # never slower than the baseline array
+                    assert rtl["schedule"] == "dense" and rtl["cycles"] == base.engine_cycles, label
+            else:
+                np.testing.assert_array_equal(scores, q.astype(np.int64) @ k.astype(np.int64).T, err_msg=label)
+                model = base
+            assert (rtl["cycles"], rtl["lane_work"]) == (model.engine_cycles, model.lane_work), label
