@@ -105,6 +105,11 @@ class Config:
         ceil(log2(group_width)) + 1`` bits (the default; enough for
         ``3 * group_width`` products, which the formal overflow proof checks);
         a smaller value is refused.
+    accumulators : int
+        Registers of the Kaleido PE: 3 (the paper's PE, DESIGN.md §5.2's table)
+        or 4 (the exact PE: executed MACs equal the oracle count; see
+        :func:`golden.pe.step_need`). Either way a score takes at most three
+        additions per channel, so ``pe_acc_bits`` is the same.
     rows, cols : int
         PEs per array.
     queue_depth, clusters, cluster_capacity, string_bits : int
@@ -127,6 +132,7 @@ class Config:
     max_channels: int | None = None
     acc_bits: int | None = None
     pe_acc_bits: int | None = None
+    accumulators: int = 3
     rows: int = 4
     cols: int = 4
     queue_depth: int = 64
@@ -177,6 +183,8 @@ class Config:
         if self.partial_bits > self.full_bits:
             raise ConfigError(
                 f"partial bits ({self.partial_bits}) must not exceed full bits ({self.full_bits})")
+        if self.accumulators not in (3, 4):
+            raise ConfigError(f"accumulators must be 3 or 4, got {self.accumulators}")
         if (self.data_bits, self.nibble_bits) != (8, 4):
             raise ConfigError(
                 f"Kaleido fixes 8-bit data and 4-bit lanes, got {self.data_bits} and {self.nibble_bits}")

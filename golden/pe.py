@@ -26,7 +26,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import IntEnum
 
-__all__ = ["Mode", "Load", "Need", "Packing", "RowIn", "ColIn", "LaneOp", "Decoded", "decode",
+__all__ = ["Mode", "Load", "Need", "Target", "ACCUMULATORS", "Packing", "RowIn", "ColIn", "LaneOp", "Decoded", "decode",
            "NIBBLES", "BYTE_STEP1", "BYTE_STEP2",
            "PEModel", "BaselinePEModel", "step_need", "wrap"]
 
@@ -45,8 +45,8 @@ class Load(IntEnum):
     """Register hand-over, applied before the cycle's products are added."""
 
     KEEP = 0
-    CLEAR = 1      # R0, R1, R2 <- 0
-    R1 = 2         # R0 <- R1, R1 <- 0
+    CLEAR = 1      # R0..R3 <- 0
+    R1 = 2         # R0 <- R1, R1 <- R3 (0 in a 3-register PE)
     R2 = 3         # R0 <- R2
 
 
@@ -57,41 +57,92 @@ class Need(IntEnum):
     LO = 1         # a * lo(b): one lane, unsigned nibble, no shift
     HI = 2         # 16 * a * hi(b): one lane, signed nibble, shifted
     FULL = 3       # a * b: both lanes
+    ROW = 4        # b * lo(a): lane 0 multiplies the column byte by the row's low nibble
 
 
-# Register targets of a step's product: nothing, everything, or only its high part.
-_NO, _ALL, _HIGH = 0, 1, 2
+class Target(IntEnum):
+    """What a step adds into one register. A lane's *tap* is the part of its
+    product that comes from the high nibble of its 8-bit operand (the row
+    operand, or the column byte in a ``ROW`` step)."""
+
+    NO = 0
+    ALL = 1        # the product
+    HIGH = 2       # the high lane's product: 16 * a * hi(b)
+    TAPS = 3       # both lanes' taps: 16 * hi(a) * b (a ROW step: 16 * hi(b) * lo(a))
+    HIGH_TAP = 4   # the high lane's tap: 256 * hi(a) * hi(b)
 
 
-def step_need(mode: Mode, sq: int, sk: int) -> tuple[Need, tuple[int, int, int]]:
+#: Accumulators of the augmented PE: 3 (the paper's PE) or 4 (the exact PE).
+ACCUMULATORS = (3, 4)
+
+
+def step_need(mode: Mode, sq: int, sk: int, accumulators: int = 3) -> tuple[Need, tuple[Target, ...]]:
     """What one channel step computes in a PE, and where it goes.
 
-    Returns ``(need, (r0, r1, r2))`` where each ``r`` is nothing, the whole
-    product, or its high part only. This is DESIGN.md §5.2's table.
+    Returns ``(need, targets)``, one target per register. With 3 registers this
+    is DESIGN.md §5.2's table. With 4 (the exact PE), R3 collects T3's reuse
+    in pass A, the lanes' taps give the row-side split (``16*hi(q0)*k``), and
+    a partial row (``sq = 1``) runs as a ``ROW`` step in C (``lo(q1)*k0``) and
+    in D at ``sk = 0`` (``lo(q1)*k1``), so each pass executes exactly the
+    oracle count of DESIGN.md §4:
+
+    ======  ==================================================================
+    pass    4-register schedule (R0=T0, R1=T1, R2=T2, R3=T3 in A; B, C, D as
+            with 3, R1 taking R3 in B's hand-over)
+    ======  ==================================================================
+    A       full q0*k0. R0 all; R1 all (sk=2) / HIGH (sk=1); R2 all (sq=2) /
+            TAPS (sq=1); R3 all (2,2), HIGH (2,1), TAPS (1,2), HIGH_TAP (1,1)
+    B       sk=1 LO, sk=0 full. R0 all; R1 all (sq=2) / TAPS (sq=1, sk=0)
+    C       sq=1 ROW, sq=0 full. R0 all; R1 all (sk=2), TAPS (ROW, sk=1) /
+            HIGH (full, sk=1)
+    D       nothing if sq=2 or sk=2; (0|1, 1) LO; (1, 0) ROW; (0, 0) full. R0 all
+    ======  ==================================================================
     """
+    X, A_, H, T, HT = Target.NO, Target.ALL, Target.HIGH, Target.TAPS, Target.HIGH_TAP
+    if accumulators == 4 and mode in (Mode.A, Mode.B, Mode.C, Mode.D):
+        if mode == Mode.A:
+            r1 = {2: A_, 1: H, 0: X}[sk]
+            r2 = {2: A_, 1: T, 0: X}[sq]
+            r3 = {(2, 2): A_, (2, 1): H, (1, 2): T, (1, 1): HT}.get((sq, sk), X)
+            return Need.FULL, (A_, r1, r2, r3)
+        if mode == Mode.B:
+            if sk == 2:
+                return Need.NONE, (X, X, X, X)
+            r1 = A_ if sq == 2 else T if (sq, sk) == (1, 0) else X
+            return (Need.LO if sk == 1 else Need.FULL), (A_, r1, X, X)
+        if mode == Mode.C:
+            if sq == 2:
+                return Need.NONE, (X, X, X, X)
+            r1 = A_ if sk == 2 else X if sk == 0 else T if sq == 1 else H
+            return (Need.ROW if sq == 1 else Need.FULL), (A_, r1, X, X)
+        if sq == 2 or sk == 2:
+            return Need.NONE, (X, X, X, X)
+        need = Need.LO if sk == 1 else Need.ROW if sq == 1 else Need.FULL
+        return need, (A_, X, X, X)
+    pad = (X,) * (accumulators - 3)
     if mode == Mode.A:
-        r1 = _ALL if sk == 2 else _HIGH if sk == 1 else _NO
-        return Need.FULL, (_ALL, r1, _ALL if sq == 2 else _NO)
+        r1 = A_ if sk == 2 else H if sk == 1 else X
+        return Need.FULL, (A_, r1, A_ if sq == 2 else X) + pad
     if mode == Mode.B:
         if sk == 2:
-            return Need.NONE, (_NO, _NO, _NO)
-        return (Need.LO if sk == 1 else Need.FULL), (_ALL, _ALL if sq == 2 else _NO, _NO)
+            return Need.NONE, (X, X, X) + pad
+        return (Need.LO if sk == 1 else Need.FULL), (A_, A_ if sq == 2 else X, X) + pad
     if mode == Mode.C:
         if sq == 2:
-            return Need.NONE, (_NO, _NO, _NO)
-        return Need.FULL, (_ALL, _ALL if sk == 2 else _HIGH if sk == 1 else _NO, _NO)
+            return Need.NONE, (X, X, X) + pad
+        return Need.FULL, (A_, A_ if sk == 2 else H if sk == 1 else X, X) + pad
     if mode == Mode.D:
         if sq == 2:
             need = {2: Need.FULL, 1: Need.HI, 0: Need.NONE}[sk]
         else:
             need = {2: Need.NONE, 1: Need.LO, 0: Need.FULL}[sk]
-        return need, (_ALL, _NO, _NO)
+        return need, (A_, X, X) + pad
     if mode == Mode.LINEAR:
         # Here (sq, sk) are the states of the two tokens that reuse the row's
         # value: the tokens whose outputs R1 and R2 hold.
-        pick = {2: _ALL, 1: _HIGH, 0: _NO}
-        return Need.FULL, (_ALL, pick[sq], pick[sk])
-    return Need.NONE, (_NO, _NO, _NO)          # modes 5..7 are reserved: no operation
+        pick = {2: A_, 1: H, 0: X}
+        return Need.FULL, (A_, pick[sq], pick[sk]) + pad
+    return Need.NONE, (X, X, X) + pad          # modes 5..7 are reserved: no operation
 
 
 @dataclass(frozen=True)
@@ -99,25 +150,35 @@ class LaneOp:
     on: bool = False
     high: bool = False          # nibble read as a signed high part, shifted by 4
     second: bool = False        # row operand a1 instead of a0
+    row: bool = False           # lane 0 of a ROW step: column byte times lo(row operand)
 
 
 @dataclass(frozen=True)
 class Decoded:
     lanes: tuple[LaneOp, LaneOp]
-    enable: tuple[tuple[bool, bool], ...]      # enable[r][lane]
+    enable: tuple[tuple[bool, bool], ...]      # enable[r][lane]: the lane's product
+    tap: tuple[tuple[bool, bool], ...] = ()    # tap[r][lane]: the lane's tap (4 registers)
 
 
-def _targets(target: int, lane_is_high: bool) -> bool:
-    return target == _ALL or (target == _HIGH and lane_is_high)
+def _adds(target: Target, lane_is_high: bool) -> tuple[bool, bool]:
+    """(product, tap) of one lane that ``target`` adds."""
+    return (target == Target.ALL or (target == Target.HIGH and lane_is_high),
+            target == Target.TAPS or (target == Target.HIGH_TAP and lane_is_high))
 
 
-def _single(mode: int, sq: int, sk: int, second: bool) -> Decoded:
-    # One step on the whole column byte: low part in lane 0, high part in lane 1.
-    need, tgt = step_need(mode, sq, sk)
-    l0 = LaneOp(on=need in (Need.FULL, Need.LO), second=second)
+def _decoded(lanes, targets, high_lane) -> Decoded:
+    enable = tuple(tuple(_adds(t, high_lane[l])[0] and lanes[l].on for l in (0, 1)) for t in targets)
+    tap = tuple(tuple(_adds(t, high_lane[l])[1] and lanes[l].on for l in (0, 1)) for t in targets)
+    return Decoded(tuple(lanes), enable, tap)
+
+
+def _single(mode: int, sq: int, sk: int, second: bool, accumulators: int) -> Decoded:
+    # One step on the whole column byte: low part in lane 0, high part in lane 1;
+    # a ROW step uses lane 0 alone, on the column byte and the row's low nibble.
+    need, tgt = step_need(mode, sq, sk, accumulators)
+    l0 = LaneOp(on=need in (Need.FULL, Need.LO, Need.ROW), second=second, row=need == Need.ROW)
     l1 = LaneOp(on=need in (Need.FULL, Need.HI), high=True, second=second)
-    enable = tuple((_targets(t, False) and l0.on, _targets(t, True) and l1.on) for t in tgt)
-    return Decoded((l0, l1), enable)
+    return _decoded((l0, l1), tgt, (False, True))
 
 
 class Packing(IntEnum):
@@ -133,7 +194,7 @@ NIBBLES, BYTE_STEP1, BYTE_STEP2 = Packing.NIBBLES, Packing.BYTE_STEP1, Packing.B
 
 
 def decode(mode: int, steps: int, sq0: int, sk0: int, sq1: int, sk1: int,
-           byte: int = NIBBLES) -> Decoded:
+           byte: int = NIBBLES, accumulators: int = 3) -> Decoded:
     """Lane operations and accumulate enables of one PE cycle.
 
     ``steps`` has bit 0 set when channel step 1 is present and bit 1 when step 2
@@ -142,42 +203,60 @@ def decode(mode: int, steps: int, sq0: int, sk0: int, sq1: int, sk1: int,
     packed its byte (``byte``): one nibble per step (step 1 in ``b[3:0]`` on
     ``a0``, step 2 in ``b[7:4]`` on ``a1``, each step needing at most one
     nibble product: the dispatcher guarantees it, and a step that would need a
-    full product is dropped), or the whole byte for one step, which is then
-    decoded like a single step on its own row operand.
+    full product or the whole byte is dropped), or the whole byte for one step,
+    which is then decoded like a single step on its own row operand.
     """
-    off = Decoded((LaneOp(), LaneOp()), ((False, False),) * 3)
+    regs = accumulators
+    off = Decoded((LaneOp(), LaneOp()), ((False, False),) * regs, ((False, False),) * regs)
     if steps & 1 and not steps & 2:
         # In the linear mode both flags ride the row (the activations reuse);
         # the column carries weights and no flags.
-        return _single(mode, sq0, sq1 if mode == Mode.LINEAR else sk0, False)
+        return _single(mode, sq0, sq1 if mode == Mode.LINEAR else sk0, False, regs)
     if not steps & 2:
         return off
     if byte == BYTE_STEP1:
-        return _single(mode, sq0, sq1 if mode == Mode.LINEAR else sk0, False) if steps & 1 else off
+        return _single(mode, sq0, sq1 if mode == Mode.LINEAR else sk0, False, regs) if steps & 1 else off
     if byte == BYTE_STEP2:
-        return _single(mode, sq1, sk1, True)
-    lanes, enable = [LaneOp(), LaneOp()], [[False, False] for _ in range(3)]
+        return _single(mode, sq1, sk1, True, regs)
+    lanes, targets = [LaneOp(), LaneOp()], [[Target.NO, Target.NO] for _ in range(regs)]
+    highs = [False, False]
     for lane, (present, sq, sk) in enumerate(((steps & 1, sq0, sk0), (True, sq1, sk1))):
         if not present:
             continue
-        need, tgt = step_need(mode, sq, sk)
+        need, tgt = step_need(mode, sq, sk, regs)
         if need not in (Need.LO, Need.HI):
             continue
-        high = need == Need.HI
-        lanes[lane] = LaneOp(on=True, high=high, second=lane == 1)
-        for r in range(3):
-            enable[r][lane] = _targets(tgt[r], high)
-    return Decoded(tuple(lanes), tuple(tuple(e) for e in enable))
+        highs[lane] = need == Need.HI
+        lanes[lane] = LaneOp(on=True, high=highs[lane], second=lane == 1)
+        for r in range(regs):
+            targets[r][lane] = tgt[r]
+    enable = tuple(tuple(_adds(targets[r][l], highs[l])[0] and lanes[l].on for l in (0, 1))
+                   for r in range(regs))
+    tap = tuple(tuple(_adds(targets[r][l], highs[l])[1] and lanes[l].on for l in (0, 1))
+                for r in range(regs))
+    return Decoded(tuple(lanes), enable, tap)
 
 
-def _lane_product(a0: int, a1: int, b: int, lane: int, op: LaneOp) -> int:
+def _signed_nibble(v: int) -> int:
+    return v - 16 if v & 8 else v
+
+
+def _lane(a0: int, a1: int, b: int, lane: int, op: LaneOp) -> tuple[int, int]:
+    """(product, tap) of one lane. The lane multiplies an 8-bit operand by a
+    nibble; the tap is the part of the product from the 8-bit operand's high
+    nibble."""
     if not op.on:
-        return 0
+        return 0, 0
     a = a1 if op.second else a0
-    nib = (b >> (4 * lane)) & 0xF
-    if op.high:
-        return 16 * a * (nib - 16 if nib & 8 else nib)
-    return a * nib
+    if op.row:                           # the column byte times the row's low nibble
+        wide, nib, scale = (b & 0xFF) - 256 if b & 0x80 else b & 0xFF, a & 0xF, 1
+    else:
+        nib = (b >> (4 * lane)) & 0xF
+        wide, scale = a, 1
+        if op.high:
+            nib, scale = _signed_nibble(nib), 16
+    tap = 16 * _signed_nibble((wide >> 4) & 0xF) * nib * scale
+    return wide * nib * scale, tap
 
 
 def wrap(v: int, bits: int) -> int:
@@ -215,27 +294,35 @@ class PEModel:
     """One augmented PE, cycle by cycle. ``tick`` is one rising clock edge."""
 
     acc_bits: int
-    r: list = field(default_factory=lambda: [0, 0, 0])
+    accumulators: int = 3
+    r: list = None
     out: int = 0
     out_valid: bool = False
 
+    def __post_init__(self):
+        if self.r is None:
+            self.r = [0] * self.accumulators
+
     def tick(self, row: RowIn, col: ColIn, out_in: int = 0, out_in_valid: bool = False):
-        r0, r1, r2 = self.r
+        regs = list(self.r)
         if row.drain:
-            self.out, self.out_valid = r0, True
+            self.out, self.out_valid = regs[0], True
         else:
             self.out, self.out_valid = out_in, out_in_valid
+        r3 = regs[3] if self.accumulators == 4 else 0
         if row.load == Load.CLEAR:
-            r0 = r1 = r2 = 0
+            regs = [0] * self.accumulators
         elif row.load == Load.R1:
-            r0, r1 = r1, 0
+            regs[0], regs[1] = regs[1], r3
         elif row.load == Load.R2:
-            r0 = r2
-        dec = decode(row.mode, row.steps, row.sq0, col.sk0, row.sq1, col.sk1, col.byte)
-        p = [_lane_product(row.a0, row.a1, col.b, lane, dec.lanes[lane]) for lane in (0, 1)]
-        regs = [r0, r1, r2]
-        for k in range(3):
-            regs[k] = wrap(regs[k] + sum(p[l] for l in (0, 1) if dec.enable[k][l]), self.acc_bits)
+            regs[0] = regs[2]
+        dec = decode(row.mode, row.steps, row.sq0, col.sk0, row.sq1, col.sk1, col.byte,
+                     self.accumulators)
+        lanes = [_lane(row.a0, row.a1, col.b, lane, dec.lanes[lane]) for lane in (0, 1)]
+        for k in range(self.accumulators):
+            add = sum(lanes[l][0] for l in (0, 1) if dec.enable[k][l])
+            add += sum(lanes[l][1] for l in (0, 1) if dec.tap[k][l])
+            regs[k] = wrap(regs[k] + add, self.acc_bits)
         self.r = regs
 
 

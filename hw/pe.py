@@ -13,13 +13,14 @@ from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In, Out
 
 from golden.config import Config, require_config
-from golden.pe import BYTE_STEP1, BYTE_STEP2, Load, Mode, Packing
+from golden.pe import BYTE_STEP1, BYTE_STEP2, Load, Mode, Need, Packing, Target, step_need
 from golden.reuse import State
 
 __all__ = ["row_layout", "col_layout", "baseline_row_layout", "drain_signature", "PE", "BaselinePE",
            "LANES", "REGISTERS"]
 
-#: 4x8 multiplier lanes of the augmented PE, and its accumulators R0..R2.
+#: 4x8 multiplier lanes of the augmented PE, and its accumulators R0..R2 (the
+#: paper's PE; the exact PE, ``Config.accumulators = 4``, adds R3).
 LANES = 2
 REGISTERS = 3
 
@@ -100,12 +101,12 @@ class PE(wiring.Component):
         The drain chain from the PE below (tied off at the bottom of a column).
     drain_out : Out(drain_signature(pe_acc_bits))
         The drain chain upward: R0 when ``row_in.drain``, else ``drain_in``, registered.
-    r0, r1, r2 : Out(signed(pe_acc_bits))
-        The accumulators, for tests and proofs.
+    r0, r1, r2 (, r3) : Out(signed(pe_acc_bits))
+        The accumulators, for tests and proofs (``r3`` in the exact PE only).
     lanes : Out(LANES)
         Bit ``i``: lane ``i`` multiplies this cycle.
-    acc_en : Out(LANES * REGISTERS)
-        Bit ``LANES*k + i``: lane ``i``'s product is added into register ``k``.
+    acc_en : Out(LANES * accumulators)
+        Bit ``LANES*k + i``: lane ``i``'s product (or its tap) is added into register ``k``.
 
     Control encoding (``row.mode``, ``row.steps``, flags; decoded inside the PE,
     and identical to :func:`golden.pe.decode`). ``p`` is ``a0*b``, ``H`` its high
@@ -140,133 +141,170 @@ class PE(wiring.Component):
     the hand-over, into the drain chain.
 
     The two activity outputs, ``lanes`` and ``acc_en``, are combinational.
+
+    **The exact PE** (``cfg.accumulators = 4``) decodes by the 4-register table of
+    :func:`golden.pe.step_need` (the case table is generated from it). It adds
+    R3, which collects T3's reuse in pass A and moves to R1 in B's hand-over
+    (``Load.R1``: R0 <- R1, R1 <- R3). Each lane is built as two 4x4 products
+    split by its 8-bit operand's nibbles, so the part from the high nibble (the
+    *tap*) can be added on its own: ``16*hi(q0)*k`` is the row-side split of a
+    full product. In a ``ROW`` step lane 0 multiplies the column byte by the
+    row operand's low nibble (``lo(q1)*k``): a partial row costs one lane.
     """
 
     def __init__(self, cfg: Config):
         self.cfg = require_config(cfg, self)
+        self.registers = cfg.accumulators
         acc = signed(cfg.pe_acc_bits)
+        regs = {f"r{k}": Out(acc) for k in range(self.registers)}
         super().__init__({
             "row_in": In(row_layout), "row_out": Out(row_layout),
             "col_in": In(col_layout), "col_out": Out(col_layout),
             "drain_in": In(drain_signature(cfg.pe_acc_bits)),
             "drain_out": Out(drain_signature(cfg.pe_acc_bits)),
-            "r0": Out(acc), "r1": Out(acc), "r2": Out(acc),
-            "lanes": Out(LANES), "acc_en": Out(LANES * REGISTERS),
+            **regs,
+            "lanes": Out(LANES), "acc_en": Out(LANES * self.registers),
         })
+
+    def _step_decode(self, m, sq, sk, prefix):
+        """One channel step's lanes and register targets: golden.pe.step_need's table,
+        as a case per (mode, sq, sk); unused codes decode to no operation."""
+        row = self.row_in
+        n = self.registers
+        lo, hi = Signal(name=f"{prefix}_lo"), Signal(name=f"{prefix}_hi")
+        row_step = Signal(name=f"{prefix}_row")
+        targets = [Signal(Target, name=f"{prefix}_r{k}") for k in range(n)]
+        with m.Switch(Cat(sk, sq, row.mode)):
+            for mode in Mode:
+                for sqv in range(3):
+                    for skv in range(3):
+                        need, tgt = step_need(mode, sqv, skv, n)
+                        if need == Need.NONE and all(t == Target.NO for t in tgt):
+                            continue
+                        with m.Case(skv | sqv << 2 | int(mode) << 4):
+                            m.d.comb += [lo.eq(need in (Need.LO, Need.FULL, Need.ROW)),
+                                         hi.eq(need in (Need.HI, Need.FULL)),
+                                         row_step.eq(need == Need.ROW)]
+                            m.d.comb += [t.eq(v) for t, v in zip(targets, tgt)]
+        return lo, hi, row_step, targets
 
     def elaborate(self, platform):
         m = Module()
+        n = self.registers
+        exact = n == 4
         row, col = self.row_in, self.col_in
         m.d.sync += [self.row_out.eq(row), self.col_out.eq(col)]
-        r = [Signal(signed(self.cfg.pe_acc_bits), name=f"reg{k}") for k in range(3)]
-        m.d.comb += [self.r0.eq(r[0]), self.r1.eq(r[1]), self.r2.eq(r[2])]
+        r = [Signal(signed(self.cfg.pe_acc_bits), name=f"reg{k}") for k in range(n)]
+        m.d.comb += [getattr(self, f"r{k}").eq(r[k]) for k in range(n)]
         _drain_link(m, self, r[0])
 
-        # --- decode: which lanes run, how they read their nibble, where they add ---------
+        # --- decode: which lanes run, how they read their operands, where they add ------
         single = row.steps[0] & ~row.steps[1]
         paired = row.steps[1]
         lane_on = [Signal(name=f"lane{i}_on") for i in range(2)]
         lane_hi = [Signal(name=f"lane{i}_hi") for i in range(2)]
-        en = [[Signal(name=f"en_r{k}_l{i}") for i in range(2)] for k in range(3)]
-
-        # Per step: need (none/lo/hi/full) and register targets (none/all/high).
-        def step_decode(sq, sk, prefix):
-            need_lo = Signal(name=f"{prefix}_lo")     # low part computed
-            need_hi = Signal(name=f"{prefix}_hi")     # high part computed
-            tgt_all = [Signal(name=f"{prefix}_r{k}_all") for k in range(3)]
-            tgt_high = [Signal(name=f"{prefix}_r{k}_high") for k in range(3)]
-            with m.Switch(row.mode):
-                with m.Case(Mode.A):
-                    m.d.comb += [need_lo.eq(1), need_hi.eq(1), tgt_all[0].eq(1),
-                                 tgt_all[1].eq(sk == 2), tgt_high[1].eq(sk == 1),
-                                 tgt_all[2].eq(sq == 2)]
-                with m.Case(Mode.B):
-                    m.d.comb += [need_lo.eq(sk != 2), need_hi.eq(sk == 0),
-                                 tgt_all[0].eq(1), tgt_all[1].eq(sq == 2)]
-                with m.Case(Mode.C):
-                    m.d.comb += [need_lo.eq(sq != 2), need_hi.eq(sq != 2), tgt_all[0].eq(1),
-                                 tgt_all[1].eq(sk == 2), tgt_high[1].eq(sk == 1)]
-                with m.Case(Mode.D):
-                    reused_q = sq == 2
-                    m.d.comb += [
-                        need_lo.eq(Mux(reused_q, sk == 2, sk != 2)),
-                        need_hi.eq(Mux(reused_q, sk != 0, sk == 0)),
-                        tgt_all[0].eq(1)]
-                with m.Case(Mode.LINEAR):
-                    m.d.comb += [need_lo.eq(1), need_hi.eq(1), tgt_all[0].eq(1),
-                                 tgt_all[1].eq(sq == 2), tgt_high[1].eq(sq == 1),
-                                 tgt_all[2].eq(sk == 2), tgt_high[2].eq(sk == 1)]
-            return need_lo, need_hi, tgt_all, tgt_high
+        lane_row = Signal(name="lane0_row")           # lane 0: column byte times lo(row)
+        en = [[Signal(name=f"en_r{k}_l{i}") for i in range(2)] for k in range(n)]
+        tap = [[Signal(name=f"tap_r{k}_l{i}") for i in range(2)] for k in range(n)]
 
         is_linear = row.mode == Mode.LINEAR
-        s1 = step_decode(row.sq0, Mux(is_linear, row.sq1, col.sk0), "s1")
-        s2 = step_decode(row.sq1, col.sk1, "s2")
+        s1 = self._step_decode(m, row.sq0, Mux(is_linear, row.sq1, col.sk0), "s1")
+        s2 = self._step_decode(m, row.sq1, col.sk1, "s2")
 
         # A paired cycle's column byte is one nibble per step, or all one step's.
         whole1 = paired & (col.byte == BYTE_STEP1) & row.steps[0]
         whole2 = paired & (col.byte == BYTE_STEP2)
         nibbles = paired & (col.byte != BYTE_STEP1) & (col.byte != BYTE_STEP2)
 
+        def adds(target, high):
+            """(product, tap) enables of a lane (``high``: it is the high lane)."""
+            return ((target == Target.ALL) | ((target == Target.HIGH) & high),
+                    (target == Target.TAPS) | ((target == Target.HIGH_TAP) & high))
+
         def whole_step(decoded):
-            lo, hi, tgt_all, tgt_high = decoded
-            m.d.comb += [lane_on[0].eq(lo), lane_on[1].eq(hi), lane_hi[1].eq(1)]
-            for k in range(3):
-                m.d.comb += [en[k][0].eq(tgt_all[k] & lo),
-                             en[k][1].eq((tgt_all[k] | tgt_high[k]) & hi)]
+            lo, hi, row_step, targets = decoded
+            m.d.comb += [lane_on[0].eq(lo), lane_on[1].eq(hi), lane_hi[1].eq(1), lane_row.eq(row_step)]
+            for k in range(n):
+                for lane, on in enumerate((lo, hi)):
+                    product, tapped = adds(targets[k], lane == 1)
+                    m.d.comb += [en[k][lane].eq(product & on), tap[k][lane].eq(tapped & on)]
 
         with m.If(single | whole1):
             whole_step(s1)
         with m.Elif(whole2):
             whole_step(s2)
         with m.Elif(nibbles):
-            for lane, (present, (lo, hi, tgt_all, tgt_high)) in enumerate(
+            for lane, (present, (lo, hi, row_step, targets)) in enumerate(
                     ((row.steps[0], s1), (1, s2))):
-                nibble = present & (lo ^ hi)               # exactly one nibble product
+                nibble = present & (lo ^ hi) & ~row_step       # exactly one nibble product
                 m.d.comb += [lane_on[lane].eq(nibble), lane_hi[lane].eq(hi)]
-                for k in range(3):
-                    m.d.comb += en[k][lane].eq(nibble & (tgt_all[k] | (tgt_high[k] & hi)))
+                for k in range(n):
+                    product, tapped = adds(targets[k], hi)
+                    m.d.comb += [en[k][lane].eq(nibble & product), tap[k][lane].eq(nibble & tapped)]
 
         # Activity, for utilization counters and the overflow proof.
         m.d.comb += [self.lanes.eq(Cat(*lane_on)),
-                     self.acc_en.eq(Cat(*(en[k][i] for k in range(3) for i in range(2))))]
+                     self.acc_en.eq(Cat(*(en[k][i] | tap[k][i] for k in range(n) for i in range(2))))]
 
         # --- datapath: two 4x8 lanes ---------------------------------------------------
-        prods = []
+        prods, taps = [], []
         for lane in range(2):
             a = Mux(whole2, row.a1, row.a0) if lane == 0 else Mux(whole2 | nibbles, row.a1, row.a0)
             nib = col.b[4 * lane:4 * lane + 4]
             # A low nibble is unsigned, a high nibble signed; both fit signed(5).
-            n = Signal(signed(5), name=f"lane{lane}_nib")
-            m.d.comb += n.eq(Mux(lane_hi[lane], nib.as_signed(), nib))
-            prod = Signal(signed(13), name=f"lane{lane}_prod")
-            m.d.comb += prod.eq(a * n)
+            nv = Signal(signed(5), name=f"lane{lane}_nib")
             p = Signal(signed(17), name=f"lane{lane}_p")
-            m.d.comb += p.eq(Mux(lane_on[lane], Mux(lane_hi[lane], prod << 4, prod), 0))
+            if not exact:
+                m.d.comb += nv.eq(Mux(lane_hi[lane], nib.as_signed(), nib))
+                prod = Signal(signed(13), name=f"lane{lane}_prod")
+                m.d.comb += prod.eq(a * nv)
+                m.d.comb += p.eq(Mux(lane_on[lane], Mux(lane_hi[lane], prod << 4, prod), 0))
+                prods.append(p)
+                continue
+            # The exact PE splits each lane by its 8-bit operand's nibbles, so the
+            # part from the high nibble (the tap) is there to add on its own; lane 0
+            # can take the column byte as that operand and the row's low nibble.
+            swap = lane_row if lane == 0 else 0
+            wide = Signal(signed(8), name=f"lane{lane}_wide")
+            m.d.comb += [wide.eq(Mux(swap, col.b.as_signed(), a)),
+                         nv.eq(Mux(swap, a[0:4], Mux(lane_hi[lane], nib.as_signed(), nib)))]
+            hp = Signal(signed(9), name=f"lane{lane}_hp")        # hi(wide) * nibble
+            lp = Signal(signed(10), name=f"lane{lane}_lp")       # lo(wide) * nibble
+            m.d.comb += [hp.eq(wide[4:8].as_signed() * nv), lp.eq(wide[0:4] * nv)]
+            t = Signal(signed(17), name=f"lane{lane}_t")
+            m.d.comb += [
+                p.eq(Mux(lane_on[lane], Mux(lane_hi[lane], ((hp << 4) + lp) << 4, (hp << 4) + lp), 0)),
+                t.eq(Mux(lane_on[lane], Mux(lane_hi[lane], hp << 8, hp << 4), 0)),
+            ]
             prods.append(p)
+            taps.append(t)
 
         # --- hand-over, then accumulate -------------------------------------------------
-        base = [Signal(signed(self.cfg.pe_acc_bits), name=f"base{k}") for k in range(3)]
-        m.d.comb += [base[k].eq(r[k]) for k in range(3)]
+        base = [Signal(signed(self.cfg.pe_acc_bits), name=f"base{k}") for k in range(n)]
+        m.d.comb += [base[k].eq(r[k]) for k in range(n)]
         with m.Switch(row.load):
             with m.Case(Load.CLEAR):
                 m.d.comb += [b.eq(0) for b in base]
             with m.Case(Load.R1):
-                m.d.comb += [base[0].eq(r[1]), base[1].eq(0)]
+                m.d.comb += [base[0].eq(r[1]), base[1].eq(r[3] if exact else 0)]
             with m.Case(Load.R2):
                 m.d.comb += base[0].eq(r[2])
-        # The lanes are summed once; each register picks nothing, one lane, or the
-        # sum, so a register costs one adder (its accumulator), not two.
+        # The lanes (and taps) are summed once; each register picks nothing, one
+        # of them, or a sum, so a register costs one adder (its accumulator).
         both = Signal(signed(18))
         m.d.comb += both.eq(prods[0] + prods[1])
-        for k in range(3):
+        sources = {0b01: prods[0], 0b10: prods[1], 0b11: both}
+        if exact:
+            tap_sum = Signal(signed(18))
+            m.d.comb += tap_sum.eq(taps[0] + taps[1])
+            sources.update({0b0100: taps[0], 0b1000: taps[1], 0b1100: tap_sum})
+        for k in range(n):
             add = Signal(signed(18), name=f"add{k}")
-            with m.Switch(Cat(en[k][0], en[k][1])):
-                with m.Case(0b01):
-                    m.d.comb += add.eq(prods[0])
-                with m.Case(0b10):
-                    m.d.comb += add.eq(prods[1])
-                with m.Case(0b11):
-                    m.d.comb += add.eq(both)
+            select = Cat(en[k][0], en[k][1], tap[k][0], tap[k][1]) if exact else Cat(en[k][0], en[k][1])
+            with m.Switch(select):
+                for key, value in sources.items():
+                    with m.Case(key):
+                        m.d.comb += add.eq(value)
             m.d.sync += r[k].eq(base[k] + add)
         return m
 

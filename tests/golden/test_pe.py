@@ -5,17 +5,22 @@ import numpy as np
 import pytest
 
 from golden import Config, pair_reuse
-from golden.pe import ColIn, Load, Mode, PEModel, RowIn, decode, wrap
+from golden.opcount import oracle_macs
+from golden.pe import ColIn, Load, Mode, Need, PEModel, RowIn, decode, step_need, wrap
 from golden.reuse import hi, lo
 
 
-def run_tile_group(q0, q1t, k0, k1t, sq, sk, acc_bits=32):
-    """Drive one PE through passes A..D for one 2x2 tile group; return [T0, T1, T2, T3]."""
-    pe = PEModel(acc_bits)
+def run_tile_group(q0, q1t, k0, k1t, sq, sk, acc_bits=32, accumulators=3, lanes=None):
+    """Drive one PE through passes A..D for one 2x2 tile group; return [T0, T1, T2, T3].
+    ``lanes`` (a list) collects the lanes each cycle turns on."""
+    pe = PEModel(acc_bits, accumulators)
     drained = []
 
     def tick(row, col):
         pe.tick(row, col)
+        if lanes is not None:
+            dec = decode(row.mode, row.steps, row.sq0, col.sk0, row.sq1, col.sk1, col.byte, accumulators)
+            lanes.append(sum(l.on for l in dec.lanes))
         if pe.out_valid:
             drained.append(pe.out)
 
@@ -24,7 +29,8 @@ def run_tile_group(q0, q1t, k0, k1t, sq, sk, acc_bits=32):
         (Mode.A, Load.CLEAR, False, q0, k0, lambda c: True),
         (Mode.B, Load.R1, True, q0, k1t, lambda c: sk[c] != 2),
         (Mode.C, Load.R2, True, q1t, k0, lambda c: sq[c] != 2),
-        (Mode.D, Load.R1, True, q1t, k1t, lambda c: True),
+        (Mode.D, Load.R1, True, q1t, k1t,
+         lambda c: step_need(Mode.D, sq[c], sk[c], accumulators)[0] != Need.NONE),
     ]
     for mode, load, drain, a, b, streamed in passes:
         first = True
@@ -41,8 +47,9 @@ def run_tile_group(q0, q1t, k0, k1t, sq, sk, acc_bits=32):
     return drained
 
 
+@pytest.mark.parametrize("accumulators", [3, 4])
 @pytest.mark.parametrize("F, P", [(5, 3), (3, 1), (8, 8), (6, 4), (2, 2), (0, 0), (8, 0)])
-def test_four_passes_give_the_four_scores(rng, F, P):
+def test_four_passes_give_the_four_scores(rng, F, P, accumulators):
     # Two tokens along x (t-group channels pair along x), 1x1x2 grid, many channels.
     D = 24
     cfg = Config(partition=(D, 0, 0), grid=(1, 1, 2), full_bits=F, partial_bits=P)
@@ -51,10 +58,16 @@ def test_four_passes_give_the_four_scores(rng, F, P):
         q = np.clip(base + rng.integers(-40, 41, (2, D)) * rng.integers(0, 2, (2, D)), -128, 127).astype(np.int8)
         k = np.clip(base + rng.integers(-40, 41, (2, D)) * rng.integers(0, 2, (2, D)), -128, 127).astype(np.int8)
         rq, rk = pair_reuse(q, cfg), pair_reuse(k, cfg)
+        lanes = []
         got = run_tile_group(rq.approx[0], rq.approx[1], rk.approx[0], rk.approx[1],
-                             rq.states[1], rk.states[1])
+                             rq.states[1], rk.states[1], accumulators=accumulators, lanes=lanes)
         s = rq.approx.astype(np.int64) @ rk.approx.astype(np.int64).T
         assert got == [s[0, 0], s[0, 1], s[1, 0], s[1, 1]]
+        oracle = oracle_macs(rq.states, rk.states)
+        if accumulators == 4:       # the exact PE: lane work is the oracle count, no more
+            assert sum(lanes) == 2 * oracle
+        else:
+            assert sum(lanes) >= 2 * oracle
 
 
 def test_decode_is_the_design_table():

@@ -83,11 +83,14 @@ def random_row(rnd):
         drain=rnd.random() < 0.15)
 
 
-@pytest.mark.parametrize("run", [1, 2, 3])
-def test_random_sequences_match_golden_pe(run, seed):
+@pytest.mark.parametrize("accumulators", [3, 4])
+@pytest.mark.parametrize("run", [1, 2])
+def test_random_sequences_match_golden_pe(run, accumulators, seed):
     rnd = random.Random(seed)
-    cfg = Config(partition=(2, 1, 1))           # a narrow accumulator, so wrapping is exercised
-    dut, model = PE(cfg), PEModel(cfg.pe_acc_bits)
+    # A narrow accumulator, so wrapping is exercised.
+    cfg = Config(partition=(2, 1, 1), accumulators=accumulators)
+    dut, model = PE(cfg), PEModel(cfg.pe_acc_bits, accumulators)
+    n = accumulators
 
     async def tb(ctx):
         for cycle in range(4000):
@@ -97,13 +100,13 @@ def test_random_sequences_match_golden_pe(run, seed):
             drive(ctx, dut, row, col)
             ctx.set(dut.drain_in.score, out_in)
             ctx.set(dut.drain_in.valid, out_in_valid)
-            dec = decode(row.mode, row.steps, row.sq0, col.sk0, row.sq1, col.sk1, col.byte)
+            dec = decode(row.mode, row.steps, row.sq0, col.sk0, row.sq1, col.sk1, col.byte, n)
             assert ctx.get(dut.lanes) == dec.lanes[0].on | dec.lanes[1].on << 1
-            assert ctx.get(dut.acc_en) == sum(dec.enable[k][i] << (2 * k + i)
-                                              for k in range(3) for i in range(2))
+            assert ctx.get(dut.acc_en) == sum((dec.enable[k][i] or dec.tap[k][i]) << (2 * k + i)
+                                              for k in range(n) for i in range(2))
             await ctx.tick()
             model.tick(row, col, out_in, out_in_valid)
-            regs = [ctx.get(dut.r0), ctx.get(dut.r1), ctx.get(dut.r2)]
+            regs = [ctx.get(getattr(dut, f"r{k}")) for k in range(n)]
             assert regs == model.r, f"cycle {cycle}: {row} {col}"
             assert (ctx.get(dut.drain_out.valid), ctx.get(dut.drain_out.score)) == (model.out_valid, model.out)
             assert ctx.get(dut.row_out.a0) == row.a0 and ctx.get(dut.col_out.b) == col.b
