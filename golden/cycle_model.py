@@ -35,7 +35,7 @@ from .pe import Mode, decode
 from .scheduler import cluster_tables, operand_stream, schedule
 from .tiling import pair_tables, tile_groups
 
-__all__ = ["CycleReport", "kaleido_cycles", "baseline_cycles", "LANES", "tail_cycles",
+__all__ = ["CycleReport", "kaleido_cycles", "baseline_cycles", "LANES", "lanes_table", "tail_cycles",
            "VARIANTS", "variant_parts", "utilization", "kaleido_tables", "scheduler_lead", "kaleido_tile_slots",
            "split_cycles", "baseline_tile_slots", "kaleido_products", "dense_products", "engine_cycles",
            "executed_products",
@@ -79,9 +79,15 @@ def scheduler_lead(q, k, cfg: Config) -> int:
         lead = max(lead, assignments[sizes[0] - 1].cycle + 1)
     return lead
 
-# LANES[mode, sq, sk]: lanes a single channel step turns on in one PE.
-LANES = np.array([[[sum(l.on for l in decode(mode, 1, sq, sk, 0, 0).lanes) for sk in range(3)]
-                   for sq in range(3)] for mode in range(4)], dtype=np.int64)
+def lanes_table(accumulators: int = 3) -> np.ndarray:
+    """``[mode, sq, sk]``: lanes a single channel step turns on in one PE."""
+    return np.array([[[sum(l.on for l in decode(mode, 1, sq, sk, 0, 0, accumulators=accumulators).lanes)
+                       for sk in range(3)] for sq in range(3)] for mode in range(4)], dtype=np.int64)
+
+
+#: The paper's PE's table (3 accumulators); ``lanes_table(4)`` is the exact PE's.
+LANES = lanes_table(3)
+_TABLES = {n: lanes_table(n) for n in (3, 4)}
 
 
 @dataclass
@@ -123,13 +129,14 @@ def _counts(states: np.ndarray) -> np.ndarray:
     return np.stack([(states == s).sum(axis=0) for s in range(3)], axis=1)
 
 
-def _passes(tile, qt, kt):
+def _passes(tile, qt, kt, lanes):
     """``(mode, streamed channels, nq, nk, sq, sk)`` of each pass of one tile group.
 
     A pass streams a channel unless every PE can skip it: B needs a K partner
-    that is not fully reused, C a Q partner, D a (sq, sk) with work left.
+    that is not fully reused, C a Q partner, D a (sq, sk) with work left
+    (``lanes``, the PE's table, says which).
     """
-    need_d = (LANES[Mode.D] > 0).astype(np.int64)
+    need_d = (lanes[Mode.D] > 0).astype(np.int64)
     sq = qt[tile.group].state[tile.q_pairs]                 # [Rv, Dg]
     sk = kt[tile.group].state[tile.k_pairs]                 # [Cv, Dg]
     nq, nk = _counts(sq), _counts(sk)                       # [Dg, 3]
@@ -148,15 +155,17 @@ def kaleido_tile_slots(qt, kt, cfg: Config, with_matcher: bool) -> tuple[np.ndar
     """Issued slots of every pass (``[tiles, 4]``, before any drain wait) and lane
     work of every tile group (``[tiles]``), in the controller's order."""
     tiles = tile_groups(qt, kt, cfg)
+    lanes = _TABLES[cfg.accumulators]
     slots = np.zeros((len(tiles), 4), np.int64)
     work = np.zeros(len(tiles), np.int64)
     for t, tile in enumerate(tiles):
-        for mode, chans, nq, nk, sq, sk in _passes(tile, qt, kt):
+        for mode, chans, nq, nk, sq, sk in _passes(tile, qt, kt, lanes):
             issued = int(chans.sum())
             if with_matcher and mode in (Mode.B, Mode.D):
-                issued = len(match(np.flatnonzero(chans), column_needs(mode, sq, sk), cfg.lookahead))
+                needs = column_needs(mode, sq, sk, cfg.accumulators)
+                issued = len(match(np.flatnonzero(chans), needs, cfg.lookahead))
             slots[t, mode] = issued
-            per_channel = np.einsum("ca,ab,cb->c", nq, LANES[mode], nk)
+            per_channel = np.einsum("ca,ab,cb->c", nq, lanes[mode], nk)
             work[t] += int(per_channel[chans].sum())
     return slots, work
 
@@ -173,10 +182,11 @@ def kaleido_products(qt, kt, cfg: Config) -> dict:
     clustering change when products run, never which, so the variant does not matter."""
     full = nibble = 0
     tiles = tile_groups(qt, kt, cfg)
+    table = _TABLES[cfg.accumulators]
     for tile in tiles:
-        for mode, chans, nq, nk, _, _ in _passes(tile, qt, kt):
+        for mode, chans, nq, nk, _, _ in _passes(tile, qt, kt, table):
             def products(lanes):
-                pes = np.einsum("ca,ab,cb->c", nq, (LANES[mode] == lanes).astype(np.int64), nk)
+                pes = np.einsum("ca,ab,cb->c", nq, (table[mode] == lanes).astype(np.int64), nk)
                 return int(pes[chans].sum())
             full += products(2)
             nibble += products(1)

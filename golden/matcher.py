@@ -27,11 +27,13 @@ from .pe import Mode
 __all__ = ["column_needs", "nibble_is_high", "compatible", "match"]
 
 
-def column_needs(mode: int, sq: np.ndarray, sk: np.ndarray) -> np.ndarray:
+def column_needs(mode: int, sq: np.ndarray, sk: np.ndarray, accumulators: int = 3) -> np.ndarray:
     """Need codes ``[Dg, C]`` of every channel in every column.
 
     ``sq`` is ``[Rv, Dg]`` (valid rows), ``sk`` is ``[Cv, Dg]`` (valid columns);
-    columns beyond ``Cv`` are left out (the caller pads them with 0).
+    columns beyond ``Cv`` are left out (the caller pads them with 0). The exact
+    PE (``accumulators = 4``) does nothing in D for ``sq = 2`` rows, so there
+    ``sk = 1`` needs ``lo(k1~)`` and ``sk = 0`` the byte, when some row has ``sq != 2``.
     """
     sk = sk.T                                             # [Dg, Cv]
     if mode == Mode.B:
@@ -40,6 +42,8 @@ def column_needs(mode: int, sq: np.ndarray, sk: np.ndarray) -> np.ndarray:
         raise ValueError("only passes B and D are paired")
     any2 = (sq == 2).any(axis=0)[:, None]                 # [Dg, 1]
     anyn = (sq != 2).any(axis=0)[:, None]
+    if accumulators == 4:
+        return np.where(anyn, np.select([sk == 2, sk == 1], [0, 1], 2), 0).astype(np.int64)
     need = np.where(sk == 2, np.where(any2, 2, 0),
                     np.where(sk == 0, np.where(anyn, 2, 0), np.where(any2 & anyn, 2, 1)))
     return need.astype(np.int64)

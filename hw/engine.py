@@ -399,8 +399,12 @@ class AttentionEngine(wiring.Component):
                 ]
             # A paired slot's column byte: one step's byte, or a nibble of each.
             # Pass D's single nibble is hi(k1~) when every valid row has sq = 2.
-            all2_1 = ~any_of([e.valid for e in rows], [e.state for e in rows], lambda s: s != 2)
-            all2_2 = ~any_of([e.valid for e in rows2], [e.state for e in rows2], lambda s: s != 2)
+            # (The exact PE's D never takes hi(k1~): rows with sq = 2 do nothing there.)
+            exact = cfg.accumulators == 4
+            all2_1 = Const(0) if exact else ~any_of([e.valid for e in rows], [e.state for e in rows],
+                                                    lambda s: s != 2)
+            all2_2 = Const(0) if exact else ~any_of([e.valid for e in rows2], [e.state for e in rows2],
+                                                    lambda s: s != 2)
             for j, (e, e2) in enumerate(zip(cols, cols2)):
                 n1, n2 = s1_need1[2 * j:2 * j + 2], s1_need2[2 * j:2 * j + 2]
                 hi1 = (s1_pass == Mode.D) & all2_1
@@ -423,14 +427,20 @@ class AttentionEngine(wiring.Component):
             k2 = any_of(kv, sk, lambda s: s == 2)
             k1 = any_of(kv, sk, lambda s: s == 1)
             k0 = any_of(kv, sk, lambda s: s == 0)
-            m.d.comb += [bits[0].eq(k1 | k0), bits[1].eq(qn),
-                         bits[2].eq((q2 & (k2 | k1)) | (qn & (k0 | k1)))]
+            # D: the 3-register PE still computes (2,2) and (2,1) there; the exact PE only
+            # the pairs where neither side is a full reuse.
+            d_work = (qn & (k0 | k1)) if exact else ((q2 & (k2 | k1)) | (qn & (k0 | k1)))
+            m.d.comb += [bits[0].eq(k1 | k0), bits[1].eq(qn), bits[2].eq(d_work)]
             if paired:
                 # Column needs of passes B and D for the matcher (golden.matcher).
                 need_b = [Mux(kv[j], Mux(sk[j] == 2, 0, Mux(sk[j] == 1, 1, 2)), 0) for j in range(C)]
-                need_d = [Mux(kv[j], Mux(sk[j] == 2, Mux(q2, 2, 0),
-                                         Mux(sk[j] == 0, Mux(qn, 2, 0), Mux(q2 & qn, 2, 1))), 0)
-                          for j in range(C)]
+                if exact:
+                    need_d = [Mux(kv[j] & qn, Mux(sk[j] == 2, 0, Mux(sk[j] == 1, 1, 2)), 0)
+                              for j in range(C)]
+                else:
+                    need_d = [Mux(kv[j], Mux(sk[j] == 2, Mux(q2, 2, 0),
+                                             Mux(sk[j] == 0, Mux(qn, 2, 0), Mux(q2 & qn, 2, 1))), 0)
+                              for j in range(C)]
                 m.d.comb += [match.wr_en.eq(a_in_s1), match.wr_chan.eq(s1_c),
                              match.wr_b.eq(Cat(*[Const(0, 2) | x for x in need_b])),
                              match.wr_d.eq(Cat(*[Const(0, 2) | x for x in need_d]))]

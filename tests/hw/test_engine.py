@@ -5,18 +5,19 @@ import numpy as np
 import pytest
 
 from tests.adversarial import CASES, operands
-from golden import Config, approx_scores
+from golden import Config, approx_scores, run_attention
 from golden.cycle_model import VARIANTS, baseline_cycles, kaleido_cycles, kaleido_tables, variant_parts
 from tb.engine_image import baseline_image, kaleido_image
 from tb.engine_sim import simulate_engine
 
 
+@pytest.mark.parametrize("accumulators", [3, 4])
 @pytest.mark.parametrize("variant", list(VARIANTS))
 @pytest.mark.parametrize("case", CASES, ids=lambda c: f"{c[0]}-{c[1]}-{c[2]}x{c[3]}-F{c[4]}P{c[5]}-{c[6]}")
-def test_kaleido_engine_is_exact_and_on_model(case, variant, rng):
+def test_kaleido_engine_is_exact_and_on_model(case, variant, accumulators, rng):
     partition, grid, R, C, F, P, kind = case
     cfg = Config(partition=partition, grid=grid, rows=R, cols=C, full_bits=F, partial_bits=P,
-                 queue_depth=8, clusters=2, cluster_capacity=4, lookahead=3)
+                 queue_depth=8, clusters=2, cluster_capacity=4, lookahead=3, accumulators=accumulators)
     q, k = operands(kind, cfg, rng)
     tables = kaleido_tables(q, k, cfg, variant)
     # Passes A-D forced, even where the dense schedule would win: they must be exact too.
@@ -26,6 +27,8 @@ def test_kaleido_engine_is_exact_and_on_model(case, variant, rng):
     model = kaleido_cycles(q, k, cfg, variant, tables, schedule="pairs")
     assert got["cycles"] == model.engine_cycles == got["last_out"]
     assert got["lane_work"] == model.lane_work
+    if accumulators == 4:           # the exact PE executes the oracle count, no more
+        assert got["lane_work"] == 2 * run_attention(q, k, cfg).oracle_macs
 
 
 # Shapes where short passes meet the drain rule: 1-4 channel groups, empty groups,
