@@ -38,7 +38,7 @@ from .tiling import pair_tables, tile_groups
 __all__ = ["CycleReport", "kaleido_cycles", "baseline_cycles", "LANES", "lanes_table", "tail_cycles",
            "VARIANTS", "variant_parts", "utilization", "kaleido_tables", "scheduler_lead", "kaleido_tile_slots",
            "split_cycles", "baseline_tile_slots", "kaleido_products", "dense_products", "engine_cycles",
-           "executed_products",
+           "executed_products", "pass_profile",
            "SCHEDULES"]
 
 #: Dispatcher ablation (DESIGN.md §5.5): which of scheduler and matcher each variant has.
@@ -152,12 +152,12 @@ def _passes(tile, qt, kt, lanes):
 
 
 def kaleido_tile_slots(qt, kt, cfg: Config, with_matcher: bool) -> tuple[np.ndarray, np.ndarray]:
-    """Issued slots of every pass (``[tiles, 4]``, before any drain wait) and lane
-    work of every tile group (``[tiles]``), in the controller's order."""
+    """Issued slots and lane work of every pass of every tile group (both
+    ``[tiles, 4]``; slots before any drain wait), in the controller's order."""
     tiles = tile_groups(qt, kt, cfg)
     lanes = _TABLES[cfg.accumulators]
     slots = np.zeros((len(tiles), 4), np.int64)
-    work = np.zeros(len(tiles), np.int64)
+    work = np.zeros((len(tiles), 4), np.int64)
     for t, tile in enumerate(tiles):
         for mode, chans, nq, nk, sq, sk in _passes(tile, qt, kt, lanes):
             issued = int(chans.sum())
@@ -166,8 +166,19 @@ def kaleido_tile_slots(qt, kt, cfg: Config, with_matcher: bool) -> tuple[np.ndar
                 issued = len(match(np.flatnonzero(chans), needs, cfg.lookahead))
             slots[t, mode] = issued
             per_channel = np.einsum("ca,ab,cb->c", nq, lanes[mode], nk)
-            work[t] += int(per_channel[chans].sum())
+            work[t, mode] = int(per_channel[chans].sum())
     return slots, work
+
+
+def pass_profile(q: np.ndarray, k: np.ndarray, cfg: Config, variant: str = "full") -> dict:
+    """Where passes A-D spend their slots: per pass, issued slots and lane use
+    (lane work over the lanes of those slots)."""
+    qt, kt = kaleido_tables(q, k, cfg, variant)
+    slots, work = kaleido_tile_slots(qt, kt, cfg, variant_parts(variant)[1])
+    lanes = 2 * cfg.rows * cfg.cols
+    return {name: {"slots": int(slots[:, p].sum()),
+                   "lane_use": float(work[:, p].sum() / (slots[:, p].sum() * lanes)) if slots[:, p].sum() else 0.0}
+            for p, name in enumerate("ABCD")}
 
 
 def engine_cycles(passes: np.ndarray, cfg: Config) -> int:

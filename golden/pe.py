@@ -26,7 +26,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import IntEnum
 
-__all__ = ["Mode", "Load", "Need", "Target", "ACCUMULATORS", "Packing", "RowIn", "ColIn", "LaneOp", "Decoded", "decode",
+__all__ = ["Mode", "Load", "Need", "Target", "ACCUMULATORS", "Packing", "lane_adds",
+           "RowIn", "ColIn", "LaneOp", "Decoded", "decode",
            "NIBBLES", "BYTE_STEP1", "BYTE_STEP2",
            "PEModel", "BaselinePEModel", "step_need", "wrap"]
 
@@ -160,15 +161,15 @@ class Decoded:
     tap: tuple[tuple[bool, bool], ...] = ()    # tap[r][lane]: the lane's tap (4 registers)
 
 
-def _adds(target: Target, lane_is_high: bool) -> tuple[bool, bool]:
+def lane_adds(target: Target, lane_is_high: bool) -> tuple[bool, bool]:
     """(product, tap) of one lane that ``target`` adds."""
     return (target == Target.ALL or (target == Target.HIGH and lane_is_high),
             target == Target.TAPS or (target == Target.HIGH_TAP and lane_is_high))
 
 
 def _decoded(lanes, targets, high_lane) -> Decoded:
-    enable = tuple(tuple(_adds(t, high_lane[l])[0] and lanes[l].on for l in (0, 1)) for t in targets)
-    tap = tuple(tuple(_adds(t, high_lane[l])[1] and lanes[l].on for l in (0, 1)) for t in targets)
+    enable = tuple(tuple(lane_adds(t, high_lane[l])[0] and lanes[l].on for l in (0, 1)) for t in targets)
+    tap = tuple(tuple(lane_adds(t, high_lane[l])[1] and lanes[l].on for l in (0, 1)) for t in targets)
     return Decoded(tuple(lanes), enable, tap)
 
 
@@ -230,9 +231,9 @@ def decode(mode: int, steps: int, sq0: int, sk0: int, sq1: int, sk1: int,
         lanes[lane] = LaneOp(on=True, high=highs[lane], second=lane == 1)
         for r in range(regs):
             targets[r][lane] = tgt[r]
-    enable = tuple(tuple(_adds(targets[r][l], highs[l])[0] and lanes[l].on for l in (0, 1))
+    enable = tuple(tuple(lane_adds(targets[r][l], highs[l])[0] and lanes[l].on for l in (0, 1))
                    for r in range(regs))
-    tap = tuple(tuple(_adds(targets[r][l], highs[l])[1] and lanes[l].on for l in (0, 1))
+    tap = tuple(tuple(lane_adds(targets[r][l], highs[l])[1] and lanes[l].on for l in (0, 1))
                 for r in range(regs))
     return Decoded(tuple(lanes), enable, tap)
 

@@ -13,7 +13,7 @@ from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In, Out
 
 from golden.config import Config, require_config
-from golden.pe import BYTE_STEP1, BYTE_STEP2, Load, Mode, Need, Packing, Target, step_need
+from golden.pe import BYTE_STEP1, BYTE_STEP2, Load, Mode, Need, Packing, lane_adds, step_need
 from golden.reuse import State
 
 __all__ = ["row_layout", "col_layout", "baseline_row_layout", "drain_signature", "PE", "BaselinePE",
@@ -64,6 +64,13 @@ def drain_signature(acc_bits: int) -> wiring.Signature:
         ``score`` holds a score this cycle.
     """
     return wiring.Signature({"score": Out(signed(acc_bits)), "valid": Out(1)})
+
+
+def _any(terms):
+    acc = terms[0]
+    for t in terms[1:]:
+        acc = acc | t
+    return acc
 
 
 def _drain_link(m, self, value):
@@ -167,26 +174,37 @@ class PE(wiring.Component):
         })
 
     def _step_decode(self, m, sq, sk, prefix):
-        """One channel step's lanes and register targets: golden.pe.step_need's table,
-        as a case per (mode, sq, sk); unused codes decode to no operation."""
+        """One channel step's lanes and register enables: golden.pe.step_need's
+        table, as a case per (mode, sq, sk) that sets the final enable bits (unused
+        codes decode to no operation). ``product[k][l]`` and ``tap[k][l]``: lane
+        ``l``, decoded as a whole step's lane (0 low, 1 high), adds its product or
+        its tap into register ``k``."""
         row = self.row_in
         n = self.registers
         lo, hi = Signal(name=f"{prefix}_lo"), Signal(name=f"{prefix}_hi")
         row_step = Signal(name=f"{prefix}_row")
-        targets = [Signal(Target, name=f"{prefix}_r{k}") for k in range(n)]
-        with m.Switch(Cat(sk, sq, row.mode)):
+        product = [[Signal(name=f"{prefix}_p{k}_{l}") for l in range(2)] for k in range(n)]
+        tap = [[Signal(name=f"{prefix}_t{k}_{l}") for l in range(2)] for k in range(n)]
+        outputs = [lo, hi, row_step] + [x for k in range(n) for x in (*product[k], *tap[k])]
+        with m.Switch(row.mode):
             for mode in Mode:
+                # Each output is the OR of the (sq, sk) pairs where the table sets it.
+                rows = {}
                 for sqv in range(3):
                     for skv in range(3):
-                        need, tgt = step_need(mode, sqv, skv, n)
-                        if need == Need.NONE and all(t == Target.NO for t in tgt):
-                            continue
-                        with m.Case(skv | sqv << 2 | int(mode) << 4):
-                            m.d.comb += [lo.eq(need in (Need.LO, Need.FULL, Need.ROW)),
-                                         hi.eq(need in (Need.HI, Need.FULL)),
-                                         row_step.eq(need == Need.ROW)]
-                            m.d.comb += [t.eq(v) for t, v in zip(targets, tgt)]
-        return lo, hi, row_step, targets
+                        need, targets = step_need(mode, sqv, skv, n)
+                        bits = [need in (Need.LO, Need.FULL, Need.ROW), need in (Need.HI, Need.FULL),
+                                need == Need.ROW]
+                        for target in targets:
+                            adds = [lane_adds(target, l == 1) for l in range(2)]
+                            bits += [adds[0][0], adds[1][0], adds[0][1], adds[1][1]]
+                        rows[sqv, skv] = bits
+                with m.Case(mode):
+                    for i, out in enumerate(outputs):
+                        terms = [(sq == sqv) & (sk == skv) for (sqv, skv), bits in rows.items() if bits[i]]
+                        if terms:
+                            m.d.comb += out.eq(_any(terms))
+        return lo, hi, row_step, product, tap
 
     def elaborate(self, platform):
         m = Module()
@@ -216,31 +234,26 @@ class PE(wiring.Component):
         whole2 = paired & (col.byte == BYTE_STEP2)
         nibbles = paired & (col.byte != BYTE_STEP1) & (col.byte != BYTE_STEP2)
 
-        def adds(target, high):
-            """(product, tap) enables of a lane (``high``: it is the high lane)."""
-            return ((target == Target.ALL) | ((target == Target.HIGH) & high),
-                    (target == Target.TAPS) | ((target == Target.HIGH_TAP) & high))
-
         def whole_step(decoded):
-            lo, hi, row_step, targets = decoded
+            lo, hi, row_step, product, tapped = decoded
             m.d.comb += [lane_on[0].eq(lo), lane_on[1].eq(hi), lane_hi[1].eq(1), lane_row.eq(row_step)]
             for k in range(n):
                 for lane, on in enumerate((lo, hi)):
-                    product, tapped = adds(targets[k], lane == 1)
-                    m.d.comb += [en[k][lane].eq(product & on), tap[k][lane].eq(tapped & on)]
+                    m.d.comb += [en[k][lane].eq(product[k][lane] & on), tap[k][lane].eq(tapped[k][lane] & on)]
 
         with m.If(single | whole1):
             whole_step(s1)
         with m.Elif(whole2):
             whole_step(s2)
         with m.Elif(nibbles):
-            for lane, (present, (lo, hi, row_step, targets)) in enumerate(
+            for lane, (present, (lo, hi, row_step, product, tapped)) in enumerate(
                     ((row.steps[0], s1), (1, s2))):
                 nibble = present & (lo ^ hi) & ~row_step       # exactly one nibble product
                 m.d.comb += [lane_on[lane].eq(nibble), lane_hi[lane].eq(hi)]
+                # The lane plays the step's low or high part: it adds as that part would.
                 for k in range(n):
-                    product, tapped = adds(targets[k], hi)
-                    m.d.comb += [en[k][lane].eq(nibble & product), tap[k][lane].eq(nibble & tapped)]
+                    m.d.comb += [en[k][lane].eq(nibble & Mux(hi, product[k][1], product[k][0])),
+                                 tap[k][lane].eq(nibble & Mux(hi, tapped[k][1], tapped[k][0]))]
 
         # Activity, for utilization counters and the overflow proof.
         m.d.comb += [self.lanes.eq(Cat(*lane_on)),

@@ -21,7 +21,7 @@ from golden import DESIGNS, expected_scores, run_attention
 from golden.cycle_model import SCHEDULES, VARIANTS, baseline_cycles
 
 from . import runner
-from .common import UserError, atomic_output, check_output_dir, print_json
+from .common import UserError, add_accumulators_arg, atomic_output, check_output_dir, print_json
 from .operands import add_operand_args, load_attention_inputs
 from .energy import run_energy
 from .simulate import WAVE_SUFFIXES, pick_simulator, simulate
@@ -48,6 +48,7 @@ def add_args(p) -> None:
                    help="default: verilator when it can run here, else icarus")
     p.add_argument("--rows", type=int, default=4, help="PE rows of the array (default 4)")
     p.add_argument("--cols", type=int, default=4, help="PE columns of the array (default 4)")
+    add_accumulators_arg(p)
     p.add_argument("--waves", action="store_true",
                    help="keep every simulation's waveform (engine, and scheduler where it runs) in DIR")
     p.add_argument("--no-energy", action="store_true",
@@ -106,7 +107,7 @@ def cmd_sim_attention(args) -> int:
             "oracle_reduction": golden.oracle_reduction,
             "scores_match": bool(np.array_equal(rtl["scores"], expected)),
             "rows": cfg.rows, "cols": cfg.cols, "grid": list(cfg.grid),
-            "partition": list(cfg.partition), "full_bits": cfg.full_bits,
+            "partition": list(cfg.partition), "full_bits": cfg.full_bits, "accumulators": cfg.accumulators,
             "partial_bits": cfg.partial_bits, "tile_groups": model["tiles"],
             "sim_cycles_per_second": rtl["cycles"] / rtl["test_seconds"] if rtl["test_seconds"] else None,
         }

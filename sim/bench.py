@@ -116,14 +116,58 @@ def bench_head(workload: str = "bikes", grid=(8, 16, 16), head_dim: int = 128) -
     return out
 
 
+#: The speed table of issue 9: the proxy, F=5 P=3, 4x4 PEs, Wan2.1 splits.
+SPEED_CASES = {
+    "demo 2x8x8 D=32": ((2, 8, 8), (12, 10, 10)),
+    "4x8x8 D=64": ((4, 8, 8), (24, 20, 20)),
+    "8x16x16 D=128": ((8, 16, 16), (44, 42, 42)),
+    "narrow 2x4x4 4,4,4": ((2, 4, 4), (4, 4, 4)),
+}
+
+
+def bench_speed(variant: str = "full", cases=tuple(SPEED_CASES), accumulators=(3, 4)) -> list:
+    """Kaleido against the baseline on the cycle model (which the tests hold equal to
+    the RTL): cycles, speedup, share of the oracle bound, executed over oracle
+    MACs, utilization, and lane use per pass, for both PEs."""
+    from golden.cycle_model import baseline_cycles, kaleido_cycles, pass_profile
+
+    rows = []
+    for name in cases:
+        grid, partition = SPEED_CASES[name]
+        for acc in accumulators:
+            cfg = Config(grid=grid, partition=partition, full_bits=5, partial_bits=3, accumulators=acc)
+            w = proxy_workload(cfg)
+            q, k = quantize(w["q"])[0], quantize(w["k"])[0]
+            golden = run_attention(q, k, cfg)
+            base = baseline_cycles(cfg.tokens, cfg.tokens, cfg)
+            pairs = kaleido_cycles(q, k, cfg, variant, schedule="pairs")
+            ran = pairs if pairs.cycles <= base.cycles else kaleido_cycles(q, k, cfg, variant, schedule="dense")
+            bound = golden.dense_macs / golden.oracle_macs
+            rows.append({
+                "case": name, "accumulators": acc, "variant": variant,
+                "baseline_cycles": base.cycles, "pair_cycles": pairs.cycles, "cycles": ran.cycles,
+                "schedule": ran.schedule, "speedup": base.cycles / ran.cycles,
+                "pair_speedup": base.cycles / pairs.cycles, "oracle_bound": bound,
+                "share_of_bound": base.cycles / ran.cycles / bound,
+                "executed_over_oracle": pairs.executed_macs / golden.oracle_macs,
+                "utilization": pairs.utilization,
+                "lane_use": {p: v["lane_use"] for p, v in pass_profile(q, k, cfg, variant).items()},
+            })
+            print(f"bench speed: {name}, {acc} accumulators: {rows[-1]['speedup']:.3f}x "
+                  f"({rows[-1]['share_of_bound']:.2f} of the bound)", file=sys.stderr)
+    return rows
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__)
-    p.add_argument("what", nargs="*", default=["golden", "thresholds", "pe-sim"],
-                   choices=["golden", "thresholds", "pe-sim", "head"])
+    p.add_argument("what", nargs="*", default=["golden", "thresholds", "pe-sim", "speed"],
+                   choices=["golden", "thresholds", "pe-sim", "head", "speed"])
     p.add_argument("--workload", default="bikes", help="for head: proxy, a clip or a video file (default bikes)")
+    p.add_argument("--variant", default="full", help="for speed: the dispatcher variant (default full)")
     args = p.parse_args(argv)
     table = {"golden": bench_golden, "thresholds": bench_thresholds, "pe-sim": bench_pe_sim,
-             "head": lambda: bench_head(args.workload)}
+             "head": lambda: bench_head(args.workload),
+             "speed": lambda: bench_speed(args.variant)}
     result = {}
     for name in args.what:
         print(f"bench: {name} ...", file=sys.stderr)

@@ -8,7 +8,8 @@ import sys
 from golden import Config, model_partition
 from hw import blocks
 
-from .common import UserError, add_partition_args, atomic_output, check_output_dir, print_json, triple
+from .common import (UserError, add_accumulators_arg, add_partition_args, atomic_output, check_output_dir,
+                     print_json, triple)
 
 
 def add_block_args(p) -> None:
@@ -20,6 +21,7 @@ def add_block_args(p) -> None:
                    help="accumulator width (default: the least that cannot overflow)")
     p.add_argument("--rows", type=int, default=4, help="PE rows of an array (default 4)")
     p.add_argument("--cols", type=int, default=4, help="PE columns of an array (default 4)")
+    add_accumulators_arg(p)
 
 
 def block_config(args) -> Config:
@@ -32,7 +34,7 @@ def block_config(args) -> Config:
     else:
         partition = Config().partition
     return Config(partition=partition, max_channels=args.max_channels, acc_bits=args.acc_bits,
-                  rows=args.rows, cols=args.cols)
+                  rows=args.rows, cols=args.cols, accumulators=args.accumulators)
 
 
 def cmd_verilog(args) -> int:

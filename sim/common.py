@@ -56,6 +56,12 @@ def add_partition_args(p, required: bool = True, head_dim: bool = False) -> None
         p.add_argument("--head-dim", type=int, metavar="D", help="head dimension with --model (default 128)")
 
 
+def add_accumulators_arg(p) -> None:
+    p.add_argument("--accumulators", type=int, choices=(3, 4), default=3,
+                   help="registers of the Kaleido PE: 3 (the paper's PE; the default) or 4 (the exact "
+                        "PE, which executes exactly the oracle's MACs)")
+
+
 def _writable_ancestor(path: str) -> str:
     # The nearest folder that exists above path: what decides whether it can be made.
     probe = os.path.dirname(path)

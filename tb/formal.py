@@ -8,9 +8,13 @@ for every input sequence of any length, not just a bounded one).
 * ``overflow``: the PE is shadowed by an identical PE with 8 more accumulator
   bits. While every register has accumulated at most ``3 * group_width``
   channel steps since it was last cleared or handed over (the most the
-  reference dataflow gives any score: T3 collects passes B, C and D), the two
-  agree: the configured accumulators never wrap. The invariant
-  ``|R| <= steps * 2**14`` is asserted alongside so that induction closes.
+  reference dataflow gives any score: T3 collects passes B, C and D; in the
+  exact PE at most three of A-D per channel), the two agree: the configured
+  accumulators never wrap. Every addend (a product, a lane or a tap) is at
+  most ``2**14`` in magnitude, so the invariant ``|R| <= steps * 2**14`` is
+  asserted alongside, and induction closes.
+
+Both proofs run for the 3- and the 4-register PE (``Config.accumulators``).
 """
 
 from __future__ import annotations
@@ -83,42 +87,41 @@ class OverflowHarness(wiring.Component):
         m = Module()
         m.submodules.pe = pe = PE(self.cfg)
         m.submodules.wide = wide = PE(self.wide)
+        n = self.cfg.accumulators
         limit = 3 * self.cfg.group_width
-        count = [Signal(range(limit + 2), name=f"steps{k}") for k in range(3)]
+        count = [Signal(range(limit + 2), name=f"steps{k}") for k in range(n)]
         m.d.comb += [pe.row_in.eq(self.row), pe.col_in.eq(self.col),
                      wide.row_in.eq(self.row), wide.col_in.eq(self.col)]
 
         # Channel steps each register receives this cycle: one per step in a
-        # single cycle (whatever lanes it takes), one per lane in a paired one.
-        # (A paired cycle whose column byte belongs to one step is one step.)
+        # single cycle (whatever lanes or taps it takes), one per lane in a paired
+        # one. (A paired cycle whose column byte belongs to one step is one step.)
         nibbles = self.row.steps[1] & (self.col.byte != BYTE_STEP1) & (self.col.byte != BYTE_STEP2)
         added = []
-        for k in range(3):
+        for k in range(n):
             e0, e1 = pe.acc_en[2 * k], pe.acc_en[2 * k + 1]
-            n = Signal(range(3), name=f"added{k}")
-            m.d.comb += n.eq(Mux(nibbles, e0 + e1, e0 | e1))
-            added.append(n)
-        base = [Signal(range(limit + 2), name=f"base{k}") for k in range(3)]
-        m.d.comb += [base[k].eq(count[k]) for k in range(3)]
+            a = Signal(range(3), name=f"added{k}")
+            m.d.comb += a.eq(Mux(nibbles, e0 + e1, e0 | e1))
+            added.append(a)
+        base = [Signal(range(limit + 2), name=f"base{k}") for k in range(n)]
+        m.d.comb += [base[k].eq(count[k]) for k in range(n)]
         with m.Switch(self.row.load):
             with m.Case(Load.CLEAR):
                 m.d.comb += [b.eq(0) for b in base]
-            with m.Case(Load.R1):
-                m.d.comb += [base[0].eq(count[1]), base[1].eq(0)]
+            with m.Case(Load.R1):          # R0 <- R1, R1 <- R3 (or 0)
+                m.d.comb += [base[0].eq(count[1]), base[1].eq(count[3] if n == 4 else 0)]
             with m.Case(Load.R2):
                 m.d.comb += base[0].eq(count[2])
-        nxt = [Signal(range(limit + 3), name=f"next{k}") for k in range(3)]
-        for k in range(3):
+        nxt = [Signal(range(limit + 3), name=f"next{k}") for k in range(n)]
+        for k in range(n):
             m.d.comb += [nxt[k].eq(base[k] + added[k]), Assume(nxt[k] <= limit)]
             m.d.sync += count[k].eq(nxt[k])
 
-        regs = (pe.r0, pe.r1, pe.r2)
-        wides = (wide.r0, wide.r1, wide.r2)
-        for k in range(3):
+        for k in range(n):
+            reg, wreg = getattr(pe, f"r{k}"), getattr(wide, f"r{k}")
             bound = Signal(signed(self.wide.pe_acc_bits + 1), name=f"bound{k}")
             m.d.comb += bound.eq(count[k] * (1 << 14))
-            m.d.comb += [Assert(regs[k] == wides[k]),
-                         Assert(wides[k] <= bound), Assert(wides[k] >= -bound)]
+            m.d.comb += [Assert(reg == wreg), Assert(wreg <= bound), Assert(wreg >= -bound)]
         return m
 
 

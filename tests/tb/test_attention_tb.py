@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from tests.adversarial import operands
-from golden import Config, approx_scores
+from golden import Config, approx_scores, run_attention
 from golden.cycle_model import VARIANTS, baseline_cycles, kaleido_cycles, kaleido_tables, variant_parts
 from hw import blocks
 from sim import runner
@@ -29,9 +29,9 @@ CASES = [
 ]
 
 
-def _case_config(partition, grid, F=5, P=3):
+def _case_config(partition, grid, F=5, P=3, accumulators=3):
     return Config(partition=partition, grid=grid, rows=3, cols=2, max_channels=8,
-                  full_bits=F, partial_bits=P)
+                  full_bits=F, partial_bits=P, accumulators=accumulators)
 
 
 RUNS = [("baseline", "pe")] + [("kaleido", v) for v in VARIANTS]
@@ -86,3 +86,36 @@ def test_engine_on_simulator(tmp_path, simulator, design, variant, rng):
                 np.testing.assert_array_equal(scores, q.astype(np.int64) @ k.astype(np.int64).T, err_msg=label)
                 model = base
             assert (rtl["cycles"], rtl["lane_work"]) == (model.engine_cycles, model.lane_work), label
+
+
+@pytest.mark.parametrize("simulator", runner.SIMULATORS)
+def test_exact_pe_engine_on_simulator(tmp_path, simulator, rng):
+    """The exact PE (4 accumulators) in the full variant: S~ bit for bit, cycles on
+    the model, and lane work equal to the oracle count."""
+    why = runner.missing(simulator)
+    if why:
+        pytest.skip(why)
+    build_cfg = _case_config((8, 0, 0), (1, 1, 1), accumulators=4)
+    top = blocks.engine_top("kaleido")
+    build = runner.build(top, blocks.engine_verilog(build_cfg, "kaleido", WORDS, WORDS, True),
+                         simulator, tmp_path / "build")
+    sched_build = runner.build(blocks.top_name("scheduler"), blocks.verilog("scheduler", build_cfg),
+                               simulator, tmp_path / "build_scheduler")
+    for n, (partition, grid, F, P, kind) in enumerate(CASES):
+        cfg = _case_config(partition, grid, F, P, accumulators=4)
+        q, k = operands(kind, cfg, rng)
+        work = tmp_path / f"case{n}"
+        work.mkdir()
+        np.save(work / "q.npy", q)
+        np.save(work / "k.npy", k)
+        run_scheduler(cfg, q, k, simulator, work, sched_build)
+        result = runner.test(top, simulator, build, "tb.attention_tb", work, cfg,
+                             env={"KALEIDO_WORK": str(work), "KALEIDO_DESIGN": "kaleido",
+                                  "KALEIDO_VARIANT": "full", "KALEIDO_SCHEDULE": "pairs"})
+        label = f"exact PE case {n} {partition} {grid} F{F}P{P} {kind}"
+        assert result.ok, label + "\n" + runner.failure_text(result)
+        rtl = json.loads((work / "rtl.json").read_text())
+        np.testing.assert_array_equal(np.load(work / "scores.npy"), approx_scores(q, k, cfg), err_msg=label)
+        model = kaleido_cycles(q, k, cfg, "full", kaleido_tables(q, k, cfg, "full"), "pairs")
+        assert (rtl["cycles"], rtl["lane_work"]) == (model.engine_cycles, model.lane_work), label
+        assert rtl["lane_work"] == 2 * run_attention(q, k, cfg).oracle_macs, label
