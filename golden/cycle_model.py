@@ -38,7 +38,7 @@ from .tiling import pair_tables, tile_groups
 __all__ = ["CycleReport", "kaleido_cycles", "baseline_cycles", "LANES", "lanes_table", "tail_cycles",
            "VARIANTS", "variant_parts", "utilization", "kaleido_tables", "scheduler_lead", "kaleido_tile_slots",
            "split_cycles", "baseline_tile_slots", "kaleido_products", "dense_products", "engine_cycles",
-           "executed_products", "pass_profile",
+           "executed_products", "pass_profile", "sub_variants",
            "SCHEDULES"]
 
 #: Dispatcher ablation (DESIGN.md §5.5): which of scheduler and matcher each variant has.
@@ -102,7 +102,8 @@ class CycleReport:
     engine_cycles: int = 0
     lead_cycles: int = 0
     schedule: str = "pairs"     # what ran: passes A-D ("pairs") or the dense fallback
-    pair_cycles: int = 0        # what passes A-D take (lead included), run or not
+    pair_cycles: int = 0        # what passes A-D take with every dispatcher part (lead included)
+    ran_as: str = ""            # the dispatcher parts used: a variant name, or "dense"
 
     @property
     def executed_macs(self) -> float:
@@ -216,7 +217,7 @@ def executed_products(q: np.ndarray, k: np.ndarray, cfg: Config, report: "CycleR
     variant's pair tables (or ``tables``), or the dense schedule."""
     if report.schedule == "dense":
         return dense_products(q.shape[0], k.shape[0], cfg)
-    qt, kt = tables if tables is not None else kaleido_tables(q, k, cfg, report.variant)
+    qt, kt = tables if tables is not None else kaleido_tables(q, k, cfg, report.ran_as or report.variant)
     return kaleido_products(qt, kt, cfg)
 
 
@@ -226,32 +227,54 @@ def executed_products(q: np.ndarray, k: np.ndarray, cfg: Config, report: "CycleR
 SCHEDULES = ("auto", "pairs", "dense")
 
 
+def sub_variants(variant: str) -> list[str]:
+    """The variants whose dispatcher parts ``variant`` has (itself first): what its
+    driver can run by bypassing the scheduler (pairs in natural order) or the matcher."""
+    sch, mat = variant_parts(variant)
+    subs = [v for v, (s, m) in VARIANTS.items() if (s <= sch) and (m <= mat) and v != variant]
+    return [variant] + subs
+
+
+def _pair_report(q, k, cfg: Config, variant: str, as_variant: str, tables) -> CycleReport:
+    with_scheduler, with_matcher = variant_parts(as_variant)
+    qt, kt = tables if tables is not None else kaleido_tables(q, k, cfg, as_variant)
+    passes, tile_work = kaleido_tile_slots(qt, kt, cfg, with_matcher)
+    engine = engine_cycles(passes, cfg)
+    lead = scheduler_lead(q, k, cfg) if with_scheduler else 0
+    return CycleReport("kaleido", engine + lead, engine - tail_cycles(cfg), len(passes),
+                       int(tile_work.sum()), cfg.rows * cfg.cols, variant, engine, lead, "pairs",
+                       engine + lead, as_variant)
+
+
 def kaleido_cycles(q: np.ndarray, k: np.ndarray, cfg: Config, variant: str = "pe",
                    tables=None, schedule: str = "auto") -> CycleReport:
     """Cycles and lane work of the Kaleido engine on int8 operands ``[N, D]``.
 
-    ``tables`` are the pair tables the engine ran (default: the variant's own).
-    With ``schedule="auto"`` the engine runs the dense schedule when the passes
-    would take more cycles (scheduler lead included), so it is never slower
-    than the baseline array; ``pair_cycles`` keeps what the passes would take.
+    ``tables`` are the pair tables the variant's scheduler produced (default:
+    golden's). ``schedule="pairs"`` runs passes A-D with every part of the
+    variant's dispatcher. ``"auto"`` (the driver's choice) takes the fewest
+    cycles of: passes A-D with the variant's parts or with some bypassed (the
+    scheduler's clusters, at the cost of its lead, or pairs in natural order;
+    pairing by the matcher or not), and the dense schedule. So Kaleido is never
+    slower than the baseline array, nor a variant slower than one with fewer
+    parts. Ties go to the variant itself. ``ran_as`` names what ran,
+    ``pair_cycles`` keeps what passes A-D with every part would take.
     """
     if schedule not in SCHEDULES:
         raise ValueError(f"unknown schedule {schedule!r}; choose one of {', '.join(SCHEDULES)}")
-    with_scheduler, with_matcher = variant_parts(variant)
-    pes = cfg.rows * cfg.cols
-    qt, kt = tables if tables is not None else kaleido_tables(q, k, cfg, variant)
-    passes, tile_work = kaleido_tile_slots(qt, kt, cfg, with_matcher)
-    engine = engine_cycles(passes, cfg)
-    lead = scheduler_lead(q, k, cfg) if with_scheduler else 0
-    pairs = CycleReport("kaleido", engine + lead, engine - tail_cycles(cfg), len(passes),
-                        int(tile_work.sum()), pes, variant, engine, lead, "pairs", engine + lead)
+    own = _pair_report(q, k, cfg, variant, variant, tables)
     if schedule == "pairs":
-        return pairs
+        return own
     dense = baseline_cycles(q.shape[0], k.shape[0], cfg)
-    if schedule == "auto" and pairs.cycles <= dense.cycles:
-        return pairs
-    return CycleReport("kaleido", dense.cycles, dense.slots, dense.tiles, dense.lane_work, pes,
-                       variant, dense.engine_cycles, 0, "dense", pairs.cycles)
+    dense = CycleReport("kaleido", dense.cycles, dense.slots, dense.tiles, dense.lane_work, dense.pes,
+                        variant, dense.engine_cycles, 0, "dense", own.cycles, "dense")
+    if schedule == "dense":
+        return dense
+    options = [own] + [_pair_report(q, k, cfg, variant, sub, tables if variant_parts(sub)[0] else None)
+                       for sub in sub_variants(variant)[1:]]
+    best = min(options + [dense], key=lambda r: r.cycles)        # the first of equals: own first
+    best.pair_cycles = own.cycles
+    return best
 
 
 def split_cycles(passes: np.ndarray, arrays: int, cfg: Config) -> int:
@@ -272,4 +295,5 @@ def baseline_cycles(n_q: int, n_k: int, cfg: Config) -> CycleReport:
     passes = baseline_tile_slots(n_q, n_k, cfg)
     cycles = engine_cycles(passes, cfg)
     return CycleReport("baseline", cycles, cycles - tail_cycles(cfg), len(passes),
-                       2 * cfg.head_dim * n_q * n_k, cfg.rows * cfg.cols, "pe", cycles, 0, "dense", cycles)
+                       2 * cfg.head_dim * n_q * n_k, cfg.rows * cfg.cols, "pe", cycles, 0, "dense", cycles,
+                       "dense")

@@ -131,6 +131,9 @@ class AttentionEngine(wiring.Component):
     dense : In(1)
         Kaleido only: run the dense schedule (one pass A of all ``dg[0]`` channels per
         tile, buffers holding tokens) instead of passes A-D.
+    unpaired : In(1)
+        Kaleido only: bypass the matcher's pairing (one step per slot, natural order);
+        no effect without a matcher. The driver sets it where pairing would not pay.
     start : In(1)
         Begin (one cycle); ``cycles`` counts from the next.
     busy : Out(1)
@@ -159,7 +162,7 @@ class AttentionEngine(wiring.Component):
         # (the baseline's, and Kaleido's dense schedule).
         self.channels = cfg.head_dim
         chan = range(self.channels + 1)
-        dense = {"dense": In(1)} if design == "kaleido" else {}
+        dense = {"dense": In(1), "unpaired": In(1)} if design == "kaleido" else {}
         super().__init__({
             "q_wr_en": In(1), "q_wr_addr": In(range(q_words)), "q_wr_data": In(R * eb),
             "k_wr_en": In(1), "k_wr_addr": In(range(k_words)), "k_wr_data": In(C * eb),
@@ -263,7 +266,7 @@ class AttentionEngine(wiring.Component):
         if paired:
             m.d.comb += [match.steps.eq(left), match.use_d.eq(pss == Mode.D)]
             found, first_left = match.head_valid, match.head
-            m.d.comb += [pair.eq(match.second_valid & ((pss == Mode.B) | (pss == Mode.D))),
+            m.d.comb += [pair.eq(match.second_valid & ((pss == Mode.B) | (pss == Mode.D)) & ~self.unpaired),
                          c2.eq(match.second)]
         else:
             found, first_left = lowest_set(m, left, G, "left")

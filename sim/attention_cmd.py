@@ -42,8 +42,9 @@ def add_args(p) -> None:
                         "default kaleido")
     p.add_argument("--variant", choices=list(VARIANTS), default="full", help=VARIANT_HELP)
     p.add_argument("--schedule", choices=list(SCHEDULES), default="auto",
-                   help="kaleido: auto (passes A-D, or the dense schedule on the same PEs where the "
-                        "cycle model says A-D would be slower; the default), pairs or dense to force one")
+                   help="kaleido: auto (the default: what the cycle model says is fastest of passes A-D "
+                        "with the variant's dispatcher, with its scheduler or matcher bypassed, and the "
+                        "dense schedule on the same PEs), pairs (A-D, every dispatcher part) or dense")
     p.add_argument("--simulator", choices=list(runner.SIMULATORS),
                    help="default: verilator when it can run here, else icarus")
     p.add_argument("--rows", type=int, default=4, help="PE rows of the array (default 4)")
@@ -98,7 +99,7 @@ def cmd_sim_attention(args) -> int:
             "cycles": rtl["cycles"], "model_cycles": model["cycles"],
             "engine_cycles": rtl["engine_cycles"], "scheduler_lead_cycles": rtl["lead_cycles"],
             "cycles_match": rtl["cycles"] == model["cycles"],
-            "schedule": model["schedule"], "pair_cycles": model["pair_cycles"],
+            "schedule": model["schedule"], "ran_as": model["ran_as"], "pair_cycles": model["pair_cycles"],
             "baseline_cycles": baseline_cycles(cfg.tokens, cfg.tokens, cfg).cycles,
             "executed_macs": rtl["executed_macs"], "model_executed_macs": model["executed_macs"],
             "utilization": rtl["utilization"],
@@ -130,7 +131,10 @@ def cmd_sim_attention(args) -> int:
     else:
         energy = (f", {stats['energy_pj'] / 1e3:.1f} nJ in {stats['time_us']:.1f} us at "
                   f"{stats['fmax_mhz']:.0f} MHz" if stats.get("energy_pj") is not None else "")
-        how = f" ({stats['schedule']} schedule)" if args.design == "kaleido" else ""
+        how = ""
+        if args.design == "kaleido":
+            how = (" (dense schedule)" if stats["schedule"] == "dense" else
+                   f" (passes A-D{'' if stats['ran_as'] == args.variant else ', run as ' + stats['ran_as']})")
         print(f"{args.design} {args.variant}{how} on {simulator}: "
               f"scores {'match' if stats['scores_match'] else 'DIFFER'}, "
               f"{stats['cycles']} cycles (model {stats['model_cycles']}, baseline {stats['baseline_cycles']}), "

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from golden.cycle_model import utilization, variant_parts
+from golden.cycle_model import VARIANTS, utilization, variant_parts
 from golden.scheduler import operand_stream
 from golden.tiling import pair_tables
 from hw import blocks
@@ -131,8 +131,9 @@ def simulate(cfg, q, k, design: str, simulator: str, work: Path, waves: bool = F
         raise UserError(f"RTL simulation failed under {simulator}: "
                         + _first_failure(result.log) + f" (log: {result.log})")
     rtl = json.loads((work / "rtl.json").read_text())
-    if rtl.get("schedule") == "dense":
-        lead = 0            # the dense schedule does not wait for the scheduler's clusters
+    ran_as = rtl["model"].get("ran_as", "dense")
+    if ran_as not in VARIANTS or not variant_parts(ran_as)[0]:
+        lead = 0            # the dense schedule, or pairs in natural order: no wait for clusters
     rtl["engine_cycles"], rtl["lead_cycles"] = rtl["cycles"], lead
     rtl["cycles"] += lead
     rtl["utilization"] = utilization(rtl["lane_work"], rtl["cycles"], cfg.rows * cfg.cols)

@@ -28,7 +28,7 @@ from golden.cycle_model import baseline_cycles, kaleido_cycles, kaleido_tables, 
 from golden.scheduler import Assignment
 
 from .common import start
-from .engine_image import Scoreboard, baseline_image, kaleido_image
+from .engine_image import Scoreboard, baseline_image, driver_image
 
 WORK = Path(os.environ.get("KALEIDO_WORK", "."))
 DESIGN = os.environ.get("KALEIDO_DESIGN", "kaleido")
@@ -114,7 +114,7 @@ async def attention(dut):
         tables = kaleido_tables(q, k, CFG, VARIANT, assignments)
         # The driver's choice: passes A-D, or the dense schedule where they would be slower.
         model = kaleido_cycles(q, k, CFG, VARIANT, tables, SCHEDULE)
-        image = kaleido_image(q, k, CFG, tables, model.schedule)
+        image = driver_image(q, k, CFG, VARIANT, model, tables)
     else:
         image, model = baseline_image(q, k, CFG), baseline_cycles(n, n, CFG)
     golden = expected_scores(q, k, CFG, DESIGN)
@@ -128,7 +128,7 @@ async def attention(dut):
     scores = board.result()
     rtl = {"cycles": int(dut.cycles.value), "lane_work": int(dut.lane_work.value),
            "last_out": monitor.last_out, "model": model.as_dict(), "variant": VARIANT,
-           "schedule": model.schedule}
+           "schedule": model.schedule, "ran_as": model.ran_as}
     np.save(WORK / "scores.npy", scores)
     (WORK / "rtl.json").write_text(json.dumps(rtl))
     # The checker: scores bit for bit, cycles and lane work equal to the model.

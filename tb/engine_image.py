@@ -15,11 +15,12 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from golden.config import Config
+from golden.cycle_model import variant_parts
 from golden.reuse import pair_reuse
 from golden.tiling import accumulate, dense_tiles, pair_tables, tile_groups
 from hw.engine import GROUP_SLOTS, word_layout
 
-__all__ = ["EngineImage", "kaleido_image", "baseline_image", "Scoreboard"]
+__all__ = ["EngineImage", "kaleido_image", "baseline_image", "driver_image", "Scoreboard"]
 
 
 @dataclass
@@ -36,6 +37,7 @@ class EngineImage:
     # (what each drained score is, in the order one column emits them)
     tiles: list = field(default_factory=list)
     schedule: str = "pairs"         # passes A-D over pairs, or dense tiles of tokens
+    unpaired: bool = False          # the matcher bypassed (one step per slot)
 
     @property
     def scores_per_tile(self) -> int:
@@ -50,6 +52,7 @@ class EngineImage:
                "q_base": self.q_base + [0] * pad, "k_base": self.k_base + [0] * pad}
         if self.design == "kaleido":
             out["dense"] = int(self.schedule == "dense")
+            out["unpaired"] = int(self.unpaired)
         return out
 
 
@@ -83,6 +86,19 @@ def kaleido_image(q: np.ndarray, k: np.ndarray, cfg: Config, tables=None,
                     words.append(_pack("kaleido", entries, n))
     img.dg = [t.width for t in qt]
     img.tiles = [("pairs", tile, qt[tile.group], kt[tile.group]) for tile in tile_groups(qt, kt, cfg)]
+    return img
+
+
+def driver_image(q: np.ndarray, k: np.ndarray, cfg: Config, variant: str, report, tables=None) -> EngineImage:
+    """The image of what the cycle model's ``report`` says the driver runs on a
+    ``variant`` engine: the dense schedule, or passes A-D over the scheduler's
+    clusters (``tables``, when it ran with the scheduler) or over pairs in natural
+    order, with the matcher bypassed when it ran without it."""
+    if report.schedule == "dense":
+        return kaleido_image(q, k, cfg, schedule="dense")
+    with_scheduler, with_matcher = variant_parts(report.ran_as)
+    img = kaleido_image(q, k, cfg, tables if with_scheduler else None)
+    img.unpaired = variant_parts(variant)[1] and not with_matcher
     return img
 
 

@@ -5,7 +5,8 @@ import numpy as np
 
 from golden import Config
 from golden.cycle_model import (VARIANTS, baseline_cycles, baseline_tile_slots, kaleido_cycles,
-                                kaleido_tables, kaleido_tile_slots, split_cycles, tail_cycles)
+                                kaleido_tables, kaleido_tile_slots, split_cycles, sub_variants,
+                                tail_cycles)
 from golden.drain import drain_slots
 
 
@@ -65,6 +66,27 @@ def test_auto_is_the_faster_schedule_and_never_slower_than_baseline(rng):
             pairs = kaleido_cycles(q, k, cfg, variant, schedule="pairs")
             auto = kaleido_cycles(q, k, cfg, variant)
             base = baseline_cycles(cfg.tokens, cfg.tokens, cfg)
-            assert auto.cycles == min(pairs.cycles, base.cycles) <= base.cycles
-            assert auto.schedule == ("pairs" if pairs.cycles <= base.cycles else "dense")
+            subs = [kaleido_cycles(q, k, cfg, v, schedule="pairs").cycles for v in sub_variants(variant)]
+            assert auto.cycles == min(subs + [base.cycles]) <= base.cycles
+            assert auto.schedule == ("pairs" if min(subs) <= base.cycles else "dense")
             assert auto.pair_cycles == pairs.cycles
+
+
+def test_driver_choice_on_random_shapes(rng):
+    # Kaleido never slower than the baseline, and full never slower than pe, on
+    # random shapes, arrays and operands (random, or correlated at two strengths).
+    for _ in range(60):
+        partition = tuple(int(v) for v in rng.integers(0, 7, 3))
+        if sum(partition) == 0:
+            continue
+        cfg = Config(partition=partition, grid=tuple(int(v) for v in rng.integers(1, 5, 3)),
+                     rows=int(rng.integers(1, 5)), cols=int(rng.integers(1, 5)), queue_depth=8,
+                     clusters=2, cluster_capacity=4, accumulators=int(rng.integers(3, 5)))
+        N, D = cfg.tokens, cfg.head_dim
+        spread = int(rng.choice([4, 40, 128]))
+        base = rng.integers(-128, 128, (1, D))
+        q, k = (np.clip(base + rng.integers(-spread, spread + 1, (N, D)), -128, 127).astype(np.int8)
+                for _ in range(2))
+        reports = {v: kaleido_cycles(q, k, cfg, v) for v in VARIANTS}
+        assert reports["full"].cycles <= reports["pe"].cycles, cfg
+        assert all(r.cycles <= baseline_cycles(N, N, cfg).cycles for r in reports.values())

@@ -7,7 +7,7 @@ import pytest
 from tests.adversarial import CASES, operands
 from golden import Config, approx_scores, run_attention
 from golden.cycle_model import VARIANTS, baseline_cycles, kaleido_cycles, kaleido_tables, variant_parts
-from tb.engine_image import baseline_image, kaleido_image
+from tb.engine_image import baseline_image, driver_image, kaleido_image
 from tb.engine_sim import simulate_engine
 
 
@@ -50,7 +50,7 @@ def test_kaleido_is_never_slower_than_baseline(case, variant, rng):
     q, k = operands(kind, cfg, rng)
     tables = kaleido_tables(q, k, cfg, variant)
     model = kaleido_cycles(q, k, cfg, variant, tables)           # the driver's choice
-    got = simulate_engine(kaleido_image(q, k, cfg, tables, model.schedule), cfg, cfg.tokens,
+    got = simulate_engine(driver_image(q, k, cfg, variant, model, tables), cfg, cfg.tokens,
                           cfg.tokens, matcher=variant_parts(variant)[1])
     np.testing.assert_array_equal(got["scores"], approx_scores(q, k, cfg))
     assert got["cycles"] == model.engine_cycles == got["last_out"]
@@ -59,6 +59,24 @@ def test_kaleido_is_never_slower_than_baseline(case, variant, rng):
     assert model.cycles <= base.cycles, (model.schedule, model.cycles, base.cycles)
     if model.schedule == "dense":
         assert got["cycles"] == base.cycles
+    # The dispatcher pays for itself: the full variant is never slower than pe.
+    if variant == "full":
+        assert model.cycles <= kaleido_cycles(q, k, cfg, "pe").cycles
+
+
+def test_matcher_bypass_is_the_unpaired_engine(rng):
+    # A full engine told to bypass its matcher runs exactly as pe-sh does.
+    cfg = Config(partition=(4, 4, 4), grid=(2, 4, 4), rows=2, cols=3, queue_depth=8, clusters=2,
+                 cluster_capacity=4)
+    q, k = operands("partial", cfg, rng)
+    tables = kaleido_tables(q, k, cfg, "full")
+    image = kaleido_image(q, k, cfg, tables)
+    image.unpaired = True
+    got = simulate_engine(image, cfg, cfg.tokens, cfg.tokens, matcher=True)
+    np.testing.assert_array_equal(got["scores"], approx_scores(q, k, cfg))
+    model = kaleido_cycles(q, k, cfg, "pe-sh", tables, schedule="pairs")
+    assert got["cycles"] == model.engine_cycles and got["lane_work"] == model.lane_work
+    assert model.engine_cycles > kaleido_cycles(q, k, cfg, "full", tables, schedule="pairs").engine_cycles
 
 
 def test_dense_schedule_is_the_baseline_on_kaleido_pes(rng):

@@ -55,6 +55,17 @@ def test_report_writes_every_figure(tmp_path, monkeypatch):
             assert all(p[v]["energy_pj"] > 0 and p[v]["array_um2"] > 0 for v in ("baseline", "pe", "full"))
             assert p["pe"]["array_um2"] == p["full"]["array_um2"] > p["baseline"]["array_um2"]
             assert all(p[v]["time_us"] == pytest.approx(p[v]["cycles"] / p[v]["fmax_mhz"]) for v in ("pe", "full"))
+    # Speed against the bound: both PEs at every D and (F,P); never slower than the
+    # baseline; the exact PE executes the oracle count whenever it runs passes A-D.
+    assert (tmp_path / "r" / "speed_vs_bound.png").read_bytes()[:4] == b"\x89PNG"
+    sp = data["speed"]
+    assert {(p["D"], p["accumulators"]) for p in sp["over_d"]} == {(D, n) for D in (16, 32, 64, 128) for n in (3, 4)}
+    for p in sp["over_d"] + sp["over_fp"]:
+        assert p["speedup"] >= 1.0 and p["speedup"] <= p["oracle_bound"] + 1e-9
+        if p["accumulators"] == 4 and p["schedule"] == "pairs":
+            assert p["executed_over_oracle"] == pytest.approx(1.0)
+    assert sp["pe_area"]["4"] > sp["pe_area"]["3"] > sp["pe_area"]["baseline"] > 0
+    assert "Speed against the oracle bound" in text
     # Pure noise leaves less to reuse than the clean clip.
     noise = {p["sigma"]: p for p in data["noise"]["points"]}
     assert noise[1.0]["oracle_reduction"] < noise[0.0]["oracle_reduction"]
