@@ -66,13 +66,6 @@ def drain_signature(acc_bits: int) -> wiring.Signature:
     return wiring.Signature({"score": Out(signed(acc_bits)), "valid": Out(1)})
 
 
-def _any(terms):
-    acc = terms[0]
-    for t in terms[1:]:
-        acc = acc | t
-    return acc
-
-
 def _drain_link(m, self, value):
     """One link of the upward drain chain: capture ``value`` or pass on the one below."""
     with m.If(self.row_in.drain):
@@ -186,10 +179,10 @@ class PE(wiring.Component):
         product = [[Signal(name=f"{prefix}_p{k}_{l}") for l in range(2)] for k in range(n)]
         tap = [[Signal(name=f"{prefix}_t{k}_{l}") for l in range(2)] for k in range(n)]
         outputs = [lo, hi, row_step] + [x for k in range(n) for x in (*product[k], *tap[k])]
-        with m.Switch(row.mode):
+        # One word of every output per (mode, sq, sk): a small ROM the synthesizer reduces.
+        word = Signal(len(outputs), name=f"{prefix}_decode")
+        with m.Switch(Cat(sk, sq, row.mode)):
             for mode in Mode:
-                # Each output is the OR of the (sq, sk) pairs where the table sets it.
-                rows = {}
                 for sqv in range(3):
                     for skv in range(3):
                         need, targets = step_need(mode, sqv, skv, n)
@@ -198,12 +191,11 @@ class PE(wiring.Component):
                         for target in targets:
                             adds = [lane_adds(target, l == 1) for l in range(2)]
                             bits += [adds[0][0], adds[1][0], adds[0][1], adds[1][1]]
-                        rows[sqv, skv] = bits
-                with m.Case(mode):
-                    for i, out in enumerate(outputs):
-                        terms = [(sq == sqv) & (sk == skv) for (sqv, skv), bits in rows.items() if bits[i]]
-                        if terms:
-                            m.d.comb += out.eq(_any(terms))
+                        value = sum(int(b) << i for i, b in enumerate(bits))
+                        if value:
+                            with m.Case(skv | sqv << 2 | int(mode) << 4):
+                                m.d.comb += word.eq(value)
+        m.d.comb += [out.eq(word[i]) for i, out in enumerate(outputs)]
         return lo, hi, row_step, product, tap
 
     def elaborate(self, platform):
