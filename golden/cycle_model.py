@@ -13,8 +13,10 @@ It follows the controller of :mod:`hw.engine` slot by slot, in closed form:
   ``2R`` slots (:mod:`golden.drain`, the rule the RTL controller imports);
 * one final slot drains the last scores, which leave the array
   ``2R + C`` cycles later; counting starts the cycle after ``start``;
-* the engine runs the dense schedule instead when passes A-D would be slower
-  (``schedule="auto"``), so Kaleido never takes more cycles than the baseline.
+* the driver (``schedule="auto"``) runs whatever is fastest of passes A-D with
+  the variant's dispatcher, passes A-D with its scheduler or matcher bypassed,
+  and the dense schedule, so Kaleido never takes more cycles than the
+  baseline, nor ``full`` more than ``pe``.
 
 Lane work counts, per slot and valid PE, the lanes its decode turns on (a full
 product is two lanes, a nibble product one); utilization is lane work over

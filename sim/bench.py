@@ -128,7 +128,9 @@ SPEED_CASES = {
 def bench_speed(variant: str = "full", cases=tuple(SPEED_CASES), accumulators=(3, 4)) -> list:
     """Kaleido against the baseline on the cycle model (which the tests hold equal to
     the RTL): cycles, speedup, share of the oracle bound, executed over oracle
-    MACs, utilization, and lane use per pass, for both PEs."""
+    MACs, utilization, and lane use per pass, for both PEs. ``cycles`` is the
+    faster of passes A-D (every dispatcher part) and the dense schedule; the
+    pass figures are those of passes A-D."""
     from golden.cycle_model import baseline_cycles, kaleido_cycles, pass_profile
 
     rows = []
