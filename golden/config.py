@@ -13,6 +13,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 
+from .pe import ACCUMULATORS
+
 __all__ = ["Config", "ConfigError", "MODELS", "model_partition", "GROUPS", "DIRECTIONS",
            "require_config"]
 
@@ -183,8 +185,8 @@ class Config:
         if self.partial_bits > self.full_bits:
             raise ConfigError(
                 f"partial bits ({self.partial_bits}) must not exceed full bits ({self.full_bits})")
-        if self.accumulators not in (3, 4):
-            raise ConfigError(f"accumulators must be 3 or 4, got {self.accumulators}")
+        if self.accumulators not in ACCUMULATORS:
+            raise ConfigError(f"accumulators must be one of {ACCUMULATORS}, got {self.accumulators}")
         if (self.data_bits, self.nibble_bits) != (8, 4):
             raise ConfigError(
                 f"Kaleido fixes 8-bit data and 4-bit lanes, got {self.data_bits} and {self.nibble_bits}")

@@ -17,12 +17,11 @@ from golden.pe import BYTE_STEP1, BYTE_STEP2, Load, Mode, Need, Packing, lane_ad
 from golden.reuse import State
 
 __all__ = ["row_layout", "col_layout", "baseline_row_layout", "drain_signature", "PE", "BaselinePE",
-           "LANES", "REGISTERS"]
+           "LANES"]
 
-#: 4x8 multiplier lanes of the augmented PE, and its accumulators R0..R2 (the
-#: paper's PE; the exact PE, ``Config.accumulators = 4``, adds R3).
+#: 4x8 multiplier lanes of the augmented PE. (Its accumulators, R0..R2 or
+#: R0..R3, are ``Config.accumulators``.)
 LANES = 2
-REGISTERS = 3
 
 #: What travels along a row of augmented PEs.
 row_layout = data.StructLayout({

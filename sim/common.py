@@ -13,6 +13,7 @@ from contextlib import contextmanager
 import numpy as np
 
 from golden import MODELS
+from golden.pe import ACCUMULATORS
 
 __all__ = ["UserError", "triple", "check_output_file", "check_output_dir", "atomic_output",
            "json_safe", "print_json", "add_partition_args", "MAX_TOKENS", "check_tokens"]
@@ -57,7 +58,7 @@ def add_partition_args(p, required: bool = True, head_dim: bool = False) -> None
 
 
 def add_accumulators_arg(p) -> None:
-    p.add_argument("--accumulators", type=int, choices=(3, 4), default=3,
+    p.add_argument("--accumulators", type=int, choices=ACCUMULATORS, default=3,
                    help="registers of the Kaleido PE: 3 (the paper's PE; the default) or 4 (the exact "
                         "PE, which executes exactly the oracle's MACs)")
 
