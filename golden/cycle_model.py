@@ -40,7 +40,7 @@ from .tiling import pair_tables, tile_groups
 __all__ = ["CycleReport", "kaleido_cycles", "baseline_cycles", "LANES", "lanes_table", "tail_cycles",
            "VARIANTS", "variant_parts", "utilization", "kaleido_tables", "scheduler_lead", "kaleido_tile_slots",
            "split_cycles", "baseline_tile_slots", "kaleido_products", "dense_products", "engine_cycles",
-           "executed_products", "pass_profile", "sub_variants",
+           "executed_products", "pass_profile", "sub_variants", "scheduler_busy",
            "SCHEDULES"]
 
 #: Dispatcher ablation (DESIGN.md §5.5): which of scheduler and matcher each variant has.
@@ -70,16 +70,26 @@ def kaleido_tables(q, k, cfg: Config, variant: str = "pe", assignments=(None, No
     return qt, kt
 
 
+def _scheduler_runs(q, k, cfg: Config) -> list[tuple[int, int]]:
+    # (cycles to the end of its first batch, cycles to its last assignment) per operand.
+    runs = []
+    for tables in (pair_tables(q, cfg), pair_tables(k, cfg)):
+        strings, last = operand_stream(tables, cfg)
+        assignments, sizes = schedule(strings, last, cfg)
+        runs.append((assignments[sizes[0] - 1].cycle + 1, assignments[-1].cycle + 1))
+    return runs
+
+
 def scheduler_lead(q, k, cfg: Config) -> int:
     """Cycles before the first clusters of both operands exist: the scheduler's
     first batch (fill, pivots, assignment), the only part of its work that the
     array cannot overlap."""
-    lead = 0
-    for tables in (pair_tables(q, cfg), pair_tables(k, cfg)):
-        strings, last = operand_stream(tables, cfg)
-        assignments, sizes = schedule(strings, last, cfg)
-        lead = max(lead, assignments[sizes[0] - 1].cycle + 1)
-    return lead
+    return max(first for first, _ in _scheduler_runs(q, k, cfg))
+
+
+def scheduler_busy(q, k, cfg: Config) -> int:
+    """Cycles the scheduler works on a head: every batch of ``Q``'s stream and of ``K``'s."""
+    return sum(end for _, end in _scheduler_runs(q, k, cfg))
 
 def lanes_table(accumulators: int = 3) -> np.ndarray:
     """``[mode, sq, sk]``: lanes a single channel step turns on in one PE."""

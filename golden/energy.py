@@ -18,7 +18,7 @@ For ``Q K^T`` on ``R x C`` PEs:
 
 from __future__ import annotations
 
-__all__ = ["workload_energy"]
+__all__ = ["workload_energy", "unit_energy"]
 
 
 def workload_energy(cycles: int, rows: int, cols: int, full: int, nibble: int, passes: int,
@@ -42,3 +42,12 @@ def workload_energy(cycles: int, rows: int, cols: int, full: int, nibble: int, p
     }
     return {"energy_pj": sum(split.values()), "time_us": time_us, "fmax_mhz": clock_mhz,
             "energy_split_pj": split}
+
+
+def unit_energy(cycles: int, busy: int, energy_pj: dict, leakage_uw: float, clock_mhz: float) -> float:
+    """pJ of a dispatcher unit over a run of ``cycles``: ``busy`` cycles at its
+    ``busy`` energy, the rest at ``idle`` (its clock runs), and its leakage."""
+    if not 0 <= busy <= cycles:
+        raise ValueError(f"a unit busy {busy} cycles of a {cycles}-cycle run")
+    return (busy * energy_pj["busy"] + (cycles - busy) * energy_pj["idle"]
+            + leakage_uw * cycles / clock_mhz)

@@ -113,7 +113,7 @@ def cmd_sim_attention(args) -> int:
             "sim_cycles_per_second": rtl["cycles"] / rtl["test_seconds"] if rtl["test_seconds"] else None,
         }
         if not args.no_energy:
-            stats.update(run_energy(cfg, q, k, args.design, args.variant, rtl["cycles"], model["schedule"]))
+            stats.update(run_energy(cfg, q, k, args.design, args.variant, rtl["cycles"], args.schedule))
         with atomic_output(str(out / "scores.npy"), ".npy") as tmp:
             with open(tmp, "wb") as f:
                 np.save(f, rtl["scores"])

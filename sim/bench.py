@@ -77,15 +77,16 @@ def bench_pe_sim(cycles: int = 20000) -> dict:
 
 
 def bench_head(workload: str = "bikes", grid=(8, 16, 16), head_dim: int = 128) -> dict:
-    """One head's ``Q K^T`` at full size, Kaleido (full) against the baseline: cycles from
-    the cycle model (which the tests hold equal to the RTL; an RTL run here is ~30M
-    cycles), energy and time from the measured energies per action and each array's fmax."""
-    from golden.cycle_model import baseline_cycles, executed_products, kaleido_cycles
-    from golden.energy import workload_energy
+    """One head's ``Q K^T`` at full size, Kaleido (full, both PEs) against the baseline:
+    cycles from the cycle model (which the tests hold equal to the RTL; an RTL run here
+    is ~30M cycles), energy and time from the measured energies per action (the
+    dispatcher's included) and each array's fmax. ``kaleido`` is the paper's PE,
+    ``kaleido_exact`` the 4-accumulator one."""
+    from golden.cycle_model import baseline_cycles, kaleido_cycles
+    from golden.pe import ACCUMULATORS
     from synth.flow import default_liberty
-    from synth.power import energy_per_action
-    from synth.timing import block_timing
 
+    from .energy import run_energy
     from .workload_cmd import make_workload
 
     cfg = Config.for_model("wan2.1", head_dim, grid=grid)
@@ -93,26 +94,24 @@ def bench_head(workload: str = "bikes", grid=(8, 16, 16), head_dim: int = 128) -
     q, k = quantize(w["q"])[0], quantize(w["k"])[0]
     golden = run_attention(q, k, cfg)
     base = baseline_cycles(cfg.tokens, cfg.tokens, cfg)
-    kal = kaleido_cycles(q, k, cfg, "full")
-    n = executed_products(q, k, cfg, kal)
     out = {"workload": workload, "grid": list(grid), "partition": list(cfg.partition),
-           "oracle_reduction": golden.oracle_reduction, "oracle_bound": golden.dense_macs / golden.oracle_macs,
-           "utilization": kal.utilization, "schedule": kal.schedule}
+           "full_bits": cfg.full_bits, "partial_bits": cfg.partial_bits,
+           "oracle_reduction": golden.oracle_reduction, "oracle_bound": golden.dense_macs / golden.oracle_macs}
     lib = default_liberty()
-    runs = {"baseline": (base.cycles, cfg.tokens ** 2 * cfg.head_dim, 0, base.tiles, "baseline-pe", "baseline-array"),
-            "kaleido": (kal.cycles, n["full_products"], n["nibble_products"], n["passes"] * n["tiles"], "pe",
-                        "array")}
-    for name, (cycles, full, nibble, passes, pe, array) in runs.items():
-        out[name] = {"cycles": cycles}
+    runs = {"baseline": (cfg, "baseline", base)}
+    for acc, name in zip(ACCUMULATORS, ("kaleido", "kaleido_exact")):
+        at = cfg.with_(accumulators=acc)
+        runs[name] = (at, "kaleido", kaleido_cycles(q, k, at, "full"))
+    for name, (at, design, report) in runs.items():
+        out[name] = {"cycles": report.cycles, "utilization": report.utilization, "schedule": report.schedule,
+                     "speedup_cycles": base.cycles / report.cycles,
+                     "share_of_bound": base.cycles / report.cycles / out["oracle_bound"]}
         if lib:
-            e = energy_per_action(pe, cfg, lib)
-            out[name].update(workload_energy(cycles, cfg.rows, cfg.cols, full, nibble, passes, e["energy_pj"],
-                                             e["leakage_uw"], block_timing(array, cfg, lib)["fmax_mhz"]))
-    out["speedup_cycles"] = base.cycles / kal.cycles
-    out["share_of_bound"] = out["speedup_cycles"] / out["oracle_bound"]
-    if lib:
-        out["energy_ratio"] = out["kaleido"]["energy_pj"] / out["baseline"]["energy_pj"]
-        out["time_ratio"] = out["kaleido"]["time_us"] / out["baseline"]["time_us"]
+            out[name].update(run_energy(at, q, k, design, "full", report.cycles,
+                                        report=report if design == "kaleido" else None))
+        if lib and name != "baseline" and out[name]["energy_pj"] is not None:
+            out[name]["energy_ratio"] = out[name]["energy_pj"] / out["baseline"]["energy_pj"]
+            out[name]["time_ratio"] = out[name]["time_us"] / out["baseline"]["time_us"]
     return out
 
 

@@ -122,7 +122,7 @@ def cmd_power(args) -> int:
     from synth.power import ACTIONS, energy_per_action
 
     if args.block not in ACTIONS:
-        raise UserError(f"energy per action is measured for the PEs ({', '.join(ACTIONS)}), "
+        raise UserError(f"energy per action is measured for the PEs and the dispatcher ({', '.join(ACTIONS)}), "
                         f"not {args.block}; kaleido timing takes every block")
     res = _signoff(args, energy_per_action)
     if args.json:

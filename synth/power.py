@@ -8,7 +8,8 @@ an action's energy per cycle is assembled from two runs, at the block's fmax:
 
 1. **Logic.** The nets that toggled (inputs and flip-flop outputs) drive
    their loads at their mean toggle rate and duty; every other source holds
-   still. This counts the clock, and the logic and wires the action moves.
+   still, at the value it holds (0 or 1). This counts the clock, and the logic
+   and wires the action moves.
 2. **Registers.** The internal energy of a flip-flop whose output toggles
    (beyond its clock) does not show in run 1. A second run toggles every
    flip-flop output at once rate (loads held) and the increase over the
@@ -25,7 +26,7 @@ from __future__ import annotations
 
 from golden.config import Config
 from hw import blocks
-from tb.actions import ACTIONS, activity
+from tb.actions import ACTIONS, actions, activity
 
 from .sta import flop_outputs, power
 from .flow import cache_key
@@ -35,7 +36,7 @@ __all__ = ["energy_per_action", "METHOD", "ACTIONS"]
 
 METHOD = ("OpenSTA report_power on the Yosys gate netlist at the block's fmax, under the activity of a "
           "directed Amaranth-simulator bench per action: the nets that toggle drive their loads at their "
-          "mean toggle rate and duty, the rest hold; flip-flop output toggling added from a second run. "
+          "mean toggle rate and duty, the rest hold their value; flip-flop output toggling added from a second run. "
           "One rate per action (this OpenSTA build sets no per-net activity); no glitches, ideal clock, "
           "no wire load")
 
@@ -46,10 +47,10 @@ def _dynamic(p: dict) -> float:
 
 def energy_per_action(block: str, cfg: Config, liberty: str, cycles: int = 256) -> dict:
     """``energy_pj`` per action, ``leakage_uw``, ``clock_mhz`` and ``method`` of a PE block."""
-    if block not in ACTIONS:
-        raise ValueError(f"energy per action is measured for {', '.join(ACTIONS)}, not {block!r}")
+    names = actions(block, cfg)
     text = blocks.verilog(block, cfg)
-    path = CACHE / f"{block}-{cache_key(text, liberty)}-energy-{cycles}.json"
+    # The method and the actions are in the key: a change to them measures again.
+    path = CACHE / f"{block}-{cache_key(text + METHOD + ' '.join(names), liberty)}-energy-{cycles}.json"
 
     def make():
         clock = block_timing(block, cfg, liberty)
@@ -61,13 +62,16 @@ def energy_per_action(block: str, cfg: Config, liberty: str, cycles: int = 256) 
         registers = _dynamic(power(netlist, top, liberty, period, tied=flops,
                                    global_activity=(1.0, 0.5))) - _dynamic(idle)
         energy = {}
-        for action in ACTIONS[block]:
+        for action in names:
             act = activity(block, cfg, action, cycles)
             nets = {**act["inputs"], **{n: v for n, v in act["flops"].items() if n in flops}}
             live = {n: v for n, v in nets.items() if v[0] > 0}
             mean = ((sum(r for r, _ in live.values()) / len(live), sum(d for _, d in live.values()) / len(live))
                     if live else (0.0, 0.0))
-            logic = _dynamic(power(netlist, top, liberty, period, tied=live, tied_activity=mean))
+            # Sources the action holds at 1 must read as 1, or the logic they enable looks idle.
+            high = {n for n, (rate, duty) in nets.items() if rate == 0 and duty == 1}
+            logic = _dynamic(power(netlist, top, liberty, period, tied=live, tied_activity=mean,
+                                   held_high=high))
             ff_rate = sum(act["flops"][n][0] for n in flops if n in act["flops"]) / max(1, len(flops))
             energy[action] = (logic + registers * ff_rate) * period * 1e3          # W x ns -> pJ
         return {"block": block, "liberty": liberty, "energy_pj": energy,

@@ -14,27 +14,62 @@ data, and held where it does not:
   R1 or R2, as at the start of passes B, C and D);
 - ``drain_shift``: no product; the drain chain moves a score up one PE.
 
+The exact PE (``Config.accumulators = 4``) has two more:
+
+- ``row_nibble``: a ``ROW`` step (pass C, a partially reused query): lane 0
+  multiplies the column byte by the row operand's low nibble;
+- ``tapped_mac``: a pass-A full product whose high parts also collect in
+  R1..R3 (``sq = sk = 1``: every register adds, two of them a tap).
+
 The baseline PE has ``full_mac``, ``idle``, ``hand_over`` (a clear) and
 ``drain_shift``.
+
+The dispatcher's blocks have two: ``busy`` and ``idle`` (inputs held, the
+clock running). Their registers are inside them, not ports, so their benches
+read every register's toggles from the simulator's VCD. Busy stimulus is
+seeded random data, which toggles more than a real head's correlated strings
+and needs: an upper bound.
+
+- ``scheduler``: a string stream that offers a new random string whenever
+  the queue takes one, ending a batch at random about once per queue depth;
+  the unit fills, draws pivots and assigns as it would on a head;
+- ``matcher``: every cycle a table write of random needs to a random channel,
+  a random set of remaining steps and a random table (B or D) to look up.
 """
 
 from __future__ import annotations
 
 import random
+import tempfile
+from pathlib import Path
 
 from amaranth.lib import data, wiring
 from amaranth.sim import Simulator
 
 from golden.config import Config
 from golden.pe import NIBBLES, Load, Mode
+from hw.matcher import Matcher
 from hw.pe import PE, BaselinePE
+from hw.scheduler import Scheduler
 
-__all__ = ["ACTIONS", "activity"]
+__all__ = ["ACTIONS", "EXACT_ACTIONS", "actions", "activity"]
 
 ACTIONS = {
     "pe": ("full_mac", "nibble_mac", "paired_nibbles", "idle", "hand_over", "drain_shift"),
     "baseline-pe": ("full_mac", "idle", "hand_over", "drain_shift"),
+    "scheduler": ("busy", "idle"),
+    "matcher": ("busy", "idle"),
 }
+
+#: What only the exact PE does.
+EXACT_ACTIONS = ("row_nibble", "tapped_mac")
+
+
+def actions(block: str, cfg: Config) -> tuple[str, ...]:
+    """The actions ``block`` has at ``cfg`` (the exact PE has :data:`EXACT_ACTIONS` too)."""
+    if block not in ACTIONS:
+        raise ValueError(f"energy per action is measured for {', '.join(ACTIONS)}, not {block!r}")
+    return ACTIONS[block] + (EXACT_ACTIONS if block == "pe" and cfg.accumulators == 4 else ())
 
 
 def _augmented(action: str, rnd: random.Random) -> tuple[dict, dict, dict]:
@@ -58,6 +93,12 @@ def _augmented(action: str, rnd: random.Random) -> tuple[dict, dict, dict]:
         col.update(b=byte(), sk0=2)
     elif action == "drain_shift":
         drain.update(score=rnd.randrange(-(1 << 15), 1 << 15), valid=1)
+    elif action == "row_nibble":
+        row.update(a0=sbyte(), mode=Mode.C, sq0=1, steps=1)
+        col.update(b=byte(), sk0=0)
+    elif action == "tapped_mac":
+        row.update(a0=sbyte(), sq0=1, steps=1)
+        col.update(b=byte(), sk0=1)
     elif action != "idle":
         raise ValueError(f"no action {action!r} for the augmented PE")
     return row, col, drain
@@ -97,10 +138,10 @@ def activity(block: str, cfg: Config, action: str, cycles: int = 256, seed: int 
     Returns ``{"inputs": {bit: (toggles per cycle, duty)}, "flops": {...}, "cycles": n}``,
     bits named as in the gate netlist (``row_in_3_``, ``drain_in__valid``).
     """
-    if block not in ACTIONS:
-        raise ValueError(f"energy per action is measured for {', '.join(ACTIONS)}, not {block!r}")
-    if action not in ACTIONS[block]:
-        raise ValueError(f"{block} has no action {action!r}; it has {', '.join(ACTIONS[block])}")
+    if action not in actions(block, cfg):
+        raise ValueError(f"{block} has no action {action!r}; it has {', '.join(actions(block, cfg))}")
+    if block in ("scheduler", "matcher"):
+        return _dispatcher_activity(block, cfg, action, cycles, seed)
     dut = PE(cfg) if block == "pe" else BaselinePE(cfg)
     members = list(dut.signature.flatten(dut))
     ins = [(p, v) for p, m, v in members if m.flow == wiring.In]
@@ -140,3 +181,97 @@ def activity(block: str, cfg: Config, action: str, cycles: int = 256, seed: int 
             res[n] = (toggles / cycles, sum(seq[1:]) / cycles)
         return res
     return {"inputs": rates(0), "flops": rates(1), "cycles": cycles, "action": action, "block": block}
+
+
+def _dispatcher_stimulus(block: str, dut, cfg: Config, action: str, rnd: random.Random):
+    """One cycle's inputs of a dispatcher block, as ``{port: value}``; ``ctx`` reads outputs."""
+    if block == "scheduler":
+        async def step(ctx, held={}):
+            if action == "busy" and (not held or ctx.get(dut.in_ready)):
+                held.update(in_valid=1, in_string=rnd.getrandbits(cfg.string_bits),
+                            in_last=int(rnd.random() < 1 / cfg.queue_depth))
+            for k, v in (held or dict(in_valid=0, in_string=0, in_last=0)).items():
+                ctx.set(getattr(dut, k), v if action == "busy" or k != "in_valid" else 0)
+        return step
+    G, C = cfg.group_width, cfg.cols
+    needs = lambda: sum(rnd.randrange(3) << 2 * c for c in range(C))
+
+    async def step(ctx):
+        busy = action == "busy"
+        ctx.set(dut.wr_en, int(busy))
+        ctx.set(dut.wr_chan, rnd.randrange(G) if busy else 0)
+        ctx.set(dut.wr_b, needs() if busy else 0)
+        ctx.set(dut.wr_d, needs() if busy else 0)
+        ctx.set(dut.use_d, rnd.getrandbits(1) if busy else 0)
+        ctx.set(dut.steps, rnd.getrandbits(G) if busy else 0)
+    return step
+
+
+def vcd_rates(path: str | Path, cycles: int, scope_depth: int = 2) -> dict:
+    """``{bit: (toggles per cycle, duty)}`` of every integer signal in a VCD's top
+    module (``scope_depth`` scopes deep), bits named as the gate netlist names them."""
+    from vcd.reader import ScalarChange, TokenKind, VectorChange, tokenize
+
+    vars_, scope = {}, []
+    state = {}                  # id -> (value, time of the last change)
+    ones, toggles = {}, {}      # id -> per-bit time at 1 / toggle count
+    now = 0
+    with open(path, "rb") as f:
+        for tok in tokenize(f):
+            if tok.kind is TokenKind.SCOPE:
+                scope.append(tok.data.ident)
+            elif tok.kind is TokenKind.UPSCOPE:
+                scope.pop()
+            elif tok.kind is TokenKind.VAR and len(scope) == scope_depth and tok.data.type_.value in ("wire", "reg"):
+                vars_.setdefault(tok.data.id_code, (tok.data.reference, tok.data.size))
+            elif tok.kind is TokenKind.CHANGE_TIME:
+                now = tok.data
+            elif tok.kind in (TokenKind.CHANGE_SCALAR, TokenKind.CHANGE_VECTOR):
+                ident = tok.data.id_code
+                if ident not in vars_:
+                    continue
+                raw = tok.data.value
+                value = (int(raw == "1") if isinstance(tok.data, ScalarChange)
+                         else raw if isinstance(raw, int) else 0)
+                width = vars_[ident][1]
+                old, since = state.get(ident, (None, now))
+                if old is not None:
+                    one, tog = ones.setdefault(ident, [0] * width), toggles.setdefault(ident, [0] * width)
+                    for i in range(width):
+                        one[i] += ((old >> i) & 1) * (now - since)
+                        tog[i] += ((old ^ value) >> i) & 1
+                state[ident] = (value, now)
+    out = {}
+    for ident, (name, width) in vars_.items():
+        value, since = state.get(ident, (0, now))
+        one, tog = ones.get(ident, [0] * width), toggles.get(ident, [0] * width)
+        for i in range(width):
+            at_one = one[i] + ((value >> i) & 1) * (now - since)
+            bit = name if width == 1 else f"{name}_{i}_"
+            out[bit] = (tog[i] / cycles, at_one / now if now else 0.0)
+    return out
+
+
+def _dispatcher_activity(block: str, cfg: Config, action: str, cycles: int, seed: int) -> dict:
+    dut = Scheduler(cfg) if block == "scheduler" else Matcher(cfg)
+    step = _dispatcher_stimulus(block, dut, cfg, action, random.Random(seed))
+    ports = {p[0] for p, m, _ in dut.signature.flatten(dut) if m.flow == wiring.In}
+
+    async def bench(ctx):
+        for _ in range(cycles):
+            await step(ctx)
+            await ctx.tick()
+
+    sim = Simulator(dut)
+    sim.add_clock(1e-8)
+    sim.add_testbench(bench)
+    with tempfile.TemporaryDirectory(prefix="kaleido-activity-") as work:
+        vcd = Path(work, "activity.vcd")
+        with sim.write_vcd(str(vcd)):
+            sim.run()
+        rates = vcd_rates(vcd, cycles)
+    rates.pop("clk", None), rates.pop("rst", None)
+    is_port = lambda bit: bit in ports or bit.rsplit("_", 2)[0] in ports
+    return {"inputs": {b: r for b, r in rates.items() if is_port(b)},
+            "flops": {b: r for b, r in rates.items() if not is_port(b)},
+            "cycles": cycles, "action": action, "block": block}

@@ -5,9 +5,11 @@ import numpy as np
 
 from golden import Config
 from golden.cycle_model import (VARIANTS, baseline_cycles, baseline_tile_slots, kaleido_cycles,
-                                kaleido_tables, kaleido_tile_slots, split_cycles, sub_variants,
-                                tail_cycles)
+                                kaleido_tables, kaleido_tile_slots, scheduler_busy, scheduler_lead,
+                                split_cycles, sub_variants, tail_cycles)
 from golden.drain import drain_slots
+from golden.scheduler import operand_stream
+from golden.tiling import pair_tables
 
 
 def test_baseline_formula():
@@ -45,6 +47,17 @@ def test_variants_change_when_not_what(rng):
     assert len({r.lane_work for r in reports.values()}) == 1
     assert reports["pe-m"].engine_cycles <= reports["pe"].engine_cycles
     assert reports["pe-sh"].lead_cycles > 0 and reports["pe"].lead_cycles == 0
+
+
+def test_the_scheduler_works_past_its_lead(rng):
+    # Its first batches are the lead; every batch of both operands is its work (energy counts it).
+    cfg = Config(partition=(4, 4, 4), grid=(2, 4, 4), rows=2, cols=3, queue_depth=8, clusters=2,
+                 cluster_capacity=4)
+    q, k = (rng.integers(-128, 128, (32, 12)).astype(np.int8) for _ in range(2))
+    lead, busy = scheduler_lead(q, k, cfg), scheduler_busy(q, k, cfg)
+    strings = sum(len(operand_stream(pair_tables(x, cfg), cfg)[0]) for x in (q, k))
+    # Each string is taken in one cycle and assigned in another; the lead is one batch's worth.
+    assert 0 < lead < busy and busy >= 2 * strings
 
 
 def test_one_array_of_a_split_is_the_engine(rng):

@@ -5,7 +5,7 @@ import pytest
 
 from golden import Config
 from golden.cycle_model import kaleido_cycles, kaleido_products, kaleido_tables
-from golden.energy import workload_energy
+from golden.energy import unit_energy, workload_energy
 
 E = {"full_mac": 10.0, "nibble_mac": 6.0, "paired_nibbles": 11.0, "idle": 2.0, "hand_over": 13.0,
      "drain_shift": 4.0}
@@ -39,3 +39,12 @@ def test_products_are_the_cycle_models_lane_work(rng, variant):
     model = kaleido_cycles(q, k, cfg, variant, schedule="pairs")
     assert 2 * counts["full_products"] + counts["nibble_products"] == model.lane_work
     assert counts["tiles"] == model.tiles and counts["nibble_products"] > 0
+
+
+def test_a_dispatcher_unit_pays_its_clock_all_run():
+    e = {"busy": 5.0, "idle": 3.0}
+    assert unit_energy(100, 0, e, 0.0, 100.0) == 300.0
+    assert unit_energy(100, 40, e, 0.0, 100.0) == 40 * 5.0 + 60 * 3.0
+    assert unit_energy(100, 100, e, 2.0, 100.0) == pytest.approx(500.0 + 2.0 * 1.0)   # uW x us
+    with pytest.raises(ValueError, match="busy"):
+        unit_energy(10, 11, e, 0.0, 1.0)

@@ -46,6 +46,14 @@ def test_sim_attention_end_to_end(tmp_path, rng):
     assert w.returncode == 0, w.stderr
     waves = [p.name for p in (tmp_path / "waves").iterdir() if p.suffix in (".fst", ".vcd")]
     assert len(waves) == 2 and [n for n in waves if n.startswith("scheduler_")], waves
+    full = json.loads((tmp_path / "waves" / "stats.json").read_text())
+    if stats["energy_pj"] is not None:
+        # full (the default variant) has a dispatcher, and its energy counts it.
+        assert stats["dispatcher_pj"] > 0 and "no clock gating" in full["dispatcher_scope"]
+        split = full["energy_split_pj"]
+        assert {"dispatcher_scheduler", "dispatcher_matcher"} <= set(split)
+        assert full["dispatcher_pj"] == pytest.approx(split["dispatcher_scheduler"] + split["dispatcher_matcher"])
+        assert full["dispatcher_pj"] > 0 and full["energy_pj"] == pytest.approx(sum(split.values()))
     assert not [p for p in (tmp_path / "waves").iterdir() if p.name.startswith(".work")]
 
 

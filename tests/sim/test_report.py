@@ -50,11 +50,18 @@ def test_report_writes_every_figure(tmp_path, monkeypatch):
     if shutil.which("sta") and default_liberty():
         assert (tmp_path / "r" / "fig18_energy.png").read_bytes()[:4] == b"\x89PNG"
         assert "Fig. 18b" in text and set(data["timing"]) == set(blocks.BLOCKS)
+        runs = ("pe", "full", "pe/4", "full/4")
         for p in data["fig18"]:
-            assert {"baseline", "pe", "full"} <= set(p)
-            assert all(p[v]["energy_pj"] > 0 and p[v]["array_um2"] > 0 for v in ("baseline", "pe", "full"))
+            assert set(p) == {"F", "P", "baseline", *runs}
+            assert all(p[v]["energy_pj"] > 0 and p[v]["array_um2"] > 0 for v in ("baseline", *runs))
+            # Both PEs, each larger than the baseline's; the exact one the largest.
             assert p["pe"]["array_um2"] == p["full"]["array_um2"] > p["baseline"]["array_um2"]
-            assert all(p[v]["time_us"] == pytest.approx(p[v]["cycles"] / p[v]["fmax_mhz"]) for v in ("pe", "full"))
+            assert p["pe/4"]["array_um2"] == p["full/4"]["array_um2"] > p["full"]["array_um2"]
+            assert all(p[v]["time_us"] == pytest.approx(p[v]["cycles"] / p[v]["fmax_mhz"]) for v in runs)
+            # The dispatcher is counted where the variant has one.
+            assert p["pe"]["dispatcher_pj"] == p["pe/4"]["dispatcher_pj"] == 0
+            assert 0 < p["full"]["dispatcher_pj"] < p["full"]["energy_pj"]
+        assert "| 4 |" in text.split("Fig. 18b")[1]
     # Speed against the bound: both PEs at every D and (F,P); never slower than the
     # baseline; the exact PE executes the oracle count whenever it runs passes A-D.
     assert (tmp_path / "r" / "speed_vs_bound.png").read_bytes()[:4] == b"\x89PNG"

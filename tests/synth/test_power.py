@@ -8,26 +8,40 @@ from golden import Config
 from synth import timing as timing_module
 from synth.flow import default_liberty
 from synth.power import ACTIONS, energy_per_action
+from tb.actions import EXACT_ACTIONS
 
 pytestmark = pytest.mark.skipif(shutil.which("sta") is None or default_liberty() is None,
                                 reason="needs OpenSTA (sta) and the OSU018 liberty (make setup)")
 
 
-@pytest.mark.parametrize("block", list(ACTIONS))
-def test_actions_cost_what_they_move(tmp_path, monkeypatch, block):
+@pytest.mark.parametrize("block, accumulators", [("pe", 3), ("pe", 4), ("baseline-pe", 3)])
+def test_actions_cost_what_they_move(tmp_path, monkeypatch, block, accumulators):
     monkeypatch.setattr(timing_module, "CACHE", tmp_path)
     monkeypatch.setattr("synth.power.CACHE", tmp_path)
-    cfg = Config(partition=(2, 1, 1))
+    cfg = Config(partition=(2, 1, 1), accumulators=accumulators)
     res = energy_per_action(block, cfg, default_liberty(), cycles=64)
     e = res["energy_pj"]
-    assert set(e) == set(ACTIONS[block])
+    exact = EXACT_ACTIONS if accumulators == 4 else ()
+    assert set(e) == set(ACTIONS[block] + exact)
     assert all(v > 0 for v in e.values())
     # Idle is the clock alone; every action that moves data costs more.
     assert min(e, key=e.get) == "idle"
     assert e["full_mac"] > e["drain_shift"] > e["idle"]
     if block == "pe":
         assert e["paired_nibbles"] > e["nibble_mac"]
+    if exact:
+        # Four registers adding cost more than one; one lane's row step more than a still PE.
+        assert e["tapped_mac"] > e["full_mac"] and e["row_nibble"] > e["idle"]
     assert res["clock_mhz"] > 0 and res["leakage_uw"] > 0 and "OpenSTA" in res["method"]
     # Cached: the second call reads the file.
     assert energy_per_action(block, cfg, default_liberty(), cycles=64) == res
     assert list(tmp_path.glob(f"{block}-*-energy-64.json"))
+
+
+@pytest.mark.parametrize("block", ["scheduler", "matcher"])
+def test_a_busy_dispatcher_costs_more_than_its_clock(tmp_path, monkeypatch, block):
+    monkeypatch.setattr(timing_module, "CACHE", tmp_path)
+    monkeypatch.setattr("synth.power.CACHE", tmp_path)
+    cfg = Config(partition=(4, 2, 2), rows=2, cols=2, queue_depth=8, clusters=2, cluster_capacity=4)
+    e = energy_per_action(block, cfg, default_liberty(), cycles=64)["energy_pj"]
+    assert set(e) == {"busy", "idle"} and e["busy"] > e["idle"] > 0

@@ -57,3 +57,22 @@ def test_power_grows_with_activity(pe):
     fast = power(netlist, "kaleido_pe", lib, 10.0, tied=nets, tied_activity=(0.5, 0.5))
     assert still["total_w"] > 0 and still["leakage_w"] > 0          # the clock alone costs
     assert still["total_w"] < slow["total_w"] < fast["total_w"]
+
+
+GATE = """module gate(clk, a, s, y);
+input clk; input a; input s; output y; wire w;
+AND2X1 g0 (.A(a), .B(s), .Y(w));
+INVX1 g1 (.A(w), .Y(y));
+endmodule
+"""
+
+
+def test_held_high_nets_enable_the_logic_they_feed():
+    """A source held at 1 reads as 1: an enable held high lets a toggling operand
+    through, where a still source (read as 0) keeps the gate quiet."""
+    lib = default_liberty()
+    tied = tie_constants(GATE, {"a"}, {"s"}, lib)
+    assert ".B(kaleido_held_high)" in tied and ".A(1'b0)" in tied and tied.count("kaleido_tie_high") == 1
+    off = power(GATE, "gate", lib, 10.0, tied={"a"}, tied_activity=(0.5, 0.5))
+    on = power(GATE, "gate", lib, 10.0, tied={"a"}, tied_activity=(0.5, 0.5), held_high={"s"})
+    assert off["switching_w"] == 0 < on["switching_w"]

@@ -5,7 +5,7 @@ import re
 import pytest
 
 from golden import Config
-from tb.actions import ACTIONS, activity
+from tb.actions import ACTIONS, EXACT_ACTIONS, actions, activity, vcd_rates
 
 CFG = Config(partition=(2, 1, 1))
 
@@ -47,3 +47,59 @@ def test_names_are_the_netlists():
 def test_unknown_action():
     with pytest.raises(ValueError, match="has no action"):
         activity("baseline-pe", CFG, "nibble_mac")
+
+
+def test_exact_pe_actions_reach_its_own_parts():
+    exact = CFG.with_(accumulators=4)
+    assert actions("pe", exact) == ACTIONS["pe"] + EXACT_ACTIONS
+    assert actions("pe", CFG) == ACTIONS["pe"] and actions("baseline-pe", exact) == ACTIONS["baseline-pe"]
+    regs = lambda act: {n.split("_")[0] for n in moving(act["flops"]) if re.match(r"r\d_", n)}
+    # Pass A with sq = sk = 1: every register collects, R2 and R3 from the taps.
+    assert regs(activity("pe", exact, "tapped_mac", cycles=64)) == {"r0", "r1", "r2", "r3"}
+    # A ROW step adds one lane into R0 alone.
+    assert regs(activity("pe", exact, "row_nibble", cycles=64)) == {"r0"}
+    with pytest.raises(ValueError, match="has no action"):
+        activity("pe", CFG, "row_nibble")
+
+
+DISPATCH = Config(partition=(4, 2, 2), rows=2, cols=2, queue_depth=8, clusters=2, cluster_capacity=4)
+
+
+@pytest.mark.parametrize("block, registers", [("scheduler", ("queue0_", "lfsr_", "pivot0_")),
+                                              ("matcher", ("need_b0_", "need_d1_"))])
+def test_a_busy_dispatcher_moves_its_registers(block, registers):
+    busy = activity(block, DISPATCH, "busy", cycles=128)
+    idle = activity(block, DISPATCH, "idle", cycles=32)
+    assert not moving(idle["inputs"]) and not moving(idle["flops"])
+    flops = moving(busy["flops"])
+    for name in registers:                       # internal registers, read from the VCD
+        assert any(n.startswith(name) for n in flops), (name, sorted(flops)[:20])
+    assert moving(busy["inputs"]) and set(busy["inputs"]).isdisjoint(busy["flops"])
+
+
+def test_vcd_rates_count_toggles_and_time_at_one(tmp_path):
+    vcd = tmp_path / "t.vcd"
+    vcd.write_text("""$timescale 1 ns $end
+$scope module bench $end
+$scope module top $end
+$var wire 1 ! en $end
+$var wire 2 " v [1:0] $end
+$upscope $end
+$upscope $end
+$enddefinitions $end
+#0
+0!
+b00 "
+#10
+1!
+b01 "
+#20
+b11 "
+#30
+0!
+b10 "
+#40
+""")
+    r = vcd_rates(vcd, cycles=4)
+    assert r["en"] == (0.5, 0.5)                              # up at 10, down at 30
+    assert r["v_0_"] == (0.5, 0.5) and r["v_1_"] == (0.25, 0.5)   # 00, 01, 11, 10
