@@ -735,6 +735,13 @@ def _fig18_markdown(d: dict) -> list[str]:
     for name, r in t.items():
         lines.append(f"| {name} | {r['critical_path_ns']:.2f} ns | {r['fmax_mhz']:.1f} MHz | "
                      f"`{r['startpoint']}` | `{r['endpoint']}` |")
+    slow = [n for n in ("scheduler", "matcher") if n in t and "array" in t
+            and t[n]["fmax_mhz"] < t["array"]["fmax_mhz"]]
+    if slow:
+        lines += ["", f"The {' and the '.join(slow)} close{'s' if len(slow) == 1 else ''} timing below the "
+                      f"Kaleido array's {t['array']['fmax_mhz']:.0f} MHz: on one clock the dispatcher sets the "
+                      "pace. Times below run each array at its own fmax, as if the dispatcher kept up (a clock "
+                      "of its own, or a pipelined distance unit); they flatter Kaleido by that much."]
     lines += [
         "",
         "## Fig. 18b: energy, and throughput per area and per watt (cycle model, synthesis, OpenSTA)",
