@@ -184,14 +184,17 @@ def activity(block: str, cfg: Config, action: str, cycles: int = 256, seed: int 
 
 
 def _dispatcher_stimulus(block: str, dut, cfg: Config, action: str, rnd: random.Random):
-    """One cycle's inputs of a dispatcher block, as ``{port: value}``; ``ctx`` reads outputs."""
+    """An async ``step(ctx)`` that sets one cycle's inputs of a dispatcher block."""
     if block == "scheduler":
-        async def step(ctx, held={}):
-            if action == "busy" and (not held or ctx.get(dut.in_ready)):
-                held.update(in_valid=1, in_string=rnd.getrandbits(cfg.string_bits),
-                            in_last=int(rnd.random() < 1 / cfg.queue_depth))
-            for k, v in (held or dict(in_valid=0, in_string=0, in_last=0)).items():
-                ctx.set(getattr(dut, k), v if action == "busy" or k != "in_valid" else 0)
+        # The stream holds its string until the queue takes it, as a real producer does.
+        offer = dict(in_valid=0, in_string=0, in_last=0)
+
+        async def step(ctx):
+            if action == "busy" and (not offer["in_valid"] or ctx.get(dut.in_ready)):
+                offer.update(in_valid=1, in_string=rnd.getrandbits(cfg.string_bits),
+                             in_last=int(rnd.random() < 1 / cfg.queue_depth))
+            for k, v in offer.items():
+                ctx.set(getattr(dut, k), v)
         return step
     G, C = cfg.group_width, cfg.cols
     needs = lambda: sum(rnd.randrange(3) << 2 * c for c in range(C))
