@@ -12,7 +12,8 @@ from golden.energy import unit_energy, workload_energy
 
 __all__ = ["run_energy", "dispatcher_energy", "SCOPE", "DISPATCHER_SCOPE"]
 
-SCOPE = "the PE array: clock, products, register loads, drain, leakage; and the dispatcher where the variant has one"
+SCOPE = ("the PE array: clock, products, register loads, drain, leakage; and the dispatcher where "
+         "the variant has one")
 
 DISPATCHER_SCOPE = (
     "The variant's dispatcher parts are clocked for the whole run (no clock gating). The scheduler is "

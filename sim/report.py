@@ -538,7 +538,8 @@ def build_report(out: Path, seed: int = 1, jobs: int = 2, rtl: bool = True,
     over_d = [(mid.with_(partition=Config.for_model("wan2.1", D).partition, max_channels=None,
                          acc_bits=None, pe_acc_bits=None).to_json(), n, w)
               for D in SPEED_DIMS for n in ACCUMULATORS]
-    over_fp = [(mid.with_(full_bits=F, partial_bits=P).to_json(), n, w) for F, P in THRESHOLDS for n in ACCUMULATORS]
+    over_fp = [(mid.with_(full_bits=F, partial_bits=P).to_json(), n, w)
+               for F, P in THRESHOLDS for n in ACCUMULATORS]
     data["speed"] = {"over_d": _sweep(speed_point, over_d, "speed over D", jobs),
                      "over_fp": _sweep(speed_point, over_fp, "speed over F,P", jobs),
                      "pe_area": pe_areas(mid, liberty)}

@@ -1,5 +1,6 @@
-"""Energy per PE action, from OpenSTA's ``report_power`` under the activity of a
-directed bench (:mod:`tb.actions`), on the gate netlist that timing uses.
+"""Energy per action of a PE or a dispatcher block, from OpenSTA's ``report_power``
+under the activity of a directed bench (:mod:`tb.actions`), on the gate netlist
+that timing uses.
 
 Method. A bench repeats one action and counts, for every input bit and every
 flip-flop output, its toggles per cycle and its share of cycles at 1. Debian's
@@ -36,7 +37,8 @@ __all__ = ["energy_per_action", "METHOD", "ACTIONS"]
 
 METHOD = ("OpenSTA report_power on the Yosys gate netlist at the block's fmax, under the activity of a "
           "directed Amaranth-simulator bench per action: the nets that toggle drive their loads at their "
-          "mean toggle rate and duty, the rest hold their value; flip-flop output toggling added from a second run. "
+          "mean toggle rate and duty, the rest hold their value; flip-flop output toggling added from a "
+          "second run. "
           "One rate per action (this OpenSTA build sets no per-net activity); no glitches, ideal clock, "
           "no wire load")
 
@@ -46,7 +48,7 @@ def _dynamic(p: dict) -> float:
 
 
 def energy_per_action(block: str, cfg: Config, liberty: str, cycles: int = 256) -> dict:
-    """``energy_pj`` per action, ``leakage_uw``, ``clock_mhz`` and ``method`` of a PE block."""
+    """``energy_pj`` per action, ``leakage_uw``, ``clock_mhz`` and ``method`` of a PE or dispatcher block."""
     names = actions(block, cfg)
     text = blocks.verilog(block, cfg)
     # The method and the actions are in the key: a change to them measures again.

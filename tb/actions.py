@@ -213,7 +213,7 @@ def _dispatcher_stimulus(block: str, dut, cfg: Config, action: str, rnd: random.
 def vcd_rates(path: str | Path, cycles: int, scope_depth: int = 2) -> dict:
     """``{bit: (toggles per cycle, duty)}`` of every integer signal in a VCD's top
     module (``scope_depth`` scopes deep), bits named as the gate netlist names them."""
-    from vcd.reader import ScalarChange, TokenKind, VectorChange, tokenize
+    from vcd.reader import ScalarChange, TokenKind, tokenize
 
     vars_, scope = {}, []
     state = {}                  # id -> (value, time of the last change)
@@ -225,7 +225,8 @@ def vcd_rates(path: str | Path, cycles: int, scope_depth: int = 2) -> dict:
                 scope.append(tok.data.ident)
             elif tok.kind is TokenKind.UPSCOPE:
                 scope.pop()
-            elif tok.kind is TokenKind.VAR and len(scope) == scope_depth and tok.data.type_.value in ("wire", "reg"):
+            elif (tok.kind is TokenKind.VAR and len(scope) == scope_depth
+                  and tok.data.type_.value in ("wire", "reg")):
                 vars_.setdefault(tok.data.id_code, (tok.data.reference, tok.data.size))
             elif tok.kind is TokenKind.CHANGE_TIME:
                 now = tok.data

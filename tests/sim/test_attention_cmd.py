@@ -52,7 +52,8 @@ def test_sim_attention_end_to_end(tmp_path, rng):
         assert stats["dispatcher_pj"] > 0 and "no clock gating" in full["dispatcher_scope"]
         split = full["energy_split_pj"]
         assert {"dispatcher_scheduler", "dispatcher_matcher"} <= set(split)
-        assert full["dispatcher_pj"] == pytest.approx(split["dispatcher_scheduler"] + split["dispatcher_matcher"])
+        parts = split["dispatcher_scheduler"] + split["dispatcher_matcher"]
+        assert full["dispatcher_pj"] == pytest.approx(parts)
         assert full["dispatcher_pj"] > 0 and full["energy_pj"] == pytest.approx(sum(split.values()))
     assert not [p for p in (tmp_path / "waves").iterdir() if p.name.startswith(".work")]
 
