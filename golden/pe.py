@@ -23,7 +23,7 @@ same cycle parity are fewer than ``2*rows`` cycles apart (:mod:`golden.drain`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import IntEnum
 
 __all__ = ["Mode", "Load", "Need", "Target", "ACCUMULATORS", "Packing", "lane_adds",
