@@ -116,19 +116,21 @@ def _baseline(action: str, rnd: random.Random) -> tuple[dict, int, dict]:
     return row, col, drain
 
 
+def netlist_bit(name: str, width: int, i: int) -> str:
+    """Bit ``i`` of a ``width``-bit signal, named as Yosys's ``splitnets`` names it."""
+    return name if width == 1 else f"{name}_{i}_"
+
+
 def _bits(flat, ctx):
-    # {netlist bit name: 0/1} of the flattened members, named as Yosys's splitnets names them.
+    # {netlist bit name: 0/1} of the flattened members.
     out = {}
     for path, value in flat:
         name = "__".join(str(p) for p in path)
         value = value.as_value() if isinstance(value, data.View) else value
         width = len(value)
         raw = int(ctx.get(value)) & ((1 << width) - 1)
-        if width == 1:
-            out[name] = raw
-        else:
-            for i in range(width):
-                out[f"{name}_{i}_"] = (raw >> i) & 1
+        for i in range(width):
+            out[netlist_bit(name, width, i)] = (raw >> i) & 1
     return out
 
 
@@ -251,7 +253,7 @@ def vcd_rates(path: str | Path, cycles: int, scope_depth: int = 2) -> dict:
         one, tog = ones.get(ident, [0] * width), toggles.get(ident, [0] * width)
         for i in range(width):
             at_one = one[i] + ((value >> i) & 1) * (now - since)
-            bit = name if width == 1 else f"{name}_{i}_"
+            bit = netlist_bit(name, width, i)
             out[bit] = (tog[i] / cycles, at_one / now if now else 0.0)
     return out
 
