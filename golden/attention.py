@@ -14,12 +14,13 @@ import math
 import numpy as np
 
 from .config import Config
-from .opcount import dense_macs, oracle_macs
+from .opcount import dense_macs, oracle_macs, pv_oracle_macs
 from .reuse import FULL, PARTIAL, lo, pair_reuse
+from .softmax import P_MAX, softmax_codes, softmax_scale, softmax_spec
 
 __all__ = [
     "int_gemm", "approx_scores", "DESIGNS", "expected_scores", "attention_output", "quality", "mask_skip",
-    "topk_output", "Attention", "run_attention",
+    "topk_output", "Attention", "run_attention", "head_probs", "head_output",
 ]
 
 
@@ -99,10 +100,27 @@ class Attention(dict):
     __getattr__ = dict.__getitem__
 
 
-def run_attention(q, k, cfg: Config, v=None, scales=(1.0, 1.0, 1.0)) -> Attention:
-    """States, ``S~`` and op counts of ``Q K^T``; with ``v``, ``O~`` and its quality.
+def head_probs(scores: np.ndarray, cfg: Config, scale: float) -> np.ndarray:
+    """``P``: the integer softmax (:mod:`golden.softmax`) of ``S~ * scale``, codes
+    ``0..127`` (int8 ``[N_q, N_k]``), as the RTL's vector unit computes it."""
+    mult, shift = softmax_scale(scale)
+    return softmax_codes(scores, mult, shift, softmax_spec(scores.shape[1], cfg.acc_bits))
 
-    ``scales`` are the per-tensor quantization scales ``(sQ, sK, sV)``.
+
+def head_output(probs: np.ndarray, v_approx: np.ndarray) -> np.ndarray:
+    """``O~ = P V~``, exact (int64 ``[N_q, D]``; real units are ``O~ * sV / 127``)."""
+    return int_gemm(probs, np.ascontiguousarray(v_approx.T))
+
+
+def run_attention(q, k, cfg: Config, v=None, scales=(1.0, 1.0, 1.0)) -> Attention:
+    """States, ``S~`` and op counts of ``Q K^T``; with ``v``, the rest of the head.
+
+    ``scales`` are the per-tensor quantization scales ``(sQ, sK, sV)``. With
+    ``v``: ``v_states``, ``probs`` (``P``), ``out`` (``O~ = P V~``), the op counts
+    of ``P V~``, and the quality of ``O~`` (``mse``, ``psnr_db``, ``cosine``)
+    against float attention on the unapproximated int8 ``Q``, ``K``, ``V``. The
+    ``float_*`` figures are the same with a float softmax over ``S~`` and ``V~``:
+    the error of reuse alone, without ``P``'s 7-bit codes.
     """
     rq, rk = pair_reuse(q, cfg), pair_reuse(k, cfg)
     s = int_gemm(rq.approx, rk.approx)
@@ -116,5 +134,12 @@ def run_attention(q, k, cfg: Config, v=None, scales=(1.0, 1.0, 1.0)) -> Attentio
         rv = pair_reuse(v, cfg)
         exact = attention_output(int_gemm(q, k), v, scale) * scales[2]
         approx = attention_output(s, rv.approx, scale) * scales[2]
-        res.update(output=approx, reference_output=exact, **quality(exact, approx))
+        probs = head_probs(s, cfg, scale)
+        out = head_output(probs, rv.approx)
+        res.update(v_states=rv.states, probs=probs, out=out,
+                   pv_dense_macs=dense_macs(q.shape[0], v.shape[0], cfg.head_dim),
+                   pv_oracle_macs=pv_oracle_macs(q.shape[0], rv.states),
+                   output=out * (scales[2] / P_MAX), reference_output=exact,
+                   **quality(exact, out * (scales[2] / P_MAX)),
+                   **{"float_" + name: val for name, val in quality(exact, approx).items()})
     return res

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["STATE_COST", "dense_macs", "oracle_macs"]
+__all__ = ["STATE_COST", "dense_macs", "oracle_macs", "pv_oracle_macs"]
 
 #: Cost of one operand's product by its state code: compute 1, partial 0.5, full 0.
 STATE_COST = np.array([1.0, 0.5, 0.0])
@@ -33,3 +33,11 @@ def oracle_macs(q_states: np.ndarray, k_states: np.ndarray) -> float:
     half = (2 * np.minimum.outer(STATE_COST, STATE_COST)).astype(np.int64)   # [3, 3]
     total_half = int(np.einsum("cs,st,ct->", nq, half, nk))
     return total_half / 2
+
+
+def pv_oracle_macs(n_q: int, v_states: np.ndarray) -> float:
+    """Ideal-reuse MAC count of ``P V~`` (DESIGN.md §4): per query row and channel,
+    a key token costs 1 as an anchor and ``cost(state)`` as a partner, because a
+    reused partner shares its reference's multiply."""
+    half = (2 * STATE_COST).astype(np.int64)[np.asarray(v_states, dtype=np.int64)]
+    return int(n_q) * int(half.sum()) / 2

@@ -52,7 +52,8 @@ def bench_thresholds() -> list:
         (q, sq), (k, sk), (v, sv) = (quantize(w[n]) for n in "qkv")
         r = run_attention(q, k, cfg, v=v, scales=(sq, sk, sv))
         rows.append({"F": F, "P": P, "oracle_reduction": r.oracle_reduction,
-                     "psnr_db": r.psnr_db, "cosine": r.cosine})
+                     "psnr_db": r.float_psnr_db, "cosine": r.float_cosine,
+                     "int_psnr_db": r.psnr_db})
     return rows
 
 

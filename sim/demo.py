@@ -65,8 +65,8 @@ def cmd_demo(args) -> int:
     res = run_attention(q, k, cfg, v=v, scales=(sq, sk, sv))
     np.save(out / "golden_scores.npy", res.scores)
     print(f"  golden    dense {res.dense_macs} MACs, oracle {res.oracle_macs:g} "
-          f"({100 * res.oracle_reduction:.1f} % fewer); output PSNR {res.psnr_db:.2f} dB, "
-          f"cosine {res.cosine:.5f}")
+          f"({100 * res.oracle_reduction:.1f} % fewer); output PSNR {res.float_psnr_db:.2f} dB, "
+          f"cosine {res.float_cosine:.5f} (float softmax); {res.psnr_db:.2f} dB with 7-bit P codes")
 
     vdir = out / "verilog"
     vdir.mkdir(parents=True, exist_ok=True)
@@ -116,7 +116,7 @@ def cmd_demo(args) -> int:
             print(f"  area      no liberty file: transistor estimate pe {a}, baseline-pe {b}, ratio {a / b:.2f}")
     (out / "demo.json").write_text(json.dumps({
         "golden": {k: res[k] for k in ("dense_macs", "oracle_macs", "oracle_reduction", "psnr_db",
-                                        "cosine")},
+                                        "cosine", "float_psnr_db", "float_cosine")},
         "rtl": summary, "simulator": simulator,
         "area": {k: {f: v[f] for f in ("area_um2", "cells")} for k, v in areas.items()},
     }, indent=2, default=float))

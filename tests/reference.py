@@ -138,3 +138,10 @@ def window(x, grid, partition, F, P, w):
             elif var_w2 < (w * 2 ** (8 - P)) ** 2:
                 states[n][c], out[n][c] = 1, 16 * hi_nibble(ref) + lo_nibble(x[n][c])
     return states, out
+
+
+def pv_oracle(n_q, v_states):
+    """P V~'s oracle count, DESIGN.md §4: per query and channel, each key token
+    costs 1 as an anchor and cost(state) as a partner."""
+    cost = {2: 0.0, 1: 0.5, 0: 1.0}
+    return n_q * sum(cost[s] for row in v_states for s in row)

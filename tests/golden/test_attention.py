@@ -76,3 +76,25 @@ def test_run_attention_figures(rng):
     assert r.dense_macs == 16 * 16 * 8
     assert r.oracle_reduction == pytest.approx(1 - r.oracle_macs / r.dense_macs)
     assert {"mse", "psnr_db", "cosine", "output"} <= set(r)
+
+
+def test_head_output_is_probs_times_v_tilde(rng):
+    # V~ from the loop reference's reading of DESIGN.md §3, O~ from plain integer loops.
+    from golden.softmax import softmax_float_codes
+    cfg = Config(partition=(2, 2, 2), grid=(2, 3, 4), full_bits=6, partial_bits=2)
+    q = rng.integers(-128, 128, (24, 6), dtype=np.int8)
+    k = np.clip(q + rng.integers(-3, 4, q.shape), -128, 127).astype(np.int8)
+    v = np.clip(q[::-1] + rng.integers(-5, 6, q.shape), -128, 127).astype(np.int8)
+    scales = (0.02, 0.03, 0.5)
+    r = run_attention(q, k, cfg, v=v, scales=scales)
+    vs, va = reference.reuse(v.astype(int).tolist(), cfg.grid, cfg.partition, 6, 2)
+    np.testing.assert_array_equal(r.v_states, vs)
+    probs = r.probs.astype(int).tolist()
+    assert r.out.dtype == np.int64
+    np.testing.assert_array_equal(r.out, reference.matmul_t(probs, [list(c) for c in zip(*va)]))
+    want = softmax_float_codes(r.scores, scales[0] * scales[1] / np.sqrt(6))
+    assert np.abs(r.probs.astype(int) - want).max() <= 1
+    assert r.pv_dense_macs == 24 * 24 * 6
+    assert r.pv_oracle_macs == reference.pv_oracle(24, vs)
+    np.testing.assert_allclose(r.output, r.out * scales[2] / 127)
+    assert r.mse == pytest.approx(float(np.mean((r.output - r.reference_output) ** 2)))

@@ -38,3 +38,15 @@ def test_oracle_never_rises_as_F_falls(rng):
         cfg = Config(partition=(2, 3, 3), grid=(2, 4, 4), full_bits=F, partial_bits=min(F, 3))
         costs.append(oracle_macs(pair_reuse(q, cfg).states, pair_reuse(k, cfg).states))
     assert costs == sorted(costs, reverse=True), costs
+
+
+@settings(max_examples=40, deadline=None)
+@given(data=st.data())
+def test_pv_oracle_matches_loop_reference(data):
+    from golden.opcount import pv_oracle_macs
+    cfg = data.draw(configs(max_extent=3, max_group=3))
+    v = data.draw(operands(cfg))
+    vs = pair_reuse(v, cfg).states
+    n_q = data.draw(st.integers(1, 5))
+    assert pv_oracle_macs(n_q, vs) == reference.pv_oracle(n_q, vs.tolist())
+    assert pv_oracle_macs(n_q, vs) <= dense_macs(n_q, cfg.tokens, cfg.head_dim)
