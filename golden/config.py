@@ -121,6 +121,8 @@ class Config:
         Dispatcher matcher: channel steps the merge unit may look ahead.
     window : int
         Linear-layer reuse window ``w``.
+    vector_lanes : int
+        Scores the softmax vector unit takes per cycle (:mod:`golden.softmax`).
     seed : int
         Seed of the scheduler's pivot LFSR and of the proxy workload.
     """
@@ -143,6 +145,7 @@ class Config:
     string_bits: int = 16
     lookahead: int = 4
     window: int = 4
+    vector_lanes: int = 4
     seed: int = 1
 
     def __post_init__(self):
@@ -191,7 +194,7 @@ class Config:
             raise ConfigError(
                 f"Kaleido fixes 8-bit data and 4-bit lanes, got {self.data_bits} and {self.nibble_bits}")
         for name in ("rows", "cols", "queue_depth", "clusters", "cluster_capacity",
-                     "string_bits", "lookahead", "window"):
+                     "string_bits", "lookahead", "window", "vector_lanes"):
             if getattr(self, name) < 1:
                 raise ConfigError(f"{name.replace('_', ' ')} must be at least 1, got {getattr(self, name)}")
         if self.clusters * self.cluster_capacity < self.queue_depth:

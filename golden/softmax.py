@@ -31,7 +31,7 @@ from functools import lru_cache
 import numpy as np
 
 __all__ = ["FRAC_BITS", "MULT_BITS", "SHIFT_MAX", "P_MAX", "MAX_ROW", "SoftmaxSpec", "softmax_spec", "softmax_scale",
-           "exp_table", "softmax_codes", "softmax_float_codes"]
+           "exp_table", "softmax_codes", "softmax_float_codes", "softmax_cycles"]
 
 #: Fraction bits of the base-2 exponent ``t``; the exponent table has ``2**FRAC_BITS`` entries.
 FRAC_BITS = 8
@@ -162,3 +162,15 @@ def softmax_float_codes(scores: np.ndarray, scale: float) -> np.ndarray:
     p = np.exp(z)
     p /= p.sum(axis=1, keepdims=True)
     return np.rint(P_MAX * p).astype(np.int64)
+
+
+def softmax_cycles(spec: SoftmaxSpec, lanes: int, rows: int) -> int:
+    """Cycles of the vector unit (:mod:`hw.softmax`) on ``rows`` rows fed without a
+    gap and drained without backpressure: from the first score beat it takes to
+    the last code beat it hands over. A row is three passes of ``ceil(n / lanes)``
+    beats (max, sum, codes) and ``quot_bits`` divider steps; the last codes leave
+    one cycle after their beat."""
+    if rows < 1 or lanes < 1:
+        raise ValueError(f"need rows and lanes >= 1, got {rows} and {lanes}")
+    beats = -(-spec.n // lanes)
+    return rows * (3 * beats + spec.quot_bits) + 1

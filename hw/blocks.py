@@ -16,6 +16,7 @@ from .engine import AttentionEngine
 from .matcher import Matcher
 from .pe import PE, BaselinePE
 from .scheduler import Scheduler
+from .softmax import SoftmaxUnit
 
 __all__ = ["BLOCKS", "build", "top_name", "verilog", "engine_verilog", "engine_top"]
 
@@ -27,6 +28,7 @@ BLOCKS = {
     "baseline-array": (BaselineArray, "R x C baseline PEs with input skew and drain chains"),
     "scheduler": (Scheduler, "dispatcher clustering unit: string queue, LFSR pivots, Hamming argmin"),
     "matcher": (Matcher, "dispatcher merge unit: per-channel column needs, lookahead window"),
+    "softmax": (SoftmaxUnit, "vector unit: row-wise integer softmax of S~ to 7-bit P codes, streaming"),
 }
 
 

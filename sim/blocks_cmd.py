@@ -21,6 +21,10 @@ def add_block_args(p) -> None:
                    help="accumulator width (default: the least that cannot overflow)")
     p.add_argument("--rows", type=int, default=4, help="PE rows of an array (default 4)")
     p.add_argument("--cols", type=int, default=4, help="PE columns of an array (default 4)")
+    p.add_argument("--grid", metavar="T,H,W",
+                   help="token grid of a head: the softmax unit's row length (default 8,16,16)")
+    p.add_argument("--vector-lanes", type=int, default=4, metavar="L",
+                   help="scores the softmax unit takes per cycle (default 4)")
     add_accumulators_arg(p)
 
 
@@ -33,8 +37,10 @@ def block_config(args) -> Config:
         partition = model_partition(args.model, 128 if args.head_dim is None else args.head_dim)
     else:
         partition = Config().partition
-    return Config(partition=partition, max_channels=args.max_channels, acc_bits=args.acc_bits,
-                  rows=args.rows, cols=args.cols, accumulators=args.accumulators)
+    grid = triple(args.grid, "grid") if args.grid else Config().grid
+    return Config(partition=partition, grid=grid, max_channels=args.max_channels, acc_bits=args.acc_bits,
+                  rows=args.rows, cols=args.cols, accumulators=args.accumulators,
+                  vector_lanes=args.vector_lanes)
 
 
 def cmd_verilog(args) -> int:
@@ -74,7 +80,8 @@ def cmd_synth(args) -> int:
     report = {"block": args.block, "liberty": liberty, "area_um2": res["area_um2"],
               "sequential_area_um2": res["sequential_area_um2"], "cells": res["cells"],
               "config": {"partition": cfg.partition, "acc_bits": cfg.acc_bits, "pe_acc_bits": cfg.pe_acc_bits,
-                         "rows": cfg.rows, "cols": cfg.cols}}
+                         "rows": cfg.rows, "cols": cfg.cols, "grid": cfg.grid,
+                         "vector_lanes": cfg.vector_lanes}}
     if liberty is None:
         report.update(transistors=res["transistors"], estimate=res["estimate"])
     if args.json:
