@@ -20,7 +20,7 @@ from .softmax import P_MAX, softmax_codes, softmax_scale, softmax_spec
 
 __all__ = [
     "int_gemm", "approx_scores", "DESIGNS", "expected_scores", "attention_output", "quality", "mask_skip",
-    "topk_output", "Attention", "run_attention", "head_probs", "head_output",
+    "topk_output", "Attention", "run_attention", "head_probs", "head_output", "expected_head",
 ]
 
 
@@ -110,6 +110,14 @@ def head_probs(scores: np.ndarray, cfg: Config, scale: float) -> np.ndarray:
 def head_output(probs: np.ndarray, v_approx: np.ndarray) -> np.ndarray:
     """``O~ = P V~``, exact (int64 ``[N_q, D]``; real units are ``O~ * sV / 127``)."""
     return int_gemm(probs, np.ascontiguousarray(v_approx.T))
+
+
+def expected_head(q, k, v, cfg: Config, design: str, scale: float) -> tuple[np.ndarray, np.ndarray]:
+    """``(P, O)`` a design's whole head must produce: from ``S~`` and ``V~`` for
+    ``kaleido``, from ``Q K^T`` and ``V`` for ``baseline``; ``scale`` is ``sQ*sK/sqrt(D)``."""
+    probs = head_probs(expected_scores(q, k, cfg, design), cfg, scale)
+    values = pair_reuse(v, cfg).approx if design == "kaleido" else v
+    return probs, head_output(probs, values)
 
 
 def run_attention(q, k, cfg: Config, v=None, scales=(1.0, 1.0, 1.0)) -> Attention:

@@ -41,7 +41,7 @@ __all__ = ["CycleReport", "kaleido_cycles", "baseline_cycles", "LANES", "lanes_t
            "VARIANTS", "variant_parts", "utilization", "kaleido_tables", "scheduler_lead", "kaleido_tile_slots",
            "split_cycles", "baseline_tile_slots", "kaleido_products", "dense_products", "engine_cycles",
            "executed_products", "pass_profile", "sub_variants", "scheduler_busy",
-           "SCHEDULES"]
+           "SCHEDULES", "gemm_cycles"]
 
 #: Dispatcher ablation (DESIGN.md §5.5): which of scheduler and matcher each variant has.
 VARIANTS = {"pe": (False, False), "pe-sh": (True, False), "pe-m": (False, True), "full": (True, True)}
@@ -309,3 +309,12 @@ def baseline_cycles(n_q: int, n_k: int, cfg: Config) -> CycleReport:
     return CycleReport("baseline", cycles, cycles - tail_cycles(cfg), len(passes),
                        2 * cfg.head_dim * n_q * n_k, cfg.rows * cfg.cols, "pe", cycles, 0, "dense", cycles,
                        "dense")
+
+
+def gemm_cycles(n_a: int, n_b: int, cfg: Config, design: str) -> CycleReport:
+    """Cycles of ``a @ b.T`` on final operands (``[n_a, cfg.head_dim]`` by
+    ``[n_b, cfg.head_dim]``, no reuse), as ``P V~`` runs: the dense schedule, which
+    takes the same cycles on the Kaleido engine as on the baseline's."""
+    dense = baseline_cycles(n_a, n_b, cfg)
+    dense.design = design
+    return dense

@@ -5,11 +5,16 @@ The emitted engine runs under cocotb (Icarus or Verilator) through
 model and the cycles against the cycle model, and this command writes
 ``scores.npy`` and ``stats.json``. A progress bar follows the drained scores
 while the simulator runs.
+
+With ``--v`` the whole head runs on the RTL (:mod:`sim.head`): ``S~`` on the
+array, the softmax unit, ``P V~`` on the array; ``out.npy`` and ``probs.npy``
+join the outputs, and ``stats.json`` gains the stages' cycles.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import os
 import shutil
 import tempfile
@@ -18,18 +23,20 @@ from pathlib import Path
 import numpy as np
 
 from golden import DESIGNS, expected_scores, run_attention
+from golden.attention import expected_head
 from golden.cycle_model import SCHEDULES, VARIANTS, baseline_cycles
 
 from . import runner
 from .common import UserError, add_accumulators_arg, atomic_output, check_output_dir, print_json
 from .operands import add_operand_args, load_attention_inputs
 from .energy import run_energy
+from .head import STAGES, baseline_head_cycles, simulate_head
 from .simulate import WAVE_SUFFIXES, pick_simulator, simulate
 
 __all__ = ["register", "OUTPUTS"]
 
 #: What a run leaves in its folder; a new run first removes the last run's.
-OUTPUTS = ("scores.npy", "stats.json")
+OUTPUTS = ("scores.npy", "stats.json", "probs.npy", "out.npy")
 
 VARIANT_HELP = ("the dispatcher in the loop: pe (reconfigurable PEs, channel steps in natural order), "
                 "pe-sh (+ the scheduler, which clusters pairs with alike reuse), pe-m (+ the matcher, "
@@ -57,7 +64,8 @@ def add_args(p) -> None:
                         "liberty file and OpenSTA, and a first synthesis of the array)")
     p.add_argument("--json", action="store_true", help="print stats.json to stdout")
     p.add_argument("--out", required=True, metavar="DIR",
-                   help="folder for scores.npy and stats.json (made if missing)")
+                   help="folder for scores.npy and stats.json (with --v also probs.npy and out.npy; "
+                        "made if missing)")
 
 
 def _stale(out: Path) -> list[Path]:
@@ -72,8 +80,9 @@ def cmd_sim_attention(args) -> int:
         args.variant = "pe"
     check_output_dir(args.out)
     simulator = pick_simulator(args.simulator)
-    cfg, ops = load_attention_inputs(args, ("q", "k"))
+    cfg, ops = load_attention_inputs(args, ("q", "k", "v"))
     q, k = ops["q"].data, ops["k"].data
+    v = ops.get("v")
     out = Path(args.out)
     created = not out.exists()
     out.mkdir(parents=True, exist_ok=True)
@@ -81,9 +90,15 @@ def cmd_sim_attention(args) -> int:
         old.unlink(missing_ok=True)
     work = Path(tempfile.mkdtemp(prefix=".work-", dir=out))
     try:
-        rtl = simulate(cfg, q, k, args.design, simulator, work, args.waves,
-                       label=f"{args.design} {args.variant} on {simulator}", variant=args.variant,
-                       schedule=args.schedule)
+        if v is None:
+            rtl = simulate(cfg, q, k, args.design, simulator, work, args.waves,
+                           label=f"{args.design} {args.variant} on {simulator}", variant=args.variant,
+                           schedule=args.schedule)
+        else:
+            scale = ops["q"].scale * ops["k"].scale / math.sqrt(cfg.head_dim)
+            head = simulate_head(cfg, q, k, v.data, scale, args.design, simulator, work, args.waves,
+                                 variant=args.variant, schedule=args.schedule)
+            rtl = head["qk"]
         if args.waves:
             for f in work.rglob("*"):
                 if f.suffix in WAVE_SUFFIXES:
@@ -112,8 +127,17 @@ def cmd_sim_attention(args) -> int:
             "partial_bits": cfg.partial_bits, "tile_groups": model["tiles"],
             "sim_cycles_per_second": rtl["cycles"] / rtl["test_seconds"] if rtl["test_seconds"] else None,
         }
+        if v is not None:
+            stats.update(_head_stats(cfg, q, k, v.data, scale, args.design, head))
         if not args.no_energy:
             stats.update(run_energy(cfg, q, k, args.design, args.variant, rtl["cycles"], args.schedule))
+            if v is not None:
+                stats["energy_scope"] = "qk stage only"
+        if v is not None:
+            for name in ("probs", "out"):
+                with atomic_output(str(out / f"{name}.npy"), ".npy") as tmp:
+                    with open(tmp, "wb") as f:
+                        np.save(f, head[name])
         with atomic_output(str(out / "scores.npy"), ".npy") as tmp:
             with open(tmp, "wb") as f:
                 np.save(f, rtl["scores"])
@@ -139,13 +163,40 @@ def cmd_sim_attention(args) -> int:
               f"scores {'match' if stats['scores_match'] else 'DIFFER'}, "
               f"{stats['cycles']} cycles (model {stats['model_cycles']}, baseline {stats['baseline_cycles']}), "
               f"utilization {100 * stats['utilization']:.1f} %{energy}, -> {out}/")
-    return 0 if stats["scores_match"] and stats["cycles_match"] else 1
+        if v is not None:
+            per = ", ".join(f"{s} {stats['stages'][s]['cycles']}" for s in STAGES)
+            print(f"  whole head: out {'matches' if stats['out_match'] else 'DIFFERS'}, "
+                  f"{stats['head_cycles']} cycles ({per}; model {stats['head_model_cycles']}), "
+                  f"baseline {stats['head_baseline_cycles']}: speedup {stats['head_speedup']:.3f}")
+    ok = stats["scores_match"] and stats["cycles_match"]
+    if v is not None:
+        ok = ok and stats["out_match"] and stats["probs_match"] and stats["head_cycles_match"]
+    return 0 if ok else 1
+
+
+def _head_stats(cfg, q, k, v, scale: float, design: str, head: dict) -> dict:
+    """What ``--v`` adds to stats.json: the stages' cycles against their models,
+    and ``probs`` and ``out`` against golden."""
+    probs, want = expected_head(q, k, v, cfg, design, scale)
+    stages = head["stages"]
+    total = sum(s["cycles"] for s in stages.values())
+    base = baseline_head_cycles(cfg)
+    return {
+        "stages": stages, "head_cycles": total,
+        "head_model_cycles": sum(s["model_cycles"] for s in stages.values()),
+        "head_cycles_match": all(s["cycles"] == s["model_cycles"] for s in stages.values()),
+        "head_baseline_cycles": sum(base.values()), "head_baseline_stages": base,
+        "head_speedup": sum(base.values()) / total,
+        "probs_match": bool(np.array_equal(head["probs"], probs)),
+        "out_match": bool(np.array_equal(head["out"], want)),
+    }
 
 
 def register(sub, parser_class) -> None:
     p = sub.add_parser("sim", help="run the emitted RTL under cocotb")
     what = p.add_subparsers(dest="what", required=True, parser_class=parser_class)
-    a = what.add_parser("attention", help="Q K^T on the simulated engine")
-    add_operand_args(a, with_v=False)
+    a = what.add_parser("attention", help="Q K^T on the simulated engine (with --v, the whole head)")
+    add_operand_args(a, with_v=True, v_help="values, shaped like the queries: run the whole head on the "
+                                            "RTL (S~, the softmax unit, P V~) and write probs.npy and out.npy")
     add_args(a)
     a.set_defaults(func=cmd_sim_attention)

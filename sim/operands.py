@@ -15,12 +15,12 @@ _FILE_HELP = ("int8 or float .npy (or FILE.npz:KEY), [N, D] with tokens t-major,
               "or [T, H, W, D]; floats are quantized per tensor")
 
 
-def add_operand_args(p, with_v: bool) -> None:
+def add_operand_args(p, with_v: bool, v_help: str | None = None) -> None:
     p.add_argument("--q", required=True, metavar="Q.npy", help="queries: " + _FILE_HELP)
     p.add_argument("--k", required=True, metavar="K.npy", help="keys, shaped like the queries")
     if with_v:
-        p.add_argument("--v", metavar="V.npy", help="values, shaped like the queries: adds the "
-                                                    "output's quality to --json")
+        p.add_argument("--v", metavar="V.npy", help=v_help or "values, shaped like the queries: adds "
+                       "probs, out and v_states to OUT.npz and P V~'s figures to --json")
     p.add_argument("--grid", required=True, metavar="T,H,W", help="token grid of the head")
     add_partition_args(p)
     p.add_argument("--full-bits", type=int, default=5, metavar="F",

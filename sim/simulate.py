@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import threading
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -21,7 +22,7 @@ from hw import blocks
 from . import runner
 from .common import UserError
 
-__all__ = ["pick_simulator", "run_scheduler", "simulate", "WAVE_SUFFIXES"]
+__all__ = ["pick_simulator", "run_scheduler", "simulate", "WAVE_SUFFIXES", "follow_progress", "first_failure"]
 
 WAVE_SUFFIXES = (".fst", ".vcd")
 
@@ -39,8 +40,8 @@ def pick_simulator(requested: str | None) -> str:
     raise UserError("no simulator can run here: " + "; ".join(runner.missing(s) for s in runner.SIMULATORS))
 
 
-def _progress(work: Path, done: threading.Event, label: str) -> None:
-    # The bench writes "seen total" to work/progress as scores drain; follow it with a bar.
+def _progress(work: Path, done: threading.Event, label: str, unit: str) -> None:
+    # The bench writes "seen total" to work/progress as it goes; follow it with a bar.
     from tqdm import tqdm
 
     bar = None
@@ -51,14 +52,29 @@ def _progress(work: Path, done: threading.Event, label: str) -> None:
             continue
         if bar is None:
             bar = tqdm(total=total, desc=label, leave=False, dynamic_ncols=True,
-                       bar_format="{desc}: {percentage:3.0f}%|{bar}| {n_fmt}/{total_fmt} scores [{elapsed}]")
+                       bar_format="{desc}: {percentage:3.0f}%|{bar}| {n_fmt}/{total_fmt} " + unit
+                                  + " [{elapsed}]")
         bar.n = seen
         bar.refresh()
     if bar is not None:
         bar.close()
 
 
-def _first_failure(log: Path) -> str:
+@contextmanager
+def follow_progress(work: Path, label: str, unit: str = "scores"):
+    """Show a progress bar of what a bench writes to ``work/progress`` while the body runs."""
+    done = threading.Event()
+    watcher = threading.Thread(target=_progress, args=(work, done, label, unit), daemon=True)
+    watcher.start()
+    try:
+        yield
+    finally:
+        done.set()
+        watcher.join()
+
+
+def first_failure(log: Path) -> str:
+    """The first line of a bench's log that says what failed."""
     for line in log.read_text(errors="replace").splitlines():
         if "AssertionError" in line or "Error:" in line:
             return line.strip()[:300]
@@ -84,13 +100,17 @@ def run_scheduler(cfg, q, k, simulator: str, work: Path, build_dir: Path | None 
                          env={"KALEIDO_WORK": str(work)}, waves=waves)
     if not result.ok:
         raise UserError(f"scheduler RTL failed under {simulator}: "
-                        + _first_failure(result.log) + f" (log: {result.log})")
+                        + first_failure(result.log) + f" (log: {result.log})")
     return json.loads((work / "sched_out.json").read_text())
 
 
 def simulate(cfg, q, k, design: str, simulator: str, work: Path, waves: bool = False,
-             label: str = "simulating", variant: str = "pe", schedule: str = "auto") -> dict:
+             label: str = "simulating", variant: str = "pe", schedule: str = "auto",
+             product: str = "qk") -> dict:
     """Run one attention product on the RTL; return the bench's ``rtl.json`` plus scores.
+
+    ``product="gemm"`` runs ``q @ k.T`` on final operands instead (``P V~``): the
+    engine's dense schedule, no reuse, no dispatcher.
 
     With a scheduler (pe-sh, full) its RTL runs first and the engine takes the
     pairs in the order of its clusters; ``cycles`` then adds the scheduler's
@@ -103,33 +123,29 @@ def simulate(cfg, q, k, design: str, simulator: str, work: Path, waves: bool = F
     np.save(work / "q.npy", q)
     np.save(work / "k.npy", k)
     with_scheduler, with_matcher = variant_parts(variant)
+    if product == "gemm":
+        with_scheduler = with_matcher = False
     lead = 0
     if design == "kaleido" and with_scheduler:
         sched = run_scheduler(cfg, q, k, simulator, work, waves=waves)
         lead = max(sched["q"]["lead"], sched["k"]["lead"])
     # Buffers deep enough for the dense image (and, for Kaleido, the pairs' image).
     words = [-(-q.shape[0] // cfg.rows) * q.shape[1], -(-k.shape[0] // cfg.cols) * k.shape[1]]
-    if design == "kaleido":
+    if design == "kaleido" and product == "qk":
         qt, kt = pair_tables(q, cfg), pair_tables(k, cfg)
         words = [max(w, sum(-(-t.pairs // n) * t.width for t in tables))
                  for w, tables, n in zip(words, (qt, kt), (cfg.rows, cfg.cols))]
     text = blocks.engine_verilog(cfg, design, max(1, words[0]), max(1, words[1]),
                                  matcher=design == "kaleido" and with_matcher)
-    done = threading.Event()
-    watcher = threading.Thread(target=_progress, args=(work, done, label), daemon=True)
-    watcher.start()
-    try:
+    with follow_progress(work, label):
         result = runner.run(design, cfg, simulator, "tb.attention_tb", work,
                             env={"KALEIDO_WORK": str(work), "KALEIDO_DESIGN": design,
                                  "KALEIDO_VARIANT": variant if design == "kaleido" else "pe",
-                                 "KALEIDO_SCHEDULE": schedule},
+                                 "KALEIDO_SCHEDULE": schedule, "KALEIDO_PRODUCT": product},
                             waves=waves, verilog_text=text, top=blocks.engine_top(design))
-    finally:
-        done.set()
-        watcher.join()
     if not result.ok:
         raise UserError(f"RTL simulation failed under {simulator}: "
-                        + _first_failure(result.log) + f" (log: {result.log})")
+                        + first_failure(result.log) + f" (log: {result.log})")
     rtl = json.loads((work / "rtl.json").read_text())
     ran_as = rtl["model"].get("ran_as", "dense")
     if ran_as not in VARIANTS or not variant_parts(ran_as)[0]:

@@ -8,7 +8,9 @@ baseline) and the cycle model, and the bench writes what it saw to
 ``$KALEIDO_WORK`` for ``kaleido sim attention`` to report.
 
 Inputs, in ``$KALEIDO_WORK``: ``q.npy``, ``k.npy`` (int8 ``[N, D]``) and the
-design in ``$KALEIDO_DESIGN``. Outputs: ``scores.npy`` and ``rtl.json``;
+design in ``$KALEIDO_DESIGN``. With ``$KALEIDO_PRODUCT=gemm`` the operands are
+final (``P`` and ``V~^T`` of the head's last stage): the engine runs its dense
+schedule on them, no reuse is applied, and the golden result is ``q @ k.T``. Outputs: ``scores.npy`` and ``rtl.json``;
 ``progress`` is rewritten now and then with the drained-score count.
 """
 
@@ -22,18 +24,19 @@ import cocotb
 import numpy as np
 from cocotb.triggers import FallingEdge, ReadOnly, RisingEdge
 
-from golden.attention import expected_scores
+from golden.attention import expected_scores, int_gemm
 from golden.config import Config
-from golden.cycle_model import baseline_cycles, kaleido_cycles, kaleido_tables, variant_parts
+from golden.cycle_model import baseline_cycles, gemm_cycles, kaleido_cycles, kaleido_tables, variant_parts
 from golden.scheduler import Assignment
 
 from .common import start
-from .engine_image import Scoreboard, baseline_image, driver_image
+from .engine_image import Scoreboard, baseline_image, driver_image, gemm_image
 
 WORK = Path(os.environ.get("KALEIDO_WORK", "."))
 DESIGN = os.environ.get("KALEIDO_DESIGN", "kaleido")
 VARIANT = os.environ.get("KALEIDO_VARIANT", "pe")
 SCHEDULE = os.environ.get("KALEIDO_SCHEDULE", "auto")
+PRODUCT = os.environ.get("KALEIDO_PRODUCT", "qk")        # "qk" (Q K^T with reuse) or "gemm" (final operands)
 CFG = Config.from_json(os.environ["KALEIDO_CONFIG"]) if "KALEIDO_CONFIG" in os.environ else Config()
 
 
@@ -100,10 +103,13 @@ async def attention(dut):
     """Q K^T on the engine: exact scores, and cycles equal to the cycle model."""
     q = np.load(WORK / "q.npy")
     k = np.load(WORK / "k.npy")
-    n = q.shape[0]
+    n_q, n_k = q.shape[0], k.shape[0]
     dut.start.value = dut.q_wr_en.value = dut.k_wr_en.value = 0
     await start(dut)
-    if DESIGN == "kaleido":
+    if PRODUCT == "gemm":
+        image, model = gemm_image(DESIGN, q, k, CFG), gemm_cycles(n_q, n_k, CFG, DESIGN)
+        golden = int_gemm(q, k)
+    elif DESIGN == "kaleido":
         # With a scheduler, the pairs run in the order of its clusters, as the
         # scheduler RTL assigned them (sched_out.json), checked against golden.
         assignments = (None, None)
@@ -115,10 +121,11 @@ async def attention(dut):
         # The driver's choice: passes A-D, or the dense schedule where they would be slower.
         model = kaleido_cycles(q, k, CFG, VARIANT, tables, SCHEDULE)
         image = driver_image(q, k, CFG, VARIANT, model, tables)
+        golden = expected_scores(q, k, CFG, DESIGN)
     else:
-        image, model = baseline_image(q, k, CFG), baseline_cycles(n, n, CFG)
-    golden = expected_scores(q, k, CFG, DESIGN)
-    board = Scoreboard(image, CFG, n, n)
+        image, model = baseline_image(q, k, CFG), baseline_cycles(n_q, n_k, CFG)
+        golden = expected_scores(q, k, CFG, DESIGN)
+    board = Scoreboard(image, CFG, n_q, n_k)
     monitor = Monitor(dut, CFG.cols, board, board.expected_per_column * CFG.cols)
     watch = cocotb.start_soon(monitor.run())
     await Loader(dut).load(image)

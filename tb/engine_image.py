@@ -102,6 +102,12 @@ def driver_image(q: np.ndarray, k: np.ndarray, cfg: Config, variant: str, report
     return img
 
 
+def gemm_image(design: str, a: np.ndarray, b: np.ndarray, cfg: Config) -> EngineImage:
+    """Either engine's dense schedule on final operands (int8 ``[Na, K]`` and
+    ``[Nb, K]``, no reuse applied): what ``P V~`` runs as, ``a @ b.T``."""
+    return _dense_image(design, a, b, cfg)
+
+
 def baseline_image(q: np.ndarray, k: np.ndarray, cfg: Config) -> EngineImage:
     """Buffer images for the baseline engine: R (or C) tokens per word, all D channels."""
     return _dense_image("baseline", q, k, cfg)

@@ -92,3 +92,46 @@ def test_sim_attention_bad_variant(tmp_path):
     r = run("sim", "attention", "--q", "q.npy", "--k", "q.npy", "--grid", "1,2,2",
             "--partition", "1,1,1", "--variant", "fancy", "--out", "o", cwd=tmp_path)
     assert r.returncode == 2 and "invalid choice" in r.stderr
+
+
+@pytest.mark.parametrize("simulator, design", [("icarus", "kaleido"), ("verilator", "kaleido"),
+                                               ("icarus", "baseline")])
+def test_sim_attention_whole_head(tmp_path, rng, simulator, design):
+    """--v: S~, the softmax unit and P V~ on the RTL. out.npy is held against an
+    independent reading of §3 (V~ from the loop reference, O = P V~ by loops),
+    probs against float64, and each stage's cycles against its model."""
+    from golden.softmax import softmax_float_codes
+    from golden.workload import INT8_SCALE
+    from sim import runner
+    from tests import reference
+    if runner.missing(simulator):
+        pytest.skip(runner.missing(simulator))
+    grid, part = (2, 2, 3), (2, 2, 2)
+    q = rng.integers(-128, 128, (12, 6), dtype=np.int8)
+    k = np.clip(q + rng.integers(-4, 5, q.shape), -128, 127).astype(np.int8)
+    v = np.clip(q[::-1] + rng.integers(-6, 7, q.shape), -128, 127).astype(np.int8)
+    for name, x in dict(q=q, k=k, v=v).items():
+        np.save(tmp_path / f"{name}.npy", x)
+    r = run("sim", "attention", "--q", "q.npy", "--k", "k.npy", "--v", "v.npy", "--grid", "2,2,3",
+            "--partition", "2,2,2", "--simulator", simulator, "--design", design, "--no-energy",
+            "--out", "head", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    stats = json.loads((tmp_path / "head" / "stats.json").read_text())
+    assert stats["out_match"] and stats["probs_match"] and stats["head_cycles_match"]
+    assert set(stats["stages"]) == {"qk", "softmax", "pv"}
+    for stage in stats["stages"].values():
+        assert stage["cycles"] == stage["model_cycles"]
+    assert stats["head_cycles"] == sum(s["cycles"] for s in stats["stages"].values())
+    scores = np.load(tmp_path / "head" / "scores.npy")
+    probs = np.load(tmp_path / "head" / "probs.npy").astype(int)
+    out = np.load(tmp_path / "head" / "out.npy")
+    assert np.abs(probs - softmax_float_codes(scores, INT8_SCALE ** 2 / np.sqrt(6))).max() <= 1
+    if design == "kaleido":
+        _, values = reference.reuse(v.astype(int).tolist(), grid, part, 5, 3)
+    else:
+        values = v.astype(int).tolist()
+    np.testing.assert_array_equal(out, reference.matmul_t(probs.tolist(), [list(c) for c in zip(*values)]))
+    if design == "baseline":
+        assert stats["head_cycles"] == stats["head_baseline_cycles"]
+    else:
+        assert stats["head_cycles"] <= stats["head_baseline_cycles"]
