@@ -129,4 +129,4 @@ report: setup
 clean:
 	rm -rf $(OUT) build sim_build .pytest_cache
 
-BLOCKS ?= pe baseline-pe array baseline-array scheduler matcher
+BLOCKS ?= pe baseline-pe array baseline-array scheduler matcher softmax
