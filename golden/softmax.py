@@ -30,7 +30,7 @@ from functools import lru_cache
 
 import numpy as np
 
-__all__ = ["FRAC_BITS", "MULT_BITS", "SHIFT_MAX", "P_MAX", "MAX_ROW", "SoftmaxSpec", "softmax_spec", "softmax_scale",
+__all__ = ["FRAC_BITS", "MULT_BITS", "SHIFT_MAX", "P_MAX", "MAX_ROW", "PIPE_STAGES", "SoftmaxSpec", "softmax_spec", "softmax_scale",
            "exp_table", "softmax_codes", "softmax_float_codes", "softmax_cycles"]
 
 #: Fraction bits of the base-2 exponent ``t``; the exponent table has ``2**FRAC_BITS`` entries.
@@ -41,6 +41,9 @@ MULT_BITS = 16
 SHIFT_MAX = 63
 #: The longest row: beyond it ``127 << recip_shift`` would not fit 64 bits.
 MAX_ROW = 2 ** 18
+#: Pipeline registers of the vector unit between a score beat and its sum or code
+#: (:mod:`hw.softmax`): the divider waits for them, and the codes trail by one more.
+PIPE_STAGES = 3
 #: The largest probability code: ``P`` is stored as ``round(127 * p)``.
 P_MAX = 127
 
@@ -168,9 +171,10 @@ def softmax_cycles(spec: SoftmaxSpec, lanes: int, rows: int) -> int:
     """Cycles of the vector unit (:mod:`hw.softmax`) on ``rows`` rows fed without a
     gap and drained without backpressure: from the first score beat it takes to
     the last code beat it hands over. A row is three passes of ``ceil(n / lanes)``
-    beats (max, sum, codes) and ``quot_bits`` divider steps; the last codes leave
-    one cycle after their beat."""
+    beats (max, sum, codes) and ``quot_bits`` divider steps after ``PIPE_STAGES``
+    cycles of waiting for the sum; the last codes leave ``PIPE_STAGES + 1`` cycles
+    after their beat."""
     if rows < 1 or lanes < 1:
         raise ValueError(f"need rows and lanes >= 1, got {rows} and {lanes}")
     beats = -(-spec.n // lanes)
-    return rows * (3 * beats + spec.quot_bits) + 1
+    return rows * (3 * beats + spec.quot_bits + PIPE_STAGES) + PIPE_STAGES + 1
