@@ -114,7 +114,7 @@ class SoftmaxUnit(wiring.Component):
         m.submodules.out_fifo = fifo = SyncFIFO(width=code_beat(cfg).size, depth=PIPE_STAGES + 2)
         valid = [Signal(name=f"valid{k}") for k in range(1, PIPE_STAGES + 1)]
         norm = [Signal(name=f"norm{k}") for k in range(1, PIPE_STAGES + 1)]
-        in_flight = sum((v & n for v, n in zip(valid, norm)), Const(0, range(PIPE_STAGES + 1)))
+        in_flight = sum((ok & is_norm for ok, is_norm in zip(valid, norm)), Const(0, range(PIPE_STAGES + 1)))
         room = Signal()
         m.d.comb += [
             room.eq(fifo.level + in_flight < fifo.depth),
@@ -132,10 +132,12 @@ class SoftmaxUnit(wiring.Component):
         m.d.comb += take.eq(self.scores.valid & self.scores.ready)
         with m.If(take):
             m.d.sync += beat.eq(Mux(last_beat, 0, beat + 1))
+        # Lanes past the row's end (in its last beat) take no part.
+        lane_on = [Mux(last_beat, j < last_lanes, 1) for j in range(lanes)]
 
         # Stage 0 (the input beat): d * mult. Stage 1: t = (that + half) >> shift,
         # split into whole and fraction. Stage 2: the table and the shift, e.
-        # Stage 3: the row sum (SUM) or e * r, rounded, into the output register
+        # Stage 3: the row sum (SUM) or e * r, rounded, into the output FIFO
         # (NORM). Each stage register carries a valid bit and whether it is NORM's.
         m.submodules.exp_rom = rom = Memory(shape=unsigned(spec.exp_bits + 1), depth=2 ** FRAC_BITS,
                                             init=[int(v) for v in exp_table(spec)])
@@ -160,7 +162,7 @@ class SoftmaxUnit(wiring.Component):
             ]
             m.d.sync += [
                 scaled1.eq((top - beat_in[j]) * self.mult),
-                on[0].eq(Mux(last_beat, j < last_lanes, 1)),
+                on[0].eq(lane_on[j]),
                 whole2.eq(Mux(t[FRAC_BITS + spec.int_bits:].any(), (1 << spec.int_bits) - 1,
                               t[FRAC_BITS:FRAC_BITS + spec.int_bits])),
                 frac2.eq(t[:FRAC_BITS]),
@@ -179,8 +181,7 @@ class SoftmaxUnit(wiring.Component):
 
         row_max = beat_in[0]
         for j in range(1, lanes):
-            lane_on = Mux(last_beat, j < last_lanes, 1)
-            row_max = Mux(lane_on & (beat_in[j] > row_max), beat_in[j], row_max)
+            row_max = Mux(lane_on[j] & (beat_in[j] > row_max), beat_in[j], row_max)
 
         with m.Switch(phase):
             with m.Case(Phase.MAX):
