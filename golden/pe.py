@@ -39,7 +39,7 @@ class Mode(IntEnum):
     B = 1       # R0=T1, R1=T3;        q0 x k1~
     C = 2       # R0=T2, R1=T3;        q1~ x k0
     D = 3       # R0=T3;               q1~ x k1~
-    LINEAR = 4  # R0 = the reference token, R1/R2 = two tokens that reuse it
+    LINEAR = 4  # R0 = a window's reference token, R1.. = its partners; w x x_ref
 
 
 class Load(IntEnum):
@@ -139,10 +139,13 @@ def step_need(mode: Mode, sq: int, sk: int, accumulators: int = 3) -> tuple[Need
             need = {2: Need.NONE, 1: Need.LO, 0: Need.FULL}[sk]
         return need, (A_, X, X) + pad
     if mode == Mode.LINEAR:
-        # Here (sq, sk) are the states of the two tokens that reuse the row's
-        # value: the tokens whose outputs R1 and R2 hold.
-        pick = {2: A_, 1: H, 0: X}
-        return Need.FULL, (A_, pick[sq], pick[sk]) + pad
+        # The column carries a window's reference activation and the row a weight;
+        # R0 holds the reference's output and R1.. its partners' outputs. A window
+        # has one state per channel (DESIGN.md §3), so the column's flag ``sk``
+        # decides for every partner: the whole product when it is a full reuse,
+        # the high part 16*w*hi(x_ref) when partial (its low part comes in pass B).
+        pick = {2: A_, 1: H, 0: X}[sk]
+        return Need.FULL, (A_,) + (pick,) * (accumulators - 1)
     return Need.NONE, (X, X, X) + pad          # modes 5..7 are reserved: no operation
 
 
@@ -210,13 +213,11 @@ def decode(mode: int, steps: int, sq0: int, sk0: int, sq1: int, sk1: int,
     regs = accumulators
     off = Decoded((LaneOp(), LaneOp()), ((False, False),) * regs, ((False, False),) * regs)
     if steps & 1 and not steps & 2:
-        # In the linear mode both flags ride the row (the activations reuse);
-        # the column carries weights and no flags.
-        return _single(mode, sq0, sq1 if mode == Mode.LINEAR else sk0, False, regs)
+        return _single(mode, sq0, sk0, False, regs)
     if not steps & 2:
         return off
     if byte == BYTE_STEP1:
-        return _single(mode, sq0, sq1 if mode == Mode.LINEAR else sk0, False, regs) if steps & 1 else off
+        return _single(mode, sq0, sk0, False, regs) if steps & 1 else off
     if byte == BYTE_STEP2:
         return _single(mode, sq1, sk1, True, regs)
     lanes, targets = [LaneOp(), LaneOp()], [[Target.NO, Target.NO] for _ in range(regs)]

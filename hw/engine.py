@@ -56,9 +56,10 @@ from .matcher import Matcher, lowest_set
 
 __all__ = ["AttentionEngine", "pair_entry", "token_entry", "entry_layout", "word_layout", "entry_bits",
            "slot_layout",
-           "GROUP_SLOTS", "COUNTER_BITS"]
+           "GROUP_SLOTS", "MAX_PARTNERS", "COUNTER_BITS"]
 
 GROUP_SLOTS = 3          # channel groups the controller can be given
+MAX_PARTNERS = 3         # linear: partners of a window's reference (windows of up to 4 tokens)
 COUNTER_BITS = 48        # the cycle and lane-work counters: 2**48 cycles outlast any simulation
 
 
@@ -80,6 +81,7 @@ def slot_layout(channels: int, cols: int) -> data.StructLayout:
         "drain": 1,                       # it drains the previous pass's score
         "flush": 1,                       # the final drain slot
         "mode": Mode,                     # the pass
+        "part": range(3),                 # linear: which partner a pass B serves
         "chan": range(max(2, channels)),  # the step's channel
         "need1": 2 * cols,                # matcher: each column's need of the step
         "need2": 2 * cols,                # and of the paired step
@@ -162,7 +164,9 @@ class AttentionEngine(wiring.Component):
         # (the baseline's, and Kaleido's dense schedule).
         self.channels = cfg.head_dim
         chan = range(self.channels + 1)
-        dense = {"dense": In(1), "unpaired": In(1)} if design == "kaleido" else {}
+        dense = ({"dense": In(1), "unpaired": In(1), "linear": In(1),
+                  "partners": In(range(MAX_PARTNERS + 1)).array(GROUP_SLOTS)}
+                 if design == "kaleido" else {})
         super().__init__({
             "q_wr_en": In(1), "q_wr_addr": In(range(q_words)), "q_wr_data": In(R * eb),
             "k_wr_en": In(1), "k_wr_addr": In(range(k_words)), "k_wr_data": In(C * eb),
@@ -221,6 +225,8 @@ class AttentionEngine(wiring.Component):
         spacing = drain_spacing(R)
         tail = tail_cycles(R, C)
         dense = self.dense if kaleido else Const(1)
+        # Linear layers: a tile group is a LINEAR pass, then one pass B per partner.
+        linear = (self.linear & ~self.dense) if kaleido else Const(0)
         paired = match is not None
 
         running = Signal()           # issuing slots
@@ -232,7 +238,9 @@ class AttentionEngine(wiring.Component):
         kt = Signal(range(self.k_words + 1))
         q_tile = Signal(range(self.q_words))      # buffer address of the tile's channel 0
         k_tile = Signal(range(self.k_words))
-        pss = Signal(Mode)                        # pass: A, B, C, D (kaleido); A (dense)
+        pss = Signal(Mode)                        # pass: A, B, C, D (kaleido); A (dense); LINEAR, B (linear)
+        part = Signal(range(MAX_PARTNERS))        # linear: the partner pass B serves
+        k_off = Signal(range(self.k_words))       # linear: that partner's words, past the tile's first
         slot = Signal(range(CH + 1))
         chan = Signal(range(CH + 1))              # pass A / dense: next channel
         remaining = Signal(G)                     # passes B-D: channels still to stream
@@ -240,6 +248,7 @@ class AttentionEngine(wiring.Component):
 
         dg_of, q_tiles, k_tiles = Array(self.dg), Array(self.q_tiles), Array(self.k_tiles)
         q_base, k_base = Array(self.q_base), Array(self.k_base)
+        partners = Array(self.partners if kaleido else [Const(0, 2)] * GROUP_SLOTS)
         dg = Signal(range(CH + 1))
         m.d.comb += dg.eq(dg_of[g])
 
@@ -255,9 +264,14 @@ class AttentionEngine(wiring.Component):
                 ((need[p] & ~onehot) | Mux(needs.bits[p], onehot, 0)) & dg_mask)
             with m.If(needs.a_in_s1):
                 m.d.sync += need[p].bit_select(s1.chan, 1).eq(needs.bits[p])
+        # A linear partner the PE has no register for (the 3-register PE's third)
+        # runs as a whole product on every channel, from R0 = 0 (DESIGN.md §5.2).
+        beyond = Signal()
+        m.d.comb += beyond.eq(linear & (part >= cfg.accumulators - 1))
         pass_set = Signal(G)
-        m.d.comb += pass_set.eq(Mux(pss == Mode.B, need_now[0],
-                                    Mux(pss == Mode.C, need_now[1], need_now[2])))
+        m.d.comb += pass_set.eq(Mux(beyond, dg_mask,
+                                    Mux(pss == Mode.B, need_now[0],
+                                        Mux(pss == Mode.C, need_now[1], need_now[2]))))
         left = Signal(G)
         m.d.comb += left.eq(Mux(slot == 0, pass_set, remaining))
         pair = Signal()                           # this slot issues two steps
@@ -266,13 +280,14 @@ class AttentionEngine(wiring.Component):
         if paired:
             m.d.comb += [match.steps.eq(left), match.use_d.eq(pss == Mode.D)]
             found, first_left = match.head_valid, match.head
-            m.d.comb += [pair.eq(match.second_valid & ((pss == Mode.B) | (pss == Mode.D)) & ~self.unpaired),
+            m.d.comb += [pair.eq(match.second_valid & ((pss == Mode.B) | (pss == Mode.D)) & ~self.unpaired
+                                 & ~beyond),
                          c2.eq(match.second)]
         else:
             found, first_left = lowest_set(m, left, G, "left")
         m.d.comb += taken.eq((Const(1, G) << first_left) | Mux(pair, Const(1, G) << c2, 0))
         dense_pass = Signal()
-        m.d.comb += dense_pass.eq(pss == Mode.A)
+        m.d.comb += dense_pass.eq((pss == Mode.A) | (pss == Mode.LINEAR))
         have = Signal()
         c = Signal(range(max(2, CH)))
         more = Signal()
@@ -305,23 +320,24 @@ class AttentionEngine(wiring.Component):
         m.d.comb += go.eq((issue | flushing) & ~wait)
 
         (qr, kr), *partner = reads
-        m.d.comb += [qr.addr.eq(q_tile + c), kr.addr.eq(k_tile + c)]
+        m.d.comb += [qr.addr.eq(q_tile + c), kr.addr.eq(k_tile + k_off + c)]
         if paired:
             qr2, kr2 = partner[0]
-            m.d.comb += [qr2.addr.eq(q_tile + c2), kr2.addr.eq(k_tile + c2)]
+            m.d.comb += [qr2.addr.eq(q_tile + c2), kr2.addr.eq(k_tile + k_off + c2)]
             m.d.sync += [s1.pair.eq(go & issue & have & pair),
                          s1.need1.eq(match.head_need), s1.need2.eq(match.second_need)]
         m.d.sync += [s1.valid.eq(go), s1.steps.eq(go & issue & have),
-                     s1.first.eq(go & issue & (slot == 0)), s1.mode.eq(pss), s1.chan.eq(c),
+                     s1.first.eq(go & issue & (slot == 0)), s1.mode.eq(pss), s1.part.eq(part), s1.chan.eq(c),
                      s1.flush.eq(flushing), s1.drain.eq(want_drain & ~wait)]
         if kaleido:
             # Pass A records the needs of B-D; a dense tile has no passes after it.
-            m.d.comb += needs.a_in_s1.eq(s1.valid & s1.steps & (s1.mode == Mode.A) & ~dense)
+            m.d.comb += needs.a_in_s1.eq(s1.valid & s1.steps & ((s1.mode == Mode.A) | (s1.mode == Mode.LINEAR))
+                                         & ~dense)
 
         with m.If(self.start & ~running & ~self.busy):
             m.d.sync += [running.eq(1), very_first.eq(1), g.eq(0), qt.eq(0), kt.eq(0),
-                         q_tile.eq(self.q_base[0]), k_tile.eq(self.k_base[0]),
-                         pss.eq(Mode.A), slot.eq(0), chan.eq(0), parity.eq(0)]
+                         q_tile.eq(self.q_base[0]), k_tile.eq(self.k_base[0]), k_off.eq(0), part.eq(0),
+                         pss.eq(Mux(linear, Mode.LINEAR, Mode.A)), slot.eq(0), chan.eq(0), parity.eq(0)]
             m.d.sync += [counter.eq(0) for counter in cool]
         with m.If(flushing & go):
             m.d.sync += [flushing.eq(0), running.eq(0), draining.eq(tail)]
@@ -333,12 +349,23 @@ class AttentionEngine(wiring.Component):
                 m.d.sync += remaining.eq(left & ~taken)
             with m.If(~more):                     # the pass's last slot
                 m.d.sync += [slot.eq(0), chan.eq(0), very_first.eq(0)]
-                with m.If(pss != Mode.D):
-                    m.d.sync += pss.eq(pss + 1)
-                with m.If((pss == Mode.D) | dense):
-                    m.d.sync += pss.eq(Mode.A)
+                next_tile = Signal()
+                with m.If(linear):
+                    with m.If((pss == Mode.LINEAR) & (partners[g] != 0)):
+                        m.d.sync += [pss.eq(Mode.B), part.eq(0)]
+                    with m.Elif((pss == Mode.B) & (part + 1 < partners[g])):
+                        # The next partner's words follow this one's.
+                        m.d.sync += [part.eq(part + 1), k_off.eq(k_off + dg)]
+                    with m.Else():
+                        m.d.comb += next_tile.eq(1)
+                with m.Else():
+                    with m.If(pss != Mode.D):
+                        m.d.sync += pss.eq(pss + 1)
+                    m.d.comb += next_tile.eq((pss == Mode.D) | dense)
+                with m.If(next_tile):
+                    m.d.sync += [pss.eq(Mux(linear, Mode.LINEAR, Mode.A)), part.eq(0), k_off.eq(0)]
                     with m.If(kt + 1 < k_tiles[g]):
-                        m.d.sync += [kt.eq(kt + 1), k_tile.eq(k_tile + dg)]
+                        m.d.sync += [kt.eq(kt + 1), k_tile.eq(k_tile + k_off + dg)]
                     with m.Elif(qt + 1 < q_tiles[g]):
                         m.d.sync += [kt.eq(0), k_tile.eq(k_base[g]),
                                      qt.eq(qt + 1), q_tile.eq(q_tile + dg)]
@@ -366,9 +393,12 @@ class AttentionEngine(wiring.Component):
         k_word = data.View(word_layout(self.design, C), kr.data)
         rows = [q_word[i] for i in range(R)]
         cols = [k_word[j] for j in range(C)]
+        # Hand-overs: A (and LINEAR) start afresh; B takes T1 (linear: partners 1 and 3
+        # from R1, partner 2 from R2); C takes T2; D takes T3.
+        takes_r2 = (s1_pass == Mode.C) | ((s1_pass == Mode.B) & (s1.part == 1))
         load_of = Mux(s1_flush, Load.CLEAR,
-                      Mux(s1_first, Mux(s1_pass == Mode.A, Load.CLEAR,
-                                        Mux(s1_pass == Mode.C, Load.R2, Load.R1)), Load.KEEP))
+                      Mux(s1_first, Mux((s1_pass == Mode.A) | (s1_pass == Mode.LINEAR), Load.CLEAR,
+                                        Mux(takes_r2, Load.R2, Load.R1)), Load.KEEP))
         def any_of(valids, states, pred):
             acc = Const(0)
             for v, st in zip(valids, states):
@@ -380,8 +410,8 @@ class AttentionEngine(wiring.Component):
             kv = [e.valid for e in cols]
             sq = [e.state for e in rows]
             sk = [e.state for e in cols]
-            use_x0 = (s1_pass == Mode.A) | (s1_pass == Mode.B)
-            use_k0 = (s1_pass == Mode.A) | (s1_pass == Mode.C)
+            use_x0 = (s1_pass == Mode.A) | (s1_pass == Mode.B) | (s1_pass == Mode.LINEAR)
+            use_k0 = (s1_pass == Mode.A) | (s1_pass == Mode.C) | (s1_pass == Mode.LINEAR)
             if paired:
                 qr2, kr2 = partner[0]
                 q_word2 = data.View(word_layout(self.design, R), qr2.data)

@@ -27,8 +27,8 @@ LANES = 2
 row_layout = data.StructLayout({
     "a0":    signed(8),    # row operand of channel step 1 (and of a single step)
     "a1":    signed(8),    # row operand of channel step 2 in a paired cycle
-    "sq0":   State,        # reuse state of a0's value (linear mode: token of R1)
-    "sq1":   State,        # reuse state of a1's value (linear mode: token of R2)
+    "sq0":   State,        # reuse state of a0's value
+    "sq1":   State,        # reuse state of a1's value
     "mode":  Mode,         # pass A..D, or LINEAR
     "steps": 2,            # bit 0: step 1 present; bit 1: step 2 present (paired)
     "load":  Load,         # hand-over before this cycle's products
@@ -38,7 +38,7 @@ row_layout = data.StructLayout({
 #: What travels down a column of augmented PEs.
 col_layout = data.StructLayout({
     "b":    8,             # column byte: a whole operand, or one nibble per lane
-    "sk0":  State,         # reuse state of step 1's column value
+    "sk0":  State,         # reuse state of step 1's column value (linear: its window's)
     "sk1":  State,         # reuse state of step 2's column value
     "byte": Packing,       # paired cycles: one nibble per step, or the whole byte for one
 })
@@ -122,8 +122,8 @@ class PE(wiring.Component):
     C       L and H       p              p if sk=2,                  sq=2
                                          H if sk=1
     D       by (sq, sk):  (2,2) p, (2,1) H, (0|1,1) L, (0|1,0) p    (2,0), (0|1,2)
-    LINEAR  L and H       p              p if sq0=2, p if sq1=2,
-                                         H if sq0=1  H if sq1=1
+    LINEAR  L and H       p              p if sk=2,  p if sk=2,      (R3 too, in
+                                         H if sk=1   H if sk=1       the exact PE)
     ======  ============  =============  ==========  ==============  =============
 
     A *paired* cycle (``steps = 0b11``, or ``0b10``) carries two channel steps.
@@ -216,8 +216,7 @@ class PE(wiring.Component):
         en = [[Signal(name=f"en_r{k}_l{i}") for i in range(2)] for k in range(n)]
         tap = [[Signal(name=f"tap_r{k}_l{i}") for i in range(2)] for k in range(n)]
 
-        is_linear = row.mode == Mode.LINEAR
-        s1 = self._step_decode(m, row.sq0, Mux(is_linear, row.sq1, col.sk0), "s1")
+        s1 = self._step_decode(m, row.sq0, col.sk0, "s1")
         s2 = self._step_decode(m, row.sq1, col.sk1, "s2")
 
         # A paired cycle's column byte is one nibble per step, or all one step's.

@@ -16,11 +16,12 @@ import numpy as np
 
 from golden.config import Config
 from golden.cycle_model import variant_parts
-from golden.reuse import pair_reuse
+from golden.reuse import pair_reuse, window_reuse
 from golden.tiling import accumulate, dense_tiles, pair_tables, tile_groups
+from golden.windows import accumulate_windows, linear_config, window_tables, window_tiles
 from hw.engine import GROUP_SLOTS, word_layout
 
-__all__ = ["EngineImage", "kaleido_image", "baseline_image", "driver_image", "Scoreboard"]
+__all__ = ["EngineImage", "kaleido_image", "baseline_image", "driver_image", "Scoreboard", "linear_image"]
 
 
 @dataclass
@@ -38,11 +39,16 @@ class EngineImage:
     tiles: list = field(default_factory=list)
     schedule: str = "pairs"         # passes A-D over pairs, or dense tiles of tokens
     unpaired: bool = False          # the matcher bypassed (one step per slot)
+    linear: bool = False            # windows of a linear layer (a LINEAR pass, then B per partner)
+    partners: list = field(default_factory=list)      # linear: partners per group
 
-    @property
-    def scores_per_tile(self) -> int:
-        """Scores one column drains per tile: T0..T3 of R pairs, or R tokens' scores."""
-        return 4 if self.schedule == "pairs" else 1
+    @staticmethod
+    def drains(tile) -> int:
+        """Drains one column makes for a tile: T0..T3 of pairs, a window's members,
+        or the one score of a dense tile."""
+        if tile[0] == "windows":
+            return tile[2].partners + 1
+        return 4 if tile[0] == "pairs" else 1
 
     def settings(self) -> dict:
         """Values of the engine's static input ports."""
@@ -53,6 +59,8 @@ class EngineImage:
         if self.design == "kaleido":
             out["dense"] = int(self.schedule == "dense")
             out["unpaired"] = int(self.unpaired)
+            out["linear"] = int(self.linear)
+            out["partners"] = self.partners + [0] * (GROUP_SLOTS - len(self.partners))
         return out
 
 
@@ -108,6 +116,44 @@ def gemm_image(design: str, a: np.ndarray, b: np.ndarray, cfg: Config) -> Engine
     return _dense_image(design, a, b, cfg)
 
 
+def linear_image(x: np.ndarray, w: np.ndarray, cfg: Config, report) -> EngineImage:
+    """The image of ``Y~^T = W^T X~^T`` as the linear cycle model's ``report`` says
+    the driver runs it: windows (:mod:`golden.windows`), matcher bypassed or
+    not, or the dense schedule on ``X~``; the engine is built for
+    :func:`golden.windows.linear_config`. The Scoreboard's result is ``Y~^T``."""
+    heads = x.shape[1] // cfg.head_dim
+    lcfg = linear_config(cfg, heads)
+    if report.schedule == "dense":
+        return _dense_image("kaleido", np.ascontiguousarray(w.T), window_reuse(x, cfg).approx, lcfg)
+    tables = window_tables(x, cfg)
+    img = EngineImage("kaleido", [], [], len(tables), [t.width for t in tables], [], [], [], [],
+                      linear=True, partners=[t.partners for t in tables],
+                      unpaired=report.ran_as == "pe" and variant_parts(report.variant)[1])
+    outputs = w.shape[1]
+    for table in tables:
+        img.q_base.append(len(img.q_words))
+        img.q_tiles.append(-(-outputs // lcfg.rows))
+        for o0 in range(0, outputs, lcfg.rows):
+            for c in table.channels:
+                img.q_words.append(_pack("kaleido", [{"x0": int(w[c, o]), "x1": 0, "state": 0, "valid": 1}
+                                                     for o in range(o0, min(o0 + lcfg.rows, outputs))],
+                                         lcfg.rows))
+        img.k_base.append(len(img.k_words))
+        img.k_tiles.append(-(-table.windows // lcfg.cols))
+        for w0 in range(0, table.windows, lcfg.cols):
+            wins = range(w0, min(w0 + lcfg.cols, table.windows))
+            # One run of the group's channels per partner (a reference alone: one run).
+            for p in range(max(1, table.partners)):
+                for c in range(table.width):
+                    img.k_words.append(_pack("kaleido", [
+                        {"x0": int(table.x0[j, c]),
+                         "x1": int(table.x1[j, p, c]) if table.partners else 0,
+                         "state": int(table.state[j, p, c]) if table.partners else 0, "valid": 1}
+                        for j in wins], lcfg.cols))
+    img.tiles = [("windows", tile, tables[tile.group]) for tile in window_tiles(tables, outputs, lcfg)]
+    return img
+
+
 def baseline_image(q: np.ndarray, k: np.ndarray, cfg: Config) -> EngineImage:
     """Buffer images for the baseline engine: R (or C) tokens per word, all D channels."""
     return _dense_image("baseline", q, k, cfg)
@@ -146,7 +192,7 @@ class Scoreboard:
     def __init__(self, image: EngineImage, cfg: Config, n_q: int, n_k: int):
         self.image, self.cfg = image, cfg
         self.scores = np.zeros((n_q, n_k), np.int64)
-        self.per_tile = image.scores_per_tile * cfg.rows
+        self.offsets = np.cumsum([0] + [image.drains(t) * cfg.rows for t in image.tiles])
         self.arrivals = [[] for _ in range(cfg.cols)]          # (cycle, value) per column
 
     def push(self, column: int, value: int, cycle: int) -> None:
@@ -168,7 +214,7 @@ class Scoreboard:
 
     @property
     def expected_per_column(self) -> int:
-        return len(self.image.tiles) * self.per_tile
+        return int(self.offsets[-1])
 
     def result(self) -> np.ndarray:
         """The accumulated scores; raises if any column drained the wrong count."""
@@ -180,11 +226,14 @@ class Scoreboard:
                                      f"expected {self.expected_per_column}")
         out = self.scores.copy()
         for t, tile in enumerate(self.image.tiles):
-            block = np.array([col[t * self.per_tile:(t + 1) * self.per_tile] for col in columns],
-                             np.int64).T                            # [per_tile, C]
+            block = np.array([col[self.offsets[t]:self.offsets[t + 1]] for col in columns],
+                             np.int64).T                            # [drains * R, C]
             if tile[0] == "pairs":
                 _, tg, qtab, ktab = tile
                 accumulate(out, tg, qtab, ktab, block.reshape(4, R, C))
+            elif tile[0] == "windows":
+                _, tg, table = tile
+                accumulate_windows(out, tg, table, block.reshape(-1, R, C))
             else:
                 _, rows, cols = tile
                 out[np.ix_(list(rows), list(cols))] += block[:len(rows), :len(cols)]

@@ -1,0 +1,96 @@
+"""Cycle model of a linear layer ``X~ W`` on the engine (:mod:`golden.windows`),
+exact like :mod:`golden.cycle_model`, whose drain rule and tail it shares.
+
+Per tile group: the LINEAR pass streams every channel of the group; each
+partner's pass B streams the channels where some valid column's window is
+not a full reuse (one set for all partners, recorded during LINEAR), paired by
+the matcher when the variant has one; a partner beyond the PE's registers
+streams every channel, unpaired. The baseline, and Kaleido's dense fallback,
+tile ``W^T`` by ``X`` (``X~`` for Kaleido) plainly over all channels. With
+``schedule="auto"`` the driver takes the fewest cycles of: the passes with the
+matcher, without it, and the dense schedule; so Kaleido is never slower than
+the baseline array on the same layer.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .config import Config
+from .cycle_model import CycleReport, SCHEDULES, _TABLES, baseline_cycles, engine_cycles, tail_cycles, \
+    variant_parts
+from .matcher import column_needs, match
+from .pe import Mode
+from .windows import linear_config, window_tables, window_tiles
+
+__all__ = ["linear_tile_slots", "kaleido_linear_cycles", "baseline_linear_cycles"]
+
+
+def linear_tile_slots(tables, outputs: int, cfg: Config, with_matcher: bool):
+    """Issued slots and lane work of every pass of every tile group, as lists
+    (one ``[passes]`` array per tile group, in the controller's order)."""
+    lanes = _TABLES[cfg.accumulators]
+    slots, work = [], []
+    for tile in window_tiles(tables, outputs, cfg):
+        table = tables[tile.group]
+        cols = np.asarray(tile.k_pairs)
+        rv = len(tile.q_pairs)
+        G = table.width
+        s = [G]
+        w = [2 * rv * len(cols) * G]
+        if table.partners:
+            first = table.state[cols, 0]                          # [Cv, G]: the window's state
+            streamed = np.flatnonzero((first != 2).any(axis=0))
+            for p in range(table.partners):
+                state = table.state[cols, p]
+                if p >= cfg.accumulators - 1:
+                    chans, issued = np.arange(G), G
+                else:
+                    chans = streamed
+                    issued = len(chans)
+                    if with_matcher:
+                        needs = column_needs(Mode.B, np.zeros((rv, G), np.int64), first, cfg.accumulators)
+                        issued = len(match(chans, needs, cfg.lookahead))
+                s.append(issued)
+                w.append(int(rv * lanes[Mode.B, 0][state[:, chans]].sum()))
+        slots.append(np.array(s, np.int64))
+        work.append(np.array(w, np.int64))
+    return slots, work
+
+
+def baseline_linear_cycles(n: int, outputs: int, cfg: Config, heads: int) -> CycleReport:
+    """The baseline array on ``X W``: R outputs by C tokens, all channels."""
+    return baseline_cycles(outputs, n, linear_config(cfg, heads))
+
+
+def kaleido_linear_cycles(x: np.ndarray, outputs: int, cfg: Config, variant: str = "full",
+                          schedule: str = "auto") -> CycleReport:
+    """Cycles and lane work of the Kaleido engine on ``X~ W`` (``X`` int8 ``[N, heads*D]``,
+    ``outputs`` columns of ``W``). ``ran_as`` names what ran: a variant (the
+    scheduler does not apply to windows, so ``full`` runs as ``pe-m``) or ``dense``."""
+    if schedule not in SCHEDULES:
+        raise ValueError(f"unknown schedule {schedule!r}; choose one of {', '.join(SCHEDULES)}")
+    heads = x.shape[1] // cfg.head_dim
+    lcfg = linear_config(cfg, heads)
+    tables = window_tables(x, cfg)
+    with_matcher = variant_parts(variant)[1]
+
+    def windows(matcher: bool) -> CycleReport:
+        slots, work = linear_tile_slots(tables, outputs, lcfg, matcher)
+        engine = engine_cycles(np.concatenate(slots) if slots else np.zeros(0, np.int64), lcfg)
+        return CycleReport("kaleido", engine, engine - tail_cycles(lcfg), len(slots),
+                           int(sum(int(w.sum()) for w in work)), lcfg.rows * lcfg.cols, variant, engine, 0,
+                           "pairs", engine, "pe-m" if matcher else "pe")
+
+    own = windows(with_matcher)
+    if schedule == "pairs":
+        return own
+    dense = baseline_linear_cycles(x.shape[0], outputs, cfg, heads)
+    dense = CycleReport("kaleido", dense.cycles, dense.slots, dense.tiles, dense.lane_work, dense.pes,
+                        variant, dense.engine_cycles, 0, "dense", own.cycles, "dense")
+    if schedule == "dense":
+        return dense
+    options = [own] + ([windows(False)] if with_matcher else [])
+    best = min(options + [dense], key=lambda r: r.cycles)
+    best.pair_cycles = own.cycles
+    return best
