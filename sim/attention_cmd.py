@@ -192,7 +192,8 @@ def _head_stats(cfg, q, k, v, scale: float, design: str, head: dict) -> dict:
     }
 
 
-def register(sub, parser_class) -> None:
+def register(sub, parser_class):
+    """Add ``sim`` and its ``attention``; return the subcommands, for ``sim linear``."""
     p = sub.add_parser("sim", help="run the emitted RTL under cocotb")
     what = p.add_subparsers(dest="what", required=True, parser_class=parser_class)
     a = what.add_parser("attention", help="Q K^T on the simulated engine (with --v, the whole head)")
@@ -200,3 +201,4 @@ def register(sub, parser_class) -> None:
                                             "RTL (S~, the softmax unit, P V~) and write probs.npy and out.npy")
     add_args(a)
     a.set_defaults(func=cmd_sim_attention)
+    return what

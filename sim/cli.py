@@ -18,7 +18,7 @@ import sys
 from golden import ConfigError
 from golden.workload import WorkloadError
 
-from . import attention_cmd, blocks_cmd, golden_cmd, report, workload_cmd
+from . import attention_cmd, blocks_cmd, golden_cmd, linear_cmd, report, workload_cmd
 from .common import UserError
 
 __all__ = ["main", "build_parser"]
@@ -54,7 +54,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
     golden_cmd.register(sub, _Parser)
     blocks_cmd.register(sub, _Parser)
-    attention_cmd.register(sub, _Parser)
+    linear_cmd.register(attention_cmd.register(sub, _Parser), _Parser)
     report.register(sub)
     workload_cmd.register(sub, _Parser)
 

@@ -20,7 +20,7 @@ from .operands import add_operand_args, load_attention_inputs
 V_FIGURES = ("pv_dense_macs", "pv_oracle_macs", "mse", "psnr_db", "cosine",
              "float_mse", "float_psnr_db", "float_cosine")
 
-__all__ = ["register"]
+__all__ = ["register", "add_linear_args", "linear_inputs"]
 
 
 def cmd_golden_attention(args) -> int:
@@ -52,7 +52,11 @@ def cmd_golden_attention(args) -> int:
     return 0
 
 
-def _linear_inputs(args):
+def linear_inputs(args, **design):
+    """``(cfg, x, w)`` of ``golden linear``'s and ``sim linear``'s inputs; ``design``
+    adds the array's parameters to the config."""
+    if args.window < 1:
+        raise UserError(f"--window must be at least 1, got {args.window}")
     grid = triple(args.grid, "grid")
     check_tokens(grid)
     x_op = load_operand(args.x, None, "--x")
@@ -72,7 +76,7 @@ def _linear_inputs(args):
     if w.shape[0] != c:
         raise UserError(f"--w {args.w}: {w.shape[0]} rows, but --x has {c} channels")
     cfg = Config(partition=partition, grid=grid, full_bits=args.full_bits,
-                 partial_bits=args.partial_bits, window=args.window)
+                 partial_bits=args.partial_bits, window=args.window, **design)
     for name, op, path in (("x", x_op, args.x), ("w", w_op, args.w)):
         if op.quantized:
             print(f"kaleido: --{name} {path} holds floats: quantized to int8 with scale {op.scale:.6g}",
@@ -82,9 +86,7 @@ def _linear_inputs(args):
 
 def cmd_golden_linear(args) -> int:
     check_output_file(args.out)
-    if args.window < 1:
-        raise UserError(f"--window must be at least 1, got {args.window}")
-    cfg, x, w = _linear_inputs(args)
+    cfg, x, w = linear_inputs(args)
     res = linear_layer(x, w, cfg)
     with atomic_output(args.out, ".npz") as tmp:
         with open(tmp, "wb") as f:
@@ -99,6 +101,19 @@ def cmd_golden_linear(args) -> int:
     return 0
 
 
+def add_linear_args(p) -> None:
+    """The inputs of ``golden linear`` and ``sim linear``."""
+    p.add_argument("--x", required=True, metavar="X.npy",
+                   help="activations, int8 or float [N, C], C a whole number of heads")
+    p.add_argument("--w", required=True, metavar="W.npy", help="weights, int8 or float [C, O]")
+    p.add_argument("--grid", required=True, metavar="T,H,W", help="token grid")
+    add_partition_args(p, head_dim=True)
+    p.add_argument("--full-bits", type=int, default=5, metavar="F", help="full-reuse threshold bits (default 5)")
+    p.add_argument("--partial-bits", type=int, default=3, metavar="P",
+                   help="partial-reuse threshold bits (default 3)")
+    p.add_argument("--window", type=int, default=4, metavar="W", help="reuse window in tokens (default 4)")
+
+
 def register(sub, parser_class) -> None:
     golden = sub.add_parser("golden", help="the numpy golden model")
     gsub = golden.add_subparsers(dest="what", required=True, parser_class=parser_class)
@@ -111,15 +126,7 @@ def register(sub, parser_class) -> None:
     ga.set_defaults(func=cmd_golden_attention)
 
     gl = gsub.add_parser("linear", help="Y~ = X~ W with window reuse, and its op counts")
-    gl.add_argument("--x", required=True, metavar="X.npy",
-                    help="activations, int8 or float [N, C], C a whole number of heads")
-    gl.add_argument("--w", required=True, metavar="W.npy", help="weights, int8 or float [C, O]")
-    gl.add_argument("--grid", required=True, metavar="T,H,W", help="token grid")
-    add_partition_args(gl, head_dim=True)
-    gl.add_argument("--full-bits", type=int, default=5, metavar="F", help="full-reuse threshold bits (default 5)")
-    gl.add_argument("--partial-bits", type=int, default=3, metavar="P",
-                    help="partial-reuse threshold bits (default 3)")
-    gl.add_argument("--window", type=int, default=4, metavar="W", help="reuse window in tokens (default 4)")
+    add_linear_args(gl)
     gl.add_argument("--out", required=True, metavar="OUT.npz",
                     help="out (int64 X~ W [N, O]), exact (int64 X W) and x_states (int8 [N, C])")
     gl.add_argument("--json", action="store_true", help="print the figures as one JSON object")
