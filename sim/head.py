@@ -21,34 +21,14 @@ from pathlib import Path
 import numpy as np
 
 from golden import pair_reuse
-from golden.cycle_model import baseline_cycles, gemm_cycles
-from golden.softmax import softmax_cycles, softmax_scale, softmax_spec
+from golden.head_cycles import STAGES, baseline_head_cycles, pv_config
+from golden.softmax import softmax_scale
 
 from . import runner
 from .common import UserError
 from .simulate import first_failure, follow_progress, simulate
 
-__all__ = ["STAGES", "pv_config", "simulate_head", "baseline_head_cycles"]
-
-#: The head's stages, in order.
-STAGES = ("qk", "softmax", "pv")
-
-
-def pv_config(cfg):
-    """The design point ``P V~`` runs at: the same array, a reduction over the ``N`` keys."""
-    return cfg.with_(partition=(cfg.tokens, 0, 0), max_channels=None, acc_bits=None, pe_acc_bits=None)
-
-
-def softmax_model_cycles(cfg) -> int:
-    """Cycles of the softmax unit on a head's ``N`` rows."""
-    return softmax_cycles(softmax_spec(cfg.tokens, cfg.acc_bits), cfg.vector_lanes, cfg.tokens)
-
-
-def baseline_head_cycles(cfg) -> dict:
-    """Per-stage cycles of the baseline array's head (the cycle models)."""
-    n = cfg.tokens
-    return {"qk": baseline_cycles(n, n, cfg).cycles, "softmax": softmax_model_cycles(cfg),
-            "pv": gemm_cycles(n, cfg.head_dim, pv_config(cfg), "baseline").cycles}
+__all__ = ["STAGES", "pv_config", "simulate_head", "baseline_head_cycles", "run_softmax"]
 
 
 def run_softmax(cfg, scores: np.ndarray, scale: float, simulator: str, work: Path, label: str,

@@ -26,7 +26,7 @@ def test_report_writes_every_figure(tmp_path, monkeypatch):
     data = build_report(tmp_path / "r", jobs=2, rtl=False, sizes=sizes, workload="carphone",
                         clips=("carphone",))
     for name in ("fig7_directions", "fig9_reuse_vs_skip", "fig19_ablation", "fig21_array_size",
-                 "fig23_thresholds", "noise_sweep"):
+                 "fig23_thresholds", "noise_sweep", "fig20_block"):
         assert (tmp_path / "r" / f"{name}.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     # The figures' data: every direction of every group measured; fewer preserved bits save
     # more, and the hardware never executes less than the oracle; every array size reported.
@@ -36,8 +36,15 @@ def test_report_writes_every_figure(tmp_path, monkeypatch):
     assert [p["oracle_reduction"] for p in f23] == sorted((p["oracle_reduction"] for p in f23), reverse=True)
     assert all(p["hardware_reduction"] <= p["oracle_reduction"] + 1e-12 and p["speedup"] > 0 for p in f23)
     assert set(data["fig21"]) == {"2", "4", "8", "16"}
+    # The block: every threshold pair for both PEs; never slower than the baseline array,
+    # and reuse in every layer never slower than in attention alone by more than its heads.
+    assert len(data["fig20"]) == 10
+    for p in data["fig20"]:
+        assert p["attention"]["speedup"] >= 1 and p["all"]["speedup"] >= 1
+        assert all(p["all"]["layers"][name] <= p["attention"]["layers"][name] for name in
+                   ("qkv", "proj", "mlp1", "mlp2"))
     text = (tmp_path / "r" / "report.md").read_text()
-    for heading in ("Fig. 7", "Fig. 9", "Fig. 19", "Fig. 21", "Fig. 23", "Table 2", "Paper:",
+    for heading in ("Fig. 7", "Fig. 9", "Fig. 19", "Fig. 20", "Fig. 21", "Fig. 23", "Table 2", "Paper:",
                     "Real video against the proxy", "denoising step", "video **carphone**"):
         assert heading in text
     # The workload table: proxy and the clip at every threshold pair; fewer preserved bits

@@ -1,11 +1,11 @@
-"""The whole head's plumbing: P V~'s design point and the baseline's stage cycles."""
+"""The whole head's cycle model: P V~'s design point and the stage cycles."""
 
 import numpy as np
 
 from golden import Config
 from golden.cycle_model import baseline_cycles
 from golden.softmax import softmax_cycles, softmax_spec
-from sim.head import STAGES, baseline_head_cycles, pv_config
+from golden.head_cycles import STAGES, baseline_head_cycles, kaleido_head_cycles, pv_config
 
 
 def test_pv_config_reduces_over_the_keys():
@@ -27,3 +27,13 @@ def test_baseline_head_cycles_are_the_stage_models():
     # P V~: N x D outputs, each reduced over the N keys.
     assert stages["pv"] == baseline_cycles(n, cfg.head_dim, pv_config(cfg)).cycles
     assert np.all(np.array(list(stages.values())) > 0)
+
+
+def test_kaleido_head_cycles_differ_only_in_qk(rng):
+    cfg = Config(partition=(4, 2, 2), grid=(2, 4, 4))
+    q = rng.integers(-128, 128, (cfg.tokens, cfg.head_dim), dtype=np.int8)
+    k = np.clip(q + rng.integers(-3, 4, q.shape), -128, 127).astype(np.int8)
+    kal, base = kaleido_head_cycles(q, k, cfg), baseline_head_cycles(cfg)
+    assert tuple(kal) == STAGES
+    assert (kal["softmax"], kal["pv"]) == (base["softmax"], base["pv"])
+    assert kal["qk"] <= base["qk"]
