@@ -33,7 +33,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .config import DIRECTIONS, GROUPS, Config
+from .config import DIRECTIONS, Config
 from .reuse import COMPUTE, FULL, window_reuse
 from .tiling import TileGroup
 

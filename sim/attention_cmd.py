@@ -13,12 +13,8 @@ join the outputs, and ``stats.json`` gains the stages' cycles.
 
 from __future__ import annotations
 
-import json
 import math
-import os
 import shutil
-import tempfile
-from pathlib import Path
 
 import numpy as np
 
@@ -27,7 +23,8 @@ from golden.attention import expected_head
 from golden.cycle_model import SCHEDULES, VARIANTS, baseline_cycles
 
 from . import runner
-from .common import UserError, add_accumulators_arg, atomic_output, check_output_dir, print_json
+from .common import (UserError, add_accumulators_arg, check_output_dir, print_json, run_folder, write_json,
+                     write_npy)
 from .operands import add_operand_args, load_attention_inputs
 from .energy import run_energy
 from .head import STAGES, baseline_head_cycles, simulate_head
@@ -68,11 +65,6 @@ def add_args(p) -> None:
                         "made if missing)")
 
 
-def _stale(out: Path) -> list[Path]:
-    # The last run's results: gone before this run starts, so a failure leaves no old figures.
-    return [out / n for n in OUTPUTS] + [p for p in out.glob("*") if p.suffix in WAVE_SUFFIXES]
-
-
 def cmd_sim_attention(args) -> int:
     if args.design == "baseline" and args.variant not in ("pe", "full"):
         raise UserError("the baseline has no dispatcher: --variant applies to --design kaleido")
@@ -83,13 +75,7 @@ def cmd_sim_attention(args) -> int:
     cfg, ops = load_attention_inputs(args, ("q", "k", "v"))
     q, k = ops["q"].data, ops["k"].data
     v = ops.get("v")
-    out = Path(args.out)
-    created = not out.exists()
-    out.mkdir(parents=True, exist_ok=True)
-    for old in _stale(out):
-        old.unlink(missing_ok=True)
-    work = Path(tempfile.mkdtemp(prefix=".work-", dir=out))
-    try:
+    with run_folder(args.out, OUTPUTS, WAVE_SUFFIXES) as (out, work):
         if v is None:
             rtl = simulate(cfg, q, k, args.design, simulator, work, args.waves,
                            label=f"{args.design} {args.variant} on {simulator}", variant=args.variant,
@@ -135,21 +121,9 @@ def cmd_sim_attention(args) -> int:
                 stats["energy_scope"] = "qk stage only"
         if v is not None:
             for name in ("probs", "out"):
-                with atomic_output(str(out / f"{name}.npy"), ".npy") as tmp:
-                    with open(tmp, "wb") as f:
-                        np.save(f, head[name])
-        with atomic_output(str(out / "scores.npy"), ".npy") as tmp:
-            with open(tmp, "wb") as f:
-                np.save(f, rtl["scores"])
-        with atomic_output(str(out / "stats.json"), ".json") as tmp:
-            Path(tmp).write_text(json.dumps(stats, indent=2, sort_keys=True) + "\n")
-    except BaseException:
-        if created and not os.environ.get("KALEIDO_KEEP_WORK"):
-            shutil.rmtree(out, ignore_errors=True)      # a folder this run made holds nothing of use
-        raise
-    finally:
-        if not os.environ.get("KALEIDO_KEEP_WORK"):
-            shutil.rmtree(work, ignore_errors=True)
+                write_npy(out / f"{name}.npy", head[name])
+        write_npy(out / "scores.npy", rtl["scores"])
+        write_json(out / "stats.json", stats)
     if args.json:
         print_json(stats)
     else:

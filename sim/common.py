@@ -7,8 +7,10 @@ from __future__ import annotations
 import json
 import math
 import os
+import shutil
 import tempfile
 from contextlib import contextmanager
+from pathlib import Path
 
 import numpy as np
 
@@ -131,6 +133,48 @@ def atomic_output(path: str, suffix: str = ""):
     finally:
         if os.path.exists(tmp):
             os.unlink(tmp)
+
+
+def write_npy(path, array) -> None:
+    """``np.save`` to ``path``, whole or not at all."""
+    with atomic_output(str(path), ".npy") as tmp:
+        with open(tmp, "wb") as f:
+            np.save(f, array)
+
+
+def write_json(path, obj) -> None:
+    """``obj`` as indented JSON (keys sorted) to ``path``, whole or not at all."""
+    with atomic_output(str(path), ".json") as tmp:
+        with open(tmp, "w") as f:
+            f.write(json.dumps(obj, indent=2, sort_keys=True) + "\n")
+
+
+@contextmanager
+def run_folder(path: str, outputs: tuple, stale_suffixes: tuple = ()):
+    """The output folder of a simulation command, yielded as ``(folder, scratch)``.
+
+    The folder is made if missing and the last run's ``outputs`` (and files
+    ending in ``stale_suffixes``) leave it first, so a failed run leaves no old
+    figures; ``scratch`` is a ``.work-*`` folder inside it for the simulators.
+    On failure a folder this run made is removed whole; the scratch folder
+    always goes. ``KALEIDO_KEEP_WORK=1`` keeps both, to look into.
+    """
+    out = Path(path)
+    created = not out.exists()
+    out.mkdir(parents=True, exist_ok=True)
+    for old in [out / n for n in outputs] + [p for p in out.glob("*") if p.suffix in stale_suffixes]:
+        old.unlink(missing_ok=True)
+    work = Path(tempfile.mkdtemp(prefix=".work-", dir=out))
+    keep = os.environ.get("KALEIDO_KEEP_WORK")
+    try:
+        yield out, work
+    except BaseException:
+        if created and not keep:
+            shutil.rmtree(out, ignore_errors=True)      # a folder this run made holds nothing of use
+        raise
+    finally:
+        if not keep:
+            shutil.rmtree(work, ignore_errors=True)
 
 
 def json_safe(obj):

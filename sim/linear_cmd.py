@@ -8,11 +8,7 @@ command writes ``out.npy`` and ``stats.json``.
 
 from __future__ import annotations
 
-import json
-import os
 import shutil
-import tempfile
-from pathlib import Path
 
 import numpy as np
 
@@ -23,7 +19,8 @@ from golden.linear_cycles import baseline_linear_cycles
 
 from . import runner
 from .attention_cmd import VARIANT_HELP
-from .common import UserError, add_accumulators_arg, atomic_output, check_output_dir, print_json
+from .common import (UserError, add_accumulators_arg, check_output_dir, print_json, run_folder, write_json,
+                     write_npy)
 from .golden_cmd import add_linear_args, linear_inputs
 from .simulate import WAVE_SUFFIXES, pick_simulator
 
@@ -49,13 +46,7 @@ def cmd_sim_linear(args) -> int:
     simulator = pick_simulator(args.simulator)
     cfg, x, w = linear_inputs(args, rows=args.rows, cols=args.cols, accumulators=args.accumulators)
     variant = "pe" if args.design == "baseline" else args.variant
-    out = Path(args.out)
-    created = not out.exists()
-    out.mkdir(parents=True, exist_ok=True)
-    for old in [out / n for n in OUTPUTS] + [p for p in out.glob("*") if p.suffix in WAVE_SUFFIXES]:
-        old.unlink(missing_ok=True)
-    work = Path(tempfile.mkdtemp(prefix=".work-", dir=out))
-    try:
+    with run_folder(args.out, OUTPUTS, WAVE_SUFFIXES) as (out, work):
         rtl = simulate_linear(cfg, x, w, args.design, simulator, work, variant, args.schedule, args.waves,
                               label=f"{args.design} {variant} linear on {simulator}")
         if args.waves:
@@ -84,18 +75,8 @@ def cmd_sim_linear(args) -> int:
             "window": cfg.window, "full_bits": cfg.full_bits, "partial_bits": cfg.partial_bits,
             "accumulators": cfg.accumulators, "tile_groups": model["tiles"],
         }
-        with atomic_output(str(out / "out.npy"), ".npy") as tmp:
-            with open(tmp, "wb") as f:
-                np.save(f, rtl["out"])
-        with atomic_output(str(out / "stats.json"), ".json") as tmp:
-            Path(tmp).write_text(json.dumps(stats, indent=2, sort_keys=True) + "\n")
-    except BaseException:
-        if created and not os.environ.get("KALEIDO_KEEP_WORK"):
-            shutil.rmtree(out, ignore_errors=True)      # a folder this run made holds nothing of use
-        raise
-    finally:
-        if not os.environ.get("KALEIDO_KEEP_WORK"):
-            shutil.rmtree(work, ignore_errors=True)
+        write_npy(out / "out.npy", rtl["out"])
+        write_json(out / "stats.json", stats)
     if args.json:
         print_json(stats)
     else:
