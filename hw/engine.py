@@ -29,6 +29,14 @@ pass finished; one final slot drains the last score. A drain waits, one empty
 slot at a time, only while the last drain of its slot's parity is fewer than
 ``2R`` slots ago (:mod:`golden.drain`, which the cycle model shares).
 
+Linear layers (Kaleido, ``linear = 1``; :mod:`golden.windows`): the Q buffer
+holds outputs' weights, the K buffer windows, one run of a group's channels
+per partner (``x0`` the window's reference, ``x1`` that partner's ``x~``,
+``state`` the window's). A tile group is a LINEAR pass over every channel, then
+one pass B per partner (``partners[g]``) on that partner's words, over the
+channels pass LINEAR found some window not fully reused in (all of them for
+a partner beyond the PE's registers); the hand-overs are R1, R2, R1.
+
 Dense schedule (Kaleido, ``dense = 1``): the buffers hold tokens of ``Q~`` and
 ``K~`` (``x0``, state 0) tiled like the baseline's, the controller runs one pass
 A of all ``D`` channels per tile and drains R0, exactly as the baseline engine
@@ -133,6 +141,11 @@ class AttentionEngine(wiring.Component):
     dense : In(1)
         Kaleido only: run the dense schedule (one pass A of all ``dg[0]`` channels per
         tile, buffers holding tokens) instead of passes A-D.
+    linear : In(1)
+        Kaleido only: run a linear layer's windows (a LINEAR pass, then pass B per
+        partner) instead of passes A-D; ``dense`` takes precedence.
+    partners : In(range(MAX_PARTNERS + 1)).array(GROUP_SLOTS)
+        Kaleido, linear only: per group, the partners of each window's reference.
     unpaired : In(1)
         Kaleido only: bypass the matcher's pairing (one step per slot, natural order);
         no effect without a matcher. The driver sets it where pairing would not pay.
@@ -265,7 +278,7 @@ class AttentionEngine(wiring.Component):
             with m.If(needs.a_in_s1):
                 m.d.sync += need[p].bit_select(s1.chan, 1).eq(needs.bits[p])
         # A linear partner the PE has no register for (the 3-register PE's third)
-        # runs as a whole product on every channel, from R0 = 0 (DESIGN.md §5.2).
+        # runs as a whole product on every channel, from R0 = 0 (golden.windows).
         beyond = Signal()
         m.d.comb += beyond.eq(linear & (part >= cfg.accumulators - 1))
         pass_set = Signal(G)
