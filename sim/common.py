@@ -47,8 +47,10 @@ def check_tokens(grid: tuple[int, int, int]) -> None:
                         f"are taken (its scores alone would need {gib:.3g} GiB)")
 
 
-def add_partition_args(p, required: bool = True, head_dim: bool = False) -> None:
-    """``--partition Dt,Dy,Dx`` or ``--model NAME`` (with ``--head-dim D`` when asked)."""
+def add_partition_args(p, required: bool = True, head_dim: bool = False,
+                       head_dim_default: str = "128") -> None:
+    """``--partition Dt,Dy,Dx`` or ``--model NAME`` (with ``--head-dim D`` when asked;
+    ``head_dim_default`` says what the command takes without it)."""
     part = p.add_mutually_exclusive_group(required=required)
     part.add_argument("--partition", metavar="Dt,Dy,Dx",
                       help="channels of the t-, y- and x-group, in that order")
@@ -56,7 +58,7 @@ def add_partition_args(p, required: bool = True, head_dim: bool = False) -> None
                       help="take the partition from a model's 3-D RoPE"
                            + (" at --head-dim channels" if head_dim else " at the operands' width"))
     if head_dim:
-        p.add_argument("--head-dim", type=int, metavar="D", help="head dimension with --model (default 128)")
+        p.add_argument("--head-dim", type=int, metavar="D", help=f"head dimension with --model (default {head_dim_default})")
 
 
 def add_accumulators_arg(p) -> None:

@@ -107,7 +107,7 @@ def add_linear_args(p) -> None:
                    help="activations, int8 or float [N, C], C a whole number of heads")
     p.add_argument("--w", required=True, metavar="W.npy", help="weights, int8 or float [C, O]")
     p.add_argument("--grid", required=True, metavar="T,H,W", help="token grid")
-    add_partition_args(p, head_dim=True)
+    add_partition_args(p, head_dim=True, head_dim_default="C: one head of all the channels")
     p.add_argument("--full-bits", type=int, default=5, metavar="F", help="full-reuse threshold bits (default 5)")
     p.add_argument("--partial-bits", type=int, default=3, metavar="P",
                    help="partial-reuse threshold bits (default 3)")
