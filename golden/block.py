@@ -33,7 +33,7 @@ from .config import Config
 from .head_cycles import baseline_head_cycles, kaleido_head_cycles
 from .linear_cycles import baseline_linear_cycles, kaleido_linear_cycles
 from .reuse import pair_reuse, window_reuse
-from .workload import _rope, quantize
+from .workload import rope, quantize
 
 __all__ = ["SCOPES", "LAYERS", "block_weights", "run_block", "block_figures"]
 
@@ -85,8 +85,8 @@ def run_block(x: np.ndarray, cfg: Config, weights: dict, scope: str, variant: st
     out = np.zeros((n, c))
     for h in range(heads):
         sl = slice(h * D, (h + 1) * D)
-        q, sq = quantize(_rope(qkv[:, sl], cfg, coords))
-        k, sk = quantize(_rope(qkv[:, c + h * D:c + (h + 1) * D], cfg, coords))
+        q, sq = quantize(rope(qkv[:, sl], cfg, coords))
+        k, sk = quantize(rope(qkv[:, c + h * D:c + (h + 1) * D], cfg, coords))
         v, sv = quantize(qkv[:, 2 * c + h * D:2 * c + (h + 1) * D])
         base = baseline_head_cycles(cfg)
         cycles["baseline"][f"head{h}"] = sum(base.values())

@@ -11,7 +11,7 @@ import numpy as np
 from .config import GROUPS, Config
 
 __all__ = ["Operand", "WorkloadError", "quantize", "load_operand", "proxy_workload",
-           "embed_tokens", "INT8_SCALE"]
+           "embed_tokens", "rope", "INT8_SCALE"]
 
 #: Scale assumed for operands that arrive already as int8: the codes span ±1.
 INT8_SCALE = 1.0 / 127
@@ -137,9 +137,9 @@ def _bilinear(img: np.ndarray, ys: np.ndarray, xs: np.ndarray) -> np.ndarray:
     return (a * (1 - fx) + b * fx) * (1 - fy) + (c * (1 - fx) + d * fx) * fy
 
 
-def _rope(x: np.ndarray, cfg: Config, coords: np.ndarray) -> np.ndarray:
-    # 3-D RoPE: each group rotates its channel pairs by its own coordinate
-    # (t-group by t, y-group by y, x-group by x), frequencies base**(-2i/Dg).
+def rope(x: np.ndarray, cfg: Config, coords: np.ndarray) -> np.ndarray:
+    """3-D RoPE of ``x [N, D]`` at token ``coords [N, 3]`` (t, y, x): each group rotates
+    its channel pairs by its own coordinate, frequencies ``10000**(-2i/Dg)``."""
     out = x.copy()
     for axis, name in enumerate(GROUPS):
         sl = cfg.group_slices[name]
@@ -206,6 +206,6 @@ def embed_tokens(tokens: np.ndarray, cfg: Config, rng: np.random.Generator) -> d
     wq, wk, wv = (rng.standard_normal((model_dim, D)) / math.sqrt(model_dim) for _ in range(3))
     t, y, xx = np.meshgrid(np.arange(T), np.arange(H), np.arange(W), indexing="ij")
     coords = np.stack([t.ravel(), y.ravel(), xx.ravel()], axis=1).astype(np.float64)
-    q = _rope(x @ wq, cfg, coords)
-    k = _rope(x @ wk, cfg, coords)
+    q = rope(x @ wq, cfg, coords)
+    k = rope(x @ wk, cfg, coords)
     return {"q": q.astype(np.float32), "k": k.astype(np.float32), "v": (x @ wv).astype(np.float32)}

@@ -30,7 +30,7 @@ from golden.cycle_model import baseline_cycles, gemm_cycles, kaleido_cycles, kal
 from golden.scheduler import Assignment
 
 from .common import start
-from .engine_image import Scoreboard, baseline_image, driver_image, gemm_image
+from .engine_image import Scoreboard, baseline_image, check_run, driver_image, gemm_image
 
 WORK = Path(os.environ.get("KALEIDO_WORK", "."))
 DESIGN = os.environ.get("KALEIDO_DESIGN", "kaleido")
@@ -139,9 +139,4 @@ async def attention(dut):
     np.save(WORK / "scores.npy", scores)
     (WORK / "rtl.json").write_text(json.dumps(rtl))
     # The checker: scores bit for bit, cycles and lane work equal to the model.
-    bad = np.argwhere(scores != golden)
-    assert bad.size == 0, (f"{len(bad)} scores differ from the golden model, first at "
-                           f"{tuple(bad[0])}: RTL {scores[tuple(bad[0])]} golden {golden[tuple(bad[0])]}")
-    assert rtl["cycles"] == rtl["last_out"], f"cycle counter {rtl['cycles']} != last output {rtl['last_out']}"
-    assert rtl["cycles"] == model.engine_cycles, f"RTL {rtl['cycles']} cycles, model {model.engine_cycles}"
-    assert rtl["lane_work"] == model.lane_work, f"RTL lane work {rtl['lane_work']}, model {model.lane_work}"
+    check_run(scores, golden, rtl, model)

@@ -21,7 +21,8 @@ from golden.tiling import accumulate, dense_tiles, pair_tables, tile_groups
 from golden.windows import accumulate_windows, linear_config, window_tables, window_tiles
 from hw.engine import GROUP_SLOTS, word_layout
 
-__all__ = ["EngineImage", "kaleido_image", "baseline_image", "driver_image", "Scoreboard", "linear_image"]
+__all__ = ["EngineImage", "kaleido_image", "baseline_image", "driver_image", "Scoreboard", "linear_image",
+           "check_run"]
 
 
 @dataclass
@@ -238,3 +239,15 @@ class Scoreboard:
                 _, rows, cols = tile
                 out[np.ix_(list(rows), list(cols))] += block[:len(rows), :len(cols)]
         return out
+
+
+def check_run(got: np.ndarray, want: np.ndarray, rtl: dict, model, what: str = "scores") -> None:
+    """The checker of an engine run: the result bit for bit against golden, the
+    cycle counter on the last output, and cycles and lane work equal to the
+    cycle model's ``model``."""
+    bad = np.argwhere(got != want)
+    assert bad.size == 0, (f"{len(bad)} {what} differ from the golden model, first at "
+                           f"{tuple(bad[0])}: RTL {got[tuple(bad[0])]} golden {want[tuple(bad[0])]}")
+    assert rtl["cycles"] == rtl["last_out"], f"cycle counter {rtl['cycles']} != last output {rtl['last_out']}"
+    assert rtl["cycles"] == model.engine_cycles, f"RTL {rtl['cycles']} cycles, model {model.engine_cycles}"
+    assert rtl["lane_work"] == model.lane_work, f"RTL lane work {rtl['lane_work']}, model {model.lane_work}"

@@ -29,7 +29,7 @@ from golden.linear_cycles import baseline_linear_cycles, kaleido_linear_cycles
 
 from .attention_tb import Loader, Monitor
 from .common import start
-from .engine_image import Scoreboard, baseline_image, linear_image
+from .engine_image import Scoreboard, baseline_image, check_run, linear_image
 
 WORK = Path(os.environ.get("KALEIDO_WORK", "."))
 DESIGN = os.environ.get("KALEIDO_DESIGN", "kaleido")
@@ -72,9 +72,4 @@ async def linear(dut):
            "dense_macs": layer.dense_macs, "oracle_macs": layer.reuse_macs}
     np.save(WORK / "out.npy", out)
     (WORK / "rtl.json").write_text(json.dumps(rtl))
-    bad = np.argwhere(out != golden)
-    assert bad.size == 0, (f"{len(bad)} outputs differ from the golden model, first at "
-                           f"{tuple(bad[0])}: RTL {out[tuple(bad[0])]} golden {golden[tuple(bad[0])]}")
-    assert rtl["cycles"] == rtl["last_out"], f"cycle counter {rtl['cycles']} != last output {rtl['last_out']}"
-    assert rtl["cycles"] == model.engine_cycles, f"RTL {rtl['cycles']} cycles, model {model.engine_cycles}"
-    assert rtl["lane_work"] == model.lane_work, f"RTL lane work {rtl['lane_work']}, model {model.lane_work}"
+    check_run(out, golden, rtl, model, "outputs")
