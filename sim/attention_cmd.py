@@ -26,7 +26,7 @@ from . import runner
 from .common import (UserError, add_accumulators_arg, check_output_dir, print_json, run_folder, write_json,
                      write_npy)
 from .operands import add_operand_args, load_attention_inputs
-from .energy import run_energy
+from .energy import head_energy, run_energy
 from .head import STAGES, baseline_head_cycles, simulate_head
 from .simulate import WAVE_SUFFIXES, pick_simulator, simulate
 
@@ -119,6 +119,7 @@ def cmd_sim_attention(args) -> int:
             stats.update(run_energy(cfg, q, k, args.design, args.variant, rtl["cycles"], args.schedule))
             if v is not None:
                 stats["energy_scope"] = "qk stage only"
+                stats.update(head_energy(cfg, args.design, stats["stages"], stats))
         if v is not None:
             for name in ("probs", "out"):
                 write_npy(out / f"{name}.npy", head[name])
@@ -141,7 +142,8 @@ def cmd_sim_attention(args) -> int:
             per = ", ".join(f"{s} {stats['stages'][s]['cycles']}" for s in STAGES)
             print(f"  whole head: out {'matches' if stats['out_match'] else 'DIFFERS'}, "
                   f"{stats['head_cycles']} cycles ({per}; model {stats['head_model_cycles']}), "
-                  f"baseline {stats['head_baseline_cycles']}: speedup {stats['head_speedup']:.3f}")
+                  f"baseline {stats['head_baseline_cycles']}: speedup {stats['head_speedup']:.3f}"
+                  + (f", {stats['head_energy_pj'] / 1e3:.1f} nJ" if stats.get("head_energy_pj") is not None else ""))
     ok = stats["scores_match"] and stats["cycles_match"]
     if v is not None:
         ok = ok and stats["out_match"] and stats["probs_match"] and stats["head_cycles_match"]

@@ -129,7 +129,7 @@ def cmd_power(args) -> int:
     from synth.power import ACTIONS, energy_per_action
 
     if args.block not in ACTIONS:
-        raise UserError(f"energy per action is measured for the PEs and the dispatcher ({', '.join(ACTIONS)}), "
+        raise UserError(f"energy per action is measured for the PEs, the dispatcher and the softmax unit ({', '.join(ACTIONS)}), "
                         f"not {args.block}; kaleido timing takes every block")
     res = _signoff(args, energy_per_action)
     if args.json:
@@ -164,7 +164,7 @@ def register(sub, parser_class) -> None:
     t.add_argument("--json", action="store_true", help="print the figures as one JSON object")
     t.set_defaults(func=cmd_timing)
 
-    pw = sub.add_parser("power", help="energy per action of a PE (OpenSTA report_power under measured activity)")
+    pw = sub.add_parser("power", help="energy per action of a PE, a dispatcher block or the softmax unit (OpenSTA report_power under measured activity)")
     add_block_args(pw)
     pw.add_argument("--liberty", metavar="FILE", help="standard cells (default: OSU018, which make setup fetches)")
     pw.add_argument("--json", action="store_true", help="print the figures as one JSON object")

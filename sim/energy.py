@@ -10,7 +10,7 @@ from golden.cycle_model import (baseline_cycles, executed_products, kaleido_cycl
                                 variant_parts)
 from golden.energy import unit_energy, workload_energy
 
-__all__ = ["run_energy", "dispatcher_energy", "SCOPE", "DISPATCHER_SCOPE"]
+__all__ = ["run_energy", "dispatcher_energy", "head_energy", "SCOPE", "DISPATCHER_SCOPE", "HEAD_SCOPE"]
 
 SCOPE = ("the PE array: clock, products, register loads, drain, leakage; and the dispatcher where "
          "the variant has one")
@@ -21,6 +21,12 @@ DISPATCHER_SCOPE = (
     "arrays it feeds, as in the area split; the matcher (one per array) is busy for every engine cycle "
     "of passes A-D when the run pairs (an upper bound: pass C does not use it). Busy energy is measured "
     "under random data, an upper bound on a head's correlated strings.")
+
+
+HEAD_SCOPE = (
+    "qk: as energy_scope says; softmax: the vector unit busy for every cycle of its stage (random-score "
+    "activity), at its own fmax, plus leakage; pv: the array's PEs (built for P V~'s reduction) on the "
+    "dense schedule, every product a full one, at that array's fmax. The stages do not overlap.")
 
 
 def dispatcher_energy(cfg, q, k, variant: str, report, liberty: str, cycles: int) -> dict:
@@ -87,3 +93,39 @@ def run_energy(cfg, q, k, design: str, variant: str, cycles: int, schedule: str 
     if dispatcher:
         res["dispatcher_scope"] = DISPATCHER_SCOPE
     return res
+
+
+def head_energy(cfg, design: str, stages: dict, qk: dict) -> dict:
+    """``head_energy_pj``, its split by stage and ``head_time_us`` of a whole head
+    whose ``S~`` stage measured ``qk`` (:func:`run_energy`'s result), as
+    :data:`HEAD_SCOPE` says; ``stages`` holds each stage's ``cycles``. Nulls and
+    a note when the figures cannot be measured here."""
+    from golden.head_cycles import pv_config
+    from synth.flow import SynthError, default_liberty
+    from synth.power import energy_per_action
+    from synth.sta import StaError
+    from synth.timing import block_timing
+
+    if qk.get("energy_pj") is None:
+        return {"head_energy_pj": None, "head_time_us": None}
+    liberty = default_liberty()
+    pv_cfg = pv_config(cfg)
+    pe, array = ("pe", "array") if design == "kaleido" else ("baseline-pe", "baseline-array")
+    try:
+        soft = energy_per_action("softmax", cfg, liberty)
+        soft_clock = block_timing("softmax", cfg, liberty)["fmax_mhz"]
+        per_action = energy_per_action(pe, pv_cfg, liberty)
+        pv_clock = block_timing(array, pv_cfg, liberty)["fmax_mhz"]
+    except (SynthError, StaError) as exc:
+        return {"head_energy_pj": None, "head_time_us": None, "head_energy_note": str(exc)}
+    n, d = cfg.tokens, cfg.head_dim
+    soft_cycles, pv_cycles = stages["softmax"]["cycles"], stages["pv"]["cycles"]
+    pv = workload_energy(pv_cycles, cfg.rows, cfg.cols, n * n * d, 0,
+                         baseline_cycles(n, d, pv_cfg).tiles, per_action["energy_pj"],
+                         per_action["leakage_uw"], pv_clock)
+    split = {"qk": qk["energy_pj"],
+             "softmax": unit_energy(soft_cycles, soft_cycles, soft["energy_pj"], soft["leakage_uw"], soft_clock),
+             "pv": pv["energy_pj"]}
+    return {"head_energy_pj": sum(split.values()), "head_energy_split_pj": split,
+            "head_time_us": qk["time_us"] + soft_cycles / soft_clock + pv["time_us"],
+            "head_energy_scope": HEAD_SCOPE}

@@ -24,17 +24,20 @@ The exact PE (``Config.accumulators = 4``) has two more:
 The baseline PE has ``full_mac``, ``idle``, ``hand_over`` (a clear) and
 ``drain_shift``.
 
-The dispatcher's blocks have two: ``busy`` and ``idle`` (inputs held, the
-clock running). Their registers are inside them, not ports, so their benches
-read every register's toggles from the simulator's VCD. Busy stimulus is
-seeded random data, which toggles more than a real head's correlated strings
-and needs: an upper bound.
+The dispatcher's blocks and the softmax unit have two: ``busy`` and ``idle``
+(inputs held, the clock running). Their registers are inside them, not ports,
+so their benches read every register's toggles from the simulator's VCD. Busy
+stimulus is seeded random data, which toggles more than a real head's
+correlated strings, needs and scores: an upper bound.
 
 - ``scheduler``: a string stream that offers a new random string whenever
   the queue takes one, ending a batch at random about once per queue depth;
   the unit fills, draws pivots and assigns as it would on a head;
 - ``matcher``: every cycle a table write of random needs to a random channel,
-  a random set of remaining steps and a random table (B or D) to look up.
+  a random set of remaining steps and a random table (B or D) to look up;
+- ``softmax``: a score beat offered every cycle (random scores whose exponents
+  span the unit's table), codes taken every cycle; the unit runs its four
+  phases, the divider included, as on a head's rows.
 """
 
 from __future__ import annotations
@@ -48,18 +51,28 @@ from amaranth.sim import Simulator
 
 from golden.config import Config
 from golden.pe import NIBBLES, Load, Mode
+from golden.softmax import softmax_cycles, softmax_scale, softmax_spec
 from hw.matcher import Matcher
 from hw.pe import PE, BaselinePE
 from hw.scheduler import Scheduler
+from hw.softmax import SoftmaxUnit
 
-__all__ = ["ACTIONS", "EXACT_ACTIONS", "actions", "activity"]
+__all__ = ["ACTIONS", "EXACT_ACTIONS", "UNITS", "actions", "activity"]
 
 ACTIONS = {
     "pe": ("full_mac", "nibble_mac", "paired_nibbles", "idle", "hand_over", "drain_shift"),
     "baseline-pe": ("full_mac", "idle", "hand_over", "drain_shift"),
     "scheduler": ("busy", "idle"),
     "matcher": ("busy", "idle"),
+    "softmax": ("busy", "idle"),
 }
+
+#: The blocks whose registers are internal: their activity comes from a VCD.
+UNITS = {"scheduler": Scheduler, "matcher": Matcher, "softmax": SoftmaxUnit}
+
+#: The softmax bench's scores: uniform in +-SOFTMAX_SPAN, at a scale that takes
+#: the largest difference to about 2**-24, past the end of any exponent table.
+SOFTMAX_SPAN = 1 << 10
 
 #: What only the exact PE does.
 EXACT_ACTIONS = ("row_nibble", "tapped_mac")
@@ -142,8 +155,8 @@ def activity(block: str, cfg: Config, action: str, cycles: int = 256, seed: int 
     """
     if action not in actions(block, cfg):
         raise ValueError(f"{block} has no action {action!r}; it has {', '.join(actions(block, cfg))}")
-    if block in ("scheduler", "matcher"):
-        return _dispatcher_activity(block, cfg, action, cycles, seed)
+    if block in UNITS:
+        return _unit_activity(block, cfg, action, cycles, seed)
     dut = PE(cfg) if block == "pe" else BaselinePE(cfg)
     members = list(dut.signature.flatten(dut))
     ins = [(p, v) for p, m, v in members if m.flow == wiring.In]
@@ -185,8 +198,20 @@ def activity(block: str, cfg: Config, action: str, cycles: int = 256, seed: int 
     return {"inputs": rates(0), "flops": rates(1), "cycles": cycles, "action": action, "block": block}
 
 
-def _dispatcher_stimulus(block: str, dut, cfg: Config, action: str, rnd: random.Random):
-    """An async ``step(ctx)`` that sets one cycle's inputs of a dispatcher block."""
+def _unit_stimulus(block: str, dut, cfg: Config, action: str, rnd: random.Random):
+    """An async ``step(ctx)`` that sets one cycle's inputs of a dispatcher block or the softmax unit."""
+    if block == "softmax":
+        mult, shift = softmax_scale(12 / SOFTMAX_SPAN)
+        busy = action == "busy"
+
+        async def step(ctx):
+            ctx.set(dut.mult, mult)
+            ctx.set(dut.shift, shift)
+            ctx.set(dut.scores.valid, int(busy))
+            ctx.set(dut.codes.ready, int(busy))
+            ctx.set(dut.scores.payload, [rnd.randrange(-SOFTMAX_SPAN, SOFTMAX_SPAN) if busy else 0
+                                         for _ in range(cfg.vector_lanes)])
+        return step
     if block == "scheduler":
         # The stream holds its string until the queue takes it, as a real producer does.
         offer = dict(in_valid=0, in_string=0, in_last=0)
@@ -258,10 +283,13 @@ def vcd_rates(path: str | Path, cycles: int, scope_depth: int = 2) -> dict:
     return out
 
 
-def _dispatcher_activity(block: str, cfg: Config, action: str, cycles: int, seed: int) -> dict:
-    dut = Scheduler(cfg) if block == "scheduler" else Matcher(cfg)
-    step = _dispatcher_stimulus(block, dut, cfg, action, random.Random(seed))
-    ports = {p[0] for p, m, _ in dut.signature.flatten(dut) if m.flow == wiring.In}
+def _unit_activity(block: str, cfg: Config, action: str, cycles: int, seed: int) -> dict:
+    dut = UNITS[block](cfg)
+    if block == "softmax":
+        # At least two whole rows, so that every phase counts at its share of a row.
+        cycles = max(cycles, 2 * softmax_cycles(softmax_spec(cfg.tokens, cfg.acc_bits), cfg.vector_lanes, 1))
+    step = _unit_stimulus(block, dut, cfg, action, random.Random(seed))
+    ports = {"__".join(map(str, p)) for p, m, _ in dut.signature.flatten(dut) if m.flow == wiring.In}
 
     async def bench(ctx):
         for _ in range(cycles):

@@ -38,10 +38,11 @@ def test_actions_cost_what_they_move(tmp_path, monkeypatch, block, accumulators)
     assert list(tmp_path.glob(f"{block}-*-energy-64.json"))
 
 
-@pytest.mark.parametrize("block", ["scheduler", "matcher"])
-def test_a_busy_dispatcher_costs_more_than_its_clock(tmp_path, monkeypatch, block):
+@pytest.mark.parametrize("block", ["scheduler", "matcher", "softmax"])
+def test_a_busy_unit_costs_more_than_its_clock(tmp_path, monkeypatch, block):
     monkeypatch.setattr(timing_module, "CACHE", tmp_path)
     monkeypatch.setattr("synth.power.CACHE", tmp_path)
-    cfg = Config(partition=(4, 2, 2), rows=2, cols=2, queue_depth=8, clusters=2, cluster_capacity=4)
+    cfg = Config(partition=(4, 2, 2), rows=2, cols=2, queue_depth=8, clusters=2, cluster_capacity=4,
+                 grid=(1, 2, 4))
     e = energy_per_action(block, cfg, default_liberty(), cycles=64)["energy_pj"]
     assert set(e) == {"busy", "idle"} and e["busy"] > e["idle"] > 0

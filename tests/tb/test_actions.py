@@ -5,7 +5,7 @@ import re
 import pytest
 
 from golden import Config
-from tb.actions import ACTIONS, EXACT_ACTIONS, actions, activity, vcd_rates
+from tb.actions import ACTIONS, EXACT_ACTIONS, UNITS, actions, activity, vcd_rates
 
 CFG = Config(partition=(2, 1, 1))
 
@@ -17,7 +17,25 @@ def moving(rates):
 def test_idle_moves_nothing():
     for block in ACTIONS:
         act = activity(block, CFG, "idle", cycles=32)
-        assert not moving(act["inputs"]) and not moving(act["flops"])
+        assert not moving(act["inputs"])
+        if block in UNITS:
+            # A unit's pipeline may settle once from reset (the softmax unit's
+            # exponent of a held 0), and then holds still.
+            assert all(rate <= 1 / 32 for rate, _ in act["flops"].values())
+        else:
+            assert not moving(act["flops"])
+
+
+def test_a_busy_softmax_unit_runs_every_phase():
+    act = activity("softmax", CFG.with_(grid=(1, 2, 5)), "busy", cycles=64)
+    assert act["cycles"] >= 2 * 3 * 3                       # two rows of three passes of 3 beats
+    ins = moving(act["inputs"])
+    assert ins and all(n.startswith("scores__payload") for n in ins)
+    names = moving(act["flops"])
+    # Every phase's registers move: the max, the sum, the divider's reciprocal, the exponents.
+    assert any(n.startswith("top_") for n in names) and any(n.startswith("total_") for n in names)
+    assert any(n.startswith("e3_") for n in names), sorted(names)[:20]
+    assert any(n.startswith("recip") for n in names), sorted(names)[:20]
 
 
 def test_full_mac_moves_operands_not_control():

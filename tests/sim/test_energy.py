@@ -1,0 +1,63 @@
+"""The whole head's energy: each stage priced as its own block measures, and nothing half-reported."""
+
+import pytest
+
+from golden import Config
+from golden.cycle_model import baseline_cycles
+from golden.head_cycles import pv_config
+from sim import energy
+
+
+PE = {"full_mac": 70.0, "idle": 20.0, "hand_over": 120.0, "drain_shift": 40.0}
+SOFTMAX = {"busy": 900.0, "idle": 100.0}
+
+
+@pytest.fixture
+def measured(monkeypatch):
+    """Stand-in figures for the sign-off tools (``kaleido power`` and ``timing`` are tested on
+    their own); records which blocks, at which design points, were asked for."""
+    asked = []
+
+    def per_action(block, cfg, liberty):
+        asked.append((block, cfg))
+        return {"energy_pj": SOFTMAX if block == "softmax" else PE, "leakage_uw": 2.0}
+
+    def timing(block, cfg, liberty):
+        asked.append((block, cfg))
+        return {"fmax_mhz": 80.0 if block == "softmax" else 100.0}
+
+    monkeypatch.setattr("synth.power.energy_per_action", per_action)
+    monkeypatch.setattr("synth.timing.block_timing", timing)
+    monkeypatch.setattr("synth.flow.default_liberty", lambda: "cells.lib")
+    return asked
+
+
+@pytest.mark.parametrize("design", ["kaleido", "baseline"])
+def test_head_energy_adds_the_three_stages(measured, design):
+    cfg = Config(grid=(1, 2, 4), partition=(2, 2, 2))
+    stages = {"qk": {"cycles": 50}, "softmax": {"cycles": 300}, "pv": {"cycles": 70}}
+    qk = {"energy_pj": 1234.0, "time_us": 0.5}
+    res = energy.head_energy(cfg, design, stages, qk)
+    split = res["head_energy_split_pj"]
+    assert set(split) == {"qk", "softmax", "pv"} and split["qk"] == 1234.0
+    assert res["head_energy_pj"] == pytest.approx(sum(split.values()))
+    # The softmax unit is busy for its whole stage, at its own clock, plus leakage.
+    assert split["softmax"] == pytest.approx(300 * 900.0 + 2.0 * 300 / 80.0)
+    # P V~: every product a full one on the PEs of the P V~ array, one pass per tile.
+    n, d = cfg.tokens, cfg.head_dim
+    pv_cfg = pv_config(cfg)
+    want = energy.workload_energy(70, cfg.rows, cfg.cols, n * n * d, 0, baseline_cycles(n, d, pv_cfg).tiles,
+                                  PE, 2.0, 100.0)["energy_pj"]
+    assert split["pv"] == pytest.approx(want)
+    assert res["head_time_us"] == pytest.approx(0.5 + 300 / 80.0 + 70 / 100.0)
+    pe = "pe" if design == "kaleido" else "baseline-pe"
+    assert ("softmax", cfg) in measured and (pe, pv_cfg) in measured
+    assert "softmax" in res["head_energy_scope"]
+
+
+def test_no_head_energy_without_the_qk_figure(measured):
+    cfg = Config(grid=(1, 2, 4), partition=(2, 2, 2))
+    stages = {"qk": {"cycles": 5}, "softmax": {"cycles": 3}, "pv": {"cycles": 7}}
+    res = energy.head_energy(cfg, "kaleido", stages, {"energy_pj": None, "energy_note": "no sta"})
+    assert res == {"head_energy_pj": None, "head_time_us": None}
+    assert not measured
