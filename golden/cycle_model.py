@@ -311,10 +311,12 @@ def baseline_cycles(n_q: int, n_k: int, cfg: Config) -> CycleReport:
                        "dense")
 
 
-def gemm_cycles(n_a: int, n_b: int, cfg: Config, design: str) -> CycleReport:
-    """Cycles of ``a @ b.T`` on final operands (``[n_a, cfg.head_dim]`` by
-    ``[n_b, cfg.head_dim]``, no reuse), as ``P V~`` runs: the dense schedule, which
-    takes the same cycles on the Kaleido engine as on the baseline's."""
+def gemm_cycles(n_a: int, n_b: int, cfg: Config, design: str, depth: int | None = None) -> CycleReport:
+    """Cycles of ``a @ b.T`` on final operands (``[n_a, depth]`` by ``[n_b, depth]``,
+    ``depth`` by default ``cfg.head_dim``; no reuse), as ``P V~`` runs: the dense
+    schedule, which takes the same cycles on the Kaleido engine as on the baseline's."""
+    if depth is not None and depth != cfg.head_dim:
+        cfg = cfg.with_(partition=(depth, 0, 0), max_channels=None, acc_bits=None, pe_acc_bits=None)
     dense = baseline_cycles(n_a, n_b, cfg)
     dense.design = design
     return dense

@@ -18,9 +18,11 @@ import shutil
 
 import numpy as np
 
-from golden import DESIGNS, expected_scores, run_attention
+from golden import DESIGNS, expected_scores, pair_reuse, run_attention
 from golden.attention import expected_head
 from golden.cycle_model import SCHEDULES, VARIANTS, baseline_cycles
+from golden.head_cycles import PV_SCHEDULES
+from golden.opcount import dense_macs, pv_oracle_macs
 
 from . import runner
 from .common import (UserError, add_accumulators_arg, check_output_dir, print_json, run_folder, write_json,
@@ -49,6 +51,9 @@ def add_args(p) -> None:
                    help="kaleido: auto (the default: what the cycle model says is fastest of passes A-D "
                         "with the variant's dispatcher, with its scheduler or matcher bypassed, and the "
                         "dense schedule on the same PEs), pairs (A-D, every dispatcher part) or dense")
+    p.add_argument("--pv-schedule", choices=list(PV_SCHEDULES), default="auto",
+                   help="with --v on kaleido, how P V~ runs: auto (the default: the fewer cycles of the "
+                        "two), shared (V's full reuse folded per column tile, the shared multiply) or dense")
     p.add_argument("--simulator", choices=list(runner.SIMULATORS),
                    help="default: verilator when it can run here, else icarus")
     p.add_argument("--rows", type=int, default=4, help="PE rows of the array (default 4)")
@@ -83,7 +88,7 @@ def cmd_sim_attention(args) -> int:
         else:
             scale = ops["q"].scale * ops["k"].scale / math.sqrt(cfg.head_dim)
             head = simulate_head(cfg, q, k, v.data, scale, args.design, simulator, work, args.waves,
-                                 variant=args.variant, schedule=args.schedule)
+                                 variant=args.variant, schedule=args.schedule, pv_schedule=args.pv_schedule)
             rtl = head["qk"]
         if args.waves:
             for f in work.rglob("*"):
@@ -140,6 +145,8 @@ def cmd_sim_attention(args) -> int:
               f"utilization {100 * stats['utilization']:.1f} %{energy}, -> {out}/")
         if v is not None:
             per = ", ".join(f"{s} {stats['stages'][s]['cycles']}" for s in STAGES)
+            if stats["pv_schedule"] == "shared":
+                per += f" in {stats['stages']['pv']['runs']} column tiles, V's reuse shared"
             print(f"  whole head: out {'matches' if stats['out_match'] else 'DIFFERS'}, "
                   f"{stats['head_cycles']} cycles ({per}; model {stats['head_model_cycles']}), "
                   f"baseline {stats['head_baseline_cycles']}: speedup {stats['head_speedup']:.3f}"
@@ -155,6 +162,7 @@ def _head_stats(cfg, q, k, v, scale: float, design: str, head: dict) -> dict:
     and ``probs`` and ``out`` against golden."""
     probs, want = expected_head(q, k, v, cfg, design, scale)
     stages = head["stages"]
+    n = cfg.tokens
     total = sum(s["cycles"] for s in stages.values())
     base = baseline_head_cycles(cfg)
     return {
@@ -163,6 +171,9 @@ def _head_stats(cfg, q, k, v, scale: float, design: str, head: dict) -> dict:
         "head_cycles_match": all(s["cycles"] == s["model_cycles"] for s in stages.values()),
         "head_baseline_cycles": sum(base.values()), "head_baseline_stages": base,
         "head_speedup": sum(base.values()) / total,
+        "pv_schedule": stages["pv"]["schedule"], "pv_executed_macs": stages["pv"]["executed_macs"],
+        "pv_dense_macs": dense_macs(n, n, cfg.head_dim),
+        "pv_oracle_macs": pv_oracle_macs(n, pair_reuse(v, cfg).states),
         "probs_match": bool(np.array_equal(head["probs"], probs)),
         "out_match": bool(np.array_equal(head["out"], want)),
     }

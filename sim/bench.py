@@ -160,16 +160,49 @@ def bench_speed(variant: str = "full", cases=tuple(SPEED_CASES), accumulators=(3
     return rows
 
 
+#: The P V~ cases: (workload, grid, head dimension), Wan2.1 splits, F=5 P=3.
+PV_CASES = [("proxy", (4, 8, 8), 64), ("bikes", (4, 8, 8), 64), ("proxy", (8, 16, 16), 128),
+            ("bikes", (8, 16, 16), 128)]
+
+
+def bench_pv(cases=tuple(PV_CASES)) -> list:
+    """What V's reuse could buy in ``P V~``: the oracle bound (``pv_dense_macs /
+    pv_oracle_macs``) against the most an output-stationary 4x4 array stepping its
+    columns together could take with the shared multiply
+    (:func:`golden.head_cycles.pv_lockstep_slots`), with column tiles of
+    consecutive channels or clustered by their reused tokens."""
+    from golden.head_cycles import pv_lockstep_slots
+    from golden.opcount import dense_macs, pv_oracle_macs
+    from golden.reuse import pair_reuse
+
+    from .workload_cmd import make_workload
+
+    rows = []
+    for workload, grid, d in cases:
+        cfg = Config.for_model("wan2.1", d, grid=grid)
+        states = pair_reuse(quantize(make_workload(cfg, workload)["v"])[0], cfg).states
+        slots = pv_lockstep_slots(states, cfg)
+        n = cfg.tokens
+        rows.append({"workload": workload, "grid": list(grid), "head_dim": d,
+                     "oracle_bound": dense_macs(n, n, d) / pv_oracle_macs(n, states),
+                     "lockstep_bound": slots["dense"] / slots["merged"],
+                     "lockstep_clustered_bound": slots["dense"] / slots["clustered"]})
+        r = rows[-1]
+        print(f"bench pv: {workload} {grid} D={d}: oracle bound {r['oracle_bound']:.3f}x, lockstep at most "
+              f"{r['lockstep_bound']:.3f}x ({r['lockstep_clustered_bound']:.3f}x clustered)", file=sys.stderr)
+    return rows
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__)
-    p.add_argument("what", nargs="*", default=["golden", "thresholds", "pe-sim", "speed"],
-                   choices=["golden", "thresholds", "pe-sim", "head", "speed"])
+    p.add_argument("what", nargs="*", default=["golden", "thresholds", "pe-sim", "speed", "pv"],
+                   choices=["golden", "thresholds", "pe-sim", "head", "speed", "pv"])
     p.add_argument("--workload", default="bikes", help="for head: proxy, a clip or a video file (default bikes)")
     p.add_argument("--variant", default="full", help="for speed: the dispatcher variant (default full)")
     args = p.parse_args(argv)
     table = {"golden": bench_golden, "thresholds": bench_thresholds, "pe-sim": bench_pe_sim,
              "head": lambda: bench_head(args.workload),
-             "speed": lambda: bench_speed(args.variant)}
+             "speed": lambda: bench_speed(args.variant), "pv": bench_pv}
     result = {}
     for name in args.what:
         print(f"bench: {name} ...", file=sys.stderr)

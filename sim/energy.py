@@ -25,8 +25,9 @@ DISPATCHER_SCOPE = (
 
 HEAD_SCOPE = (
     "qk: as energy_scope says; softmax: the vector unit busy for every cycle of its stage (random-score "
-    "activity), at its own fmax, plus leakage; pv: the array's PEs (built for P V~'s reduction) on the "
-    "dense schedule, every product a full one, at that array's fmax. The stages do not overlap.")
+    "activity), at its own fmax, plus leakage; pv: the array's PEs (built for P V~'s reduction), every "
+    "executed product a full one, one register load and drain per tile group, at that array's fmax. The "
+    "stages do not overlap.")
 
 
 def dispatcher_energy(cfg, q, k, variant: str, report, liberty: str, cycles: int) -> dict:
@@ -120,8 +121,10 @@ def head_energy(cfg, design: str, stages: dict, qk: dict) -> dict:
         return {"head_energy_pj": None, "head_time_us": None, "head_energy_note": str(exc)}
     n, d = cfg.tokens, cfg.head_dim
     soft_cycles, pv_cycles = stages["softmax"]["cycles"], stages["pv"]["cycles"]
-    pv = workload_energy(pv_cycles, cfg.rows, cfg.cols, n * n * d, 0,
-                         baseline_cycles(n, d, pv_cfg).tiles, per_action["energy_pj"],
+    # Every P V~ product is a full one: n*n*d of them dense, fewer where V's reuse folds keys.
+    full = stages["pv"].get("executed_macs", n * n * d)
+    passes = stages["pv"].get("tile_groups", baseline_cycles(n, d, pv_cfg).tiles)
+    pv = workload_energy(pv_cycles, cfg.rows, cfg.cols, full, 0, passes, per_action["energy_pj"],
                          per_action["leakage_uw"], pv_clock)
     split = {"qk": qk["energy_pj"],
              "softmax": unit_energy(soft_cycles, soft_cycles, soft["energy_pj"], soft["leakage_uw"], soft_clock),

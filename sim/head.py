@@ -7,8 +7,10 @@ bit for bit against golden and cycle for cycle against its model:
 * ``qk``: :func:`sim.simulate.simulate`, the engine as ``kaleido sim attention`` runs it;
 * ``softmax``: :mod:`hw.softmax` on every row of the scores the array drained
   (``tb.softmax_head_tb``);
-* ``pv``: ``P V~`` on the same engine, as a product of final operands (the
-  dense schedule: V's reuse is not exploited on the array yet).
+* ``pv``: ``P V~`` on the same engine, as products of final operands: on the
+  Kaleido array one run per column tile of :mod:`golden.pv_tiles` (V's reuse as
+  the shared multiply, each tile over its own keys), or the dense product
+  where that would take more cycles (:func:`golden.head_cycles.pv_cycles`).
 
 The stages do not overlap, so the head's cycles are their sum.
 """
@@ -21,14 +23,14 @@ from pathlib import Path
 import numpy as np
 
 from golden import pair_reuse
-from golden.head_cycles import STAGES, baseline_head_cycles, pv_config
+from golden.head_cycles import STAGES, baseline_head_cycles, pv_config, pv_cycles
 from golden.softmax import softmax_scale
 
 from . import runner
 from .common import UserError
-from .simulate import first_failure, follow_progress, simulate
+from .simulate import WAVE_SUFFIXES, first_failure, follow_progress, simulate
 
-__all__ = ["STAGES", "pv_config", "simulate_head", "baseline_head_cycles", "run_softmax"]
+__all__ = ["STAGES", "pv_config", "simulate_head", "baseline_head_cycles", "run_softmax", "run_pv"]
 
 
 def run_softmax(cfg, scores: np.ndarray, scale: float, simulator: str, work: Path, label: str,
@@ -49,25 +51,59 @@ def run_softmax(cfg, scores: np.ndarray, scale: float, simulator: str, work: Pat
     return out
 
 
+def run_pv(cfg, probs: np.ndarray, v: np.ndarray, design: str, simulator: str, work: Path,
+           waves: bool = False, schedule: str = "auto") -> dict:
+    """``P V~`` on the RTL; return ``out`` (int64 ``[N, D]``) and the stage's
+    ``cycles`` (the runs' sum), ``model_cycles`` (the head's model), ``schedule``,
+    ``runs``, ``tile_groups`` and ``executed_macs``."""
+    work.mkdir(parents=True, exist_ok=True)
+    pv_cfg, kaleido = pv_config(cfg), design == "kaleido"
+    plan = pv_cycles(probs, v, cfg, schedule) if kaleido else None
+    if plan is None or plan["schedule"] == "dense":
+        values = pair_reuse(v, cfg).approx if kaleido else v
+        r = simulate(pv_cfg, probs, np.ascontiguousarray(values.T), design, simulator, work, waves,
+                     label=f"P V~ on the {design} array ({simulator})", product="gemm")
+        return {"out": r["scores"], "cycles": r["cycles"],
+                "model_cycles": plan["cycles"] if plan else r["model"]["cycles"], "schedule": "dense",
+                "runs": 1, "tile_groups": r["model"]["tiles"], "executed_macs": r["executed_macs"]}
+    out = np.zeros((cfg.tokens, cfg.head_dim), np.int64)
+    res = {"cycles": 0, "model_cycles": plan["cycles"], "schedule": "shared", "runs": len(plan["tiles"]),
+           "tile_groups": 0, "executed_macs": 0}
+    for i, tile in enumerate(plan["tiles"]):
+        # One engine, built for the longest tile, runs every tile over its own keys.
+        r = simulate(pv_cfg, tile.p, np.ascontiguousarray(tile.v.T), design, simulator, work, waves,
+                     label=f"P V~ tile {i + 1}/{len(plan['tiles'])} on the kaleido array ({simulator})",
+                     product="gemm", depth=cfg.tokens)
+        out[:, tile.channels] = r["scores"]
+        res["cycles"] += r["cycles"]
+        res["tile_groups"] += r["model"]["tiles"]
+        res["executed_macs"] += r["executed_macs"]
+        if waves:
+            for f in [f for f in work.rglob("*") if f.suffix in WAVE_SUFFIXES and not f.name.startswith("tile")]:
+                f.rename(work / f"tile{i}_{f.name}")
+    res["out"] = out
+    return res
+
+
 def simulate_head(cfg, q, k, v, scale: float, design: str, simulator: str, work: Path,
-                  waves: bool = False, variant: str = "pe", schedule: str = "auto") -> dict:
+                  waves: bool = False, variant: str = "pe", schedule: str = "auto",
+                  pv_schedule: str = "auto") -> dict:
     """Run the head's three stages on the RTL.
 
     Returns the ``qk`` stage's result (as :func:`sim.simulate.simulate` gives it)
     under ``"qk"``, ``probs`` and ``out`` (int64 ``[N, D]``), and ``stages``:
-    per stage, RTL ``cycles`` and ``model_cycles``.
+    per stage, RTL ``cycles`` and ``model_cycles`` (``pv`` also says how it ran).
     """
     work = Path(work).resolve()
     qk = simulate(cfg, q, k, design, simulator, work / "qk", waves,
                   label=f"S~ on the {design} array ({simulator})", variant=variant, schedule=schedule)
     soft = run_softmax(cfg, qk["scores"], scale, simulator, work / "softmax",
                        f"softmax unit ({simulator})", waves)
-    values = pair_reuse(v, cfg).approx if design == "kaleido" else v
-    pv = simulate(pv_config(cfg), soft["probs"], np.ascontiguousarray(values.T), design, simulator,
-                  work / "pv", waves, label=f"P V~ on the {design} array ({simulator})", product="gemm")
+    pv = run_pv(cfg, soft["probs"], v, design, simulator, work / "pv", waves, pv_schedule)
     stages = {
         "qk": {"cycles": qk["cycles"], "model_cycles": qk["model"]["cycles"]},
         "softmax": {"cycles": soft["cycles"], "model_cycles": soft["model_cycles"]},
-        "pv": {"cycles": pv["cycles"], "model_cycles": pv["model"]["cycles"]},
+        "pv": {k: pv[k] for k in ("cycles", "model_cycles", "schedule", "runs", "tile_groups",
+                                  "executed_macs")},
     }
-    return {"qk": qk, "probs": soft["probs"], "out": pv["scores"], "stages": stages}
+    return {"qk": qk, "probs": soft["probs"], "out": pv["out"], "stages": stages}

@@ -25,6 +25,8 @@ from .common import UserError
 __all__ = ["pick_simulator", "run_scheduler", "simulate", "WAVE_SUFFIXES", "follow_progress", "first_failure"]
 
 WAVE_SUFFIXES = (".fst", ".vcd")
+#: What one engine run computes: ``Q K^T`` with reuse, or a product of final operands.
+PRODUCTS = ("qk", "gemm")
 
 
 def pick_simulator(requested: str | None) -> str:
@@ -106,11 +108,13 @@ def run_scheduler(cfg, q, k, simulator: str, work: Path, build_dir: Path | None 
 
 def simulate(cfg, q, k, design: str, simulator: str, work: Path, waves: bool = False,
              label: str = "simulating", variant: str = "pe", schedule: str = "auto",
-             product: str = "qk") -> dict:
+             product: str = "qk", depth: int | None = None) -> dict:
     """Run one attention product on the RTL; return the bench's ``rtl.json`` plus scores.
 
     ``product="gemm"`` runs ``q @ k.T`` on final operands instead (``P V~``): the
-    engine's dense schedule, no reuse, no dispatcher.
+    engine's dense schedule, no reuse, no dispatcher. ``depth`` sizes the buffers
+    for that many channels (default: the operands'), so that runs of one
+    engine over shorter products share its build.
 
     With a scheduler (pe-sh, full) its RTL runs first and the engine takes the
     pairs in the order of its clusters; ``cycles`` then adds the scheduler's
@@ -118,6 +122,8 @@ def simulate(cfg, q, k, design: str, simulator: str, work: Path, waves: bool = F
     ``utilization`` is computed from the RTL's own counters. With ``waves``
     every simulation leaves its waveform under ``work``.
     """
+    if product not in PRODUCTS:
+        raise ValueError(f"unknown product {product!r}; choose one of {', '.join(PRODUCTS)}")
     work = Path(work).resolve()
     work.mkdir(parents=True, exist_ok=True)
     np.save(work / "q.npy", q)
@@ -130,7 +136,8 @@ def simulate(cfg, q, k, design: str, simulator: str, work: Path, waves: bool = F
         sched = run_scheduler(cfg, q, k, simulator, work, waves=waves)
         lead = max(sched["q"]["lead"], sched["k"]["lead"])
     # Buffers deep enough for the dense image (and, for Kaleido, the pairs' image).
-    words = [-(-q.shape[0] // cfg.rows) * q.shape[1], -(-k.shape[0] // cfg.cols) * k.shape[1]]
+    depth = max(q.shape[1], depth or 0)
+    words = [-(-q.shape[0] // cfg.rows) * depth, -(-k.shape[0] // cfg.cols) * depth]
     if design == "kaleido" and product == "qk":
         qt, kt = pair_tables(q, cfg), pair_tables(k, cfg)
         words = [max(w, sum(-(-t.pairs // n) * t.width for t in tables))

@@ -107,7 +107,7 @@ async def attention(dut):
     dut.start.value = dut.q_wr_en.value = dut.k_wr_en.value = 0
     await start(dut)
     if PRODUCT == "gemm":
-        image, model = gemm_image(DESIGN, q, k, CFG), gemm_cycles(n_q, n_k, CFG, DESIGN)
+        image, model = gemm_image(DESIGN, q, k, CFG), gemm_cycles(n_q, n_k, CFG, DESIGN, depth=q.shape[1])
         golden = int_gemm(q, k)
     elif DESIGN == "kaleido":
         # With a scheduler, the pairs run in the order of its clusters, as the

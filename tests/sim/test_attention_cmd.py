@@ -94,9 +94,9 @@ def test_sim_attention_bad_variant(tmp_path):
     assert r.returncode == 2 and "invalid choice" in r.stderr
 
 
-@pytest.mark.parametrize("simulator, design", [("icarus", "kaleido"), ("verilator", "kaleido"),
-                                               ("icarus", "baseline")])
-def test_sim_attention_whole_head(tmp_path, rng, simulator, design):
+@pytest.mark.parametrize("simulator, design, pv", [("icarus", "kaleido", "shared"), ("verilator", "kaleido", "shared"),
+                                                   ("icarus", "kaleido", "dense"), ("icarus", "baseline", "auto")])
+def test_sim_attention_whole_head(tmp_path, rng, simulator, design, pv):
     """--v: S~, the softmax unit and P V~ on the RTL. out.npy is held against an
     independent reading of §3 (V~ from the loop reference, O = P V~ by loops),
     probs against float64, and each stage's cycles against its model."""
@@ -110,11 +110,18 @@ def test_sim_attention_whole_head(tmp_path, rng, simulator, design):
     q = rng.integers(-128, 128, (12, 6), dtype=np.int8)
     k = np.clip(q + rng.integers(-4, 5, q.shape), -128, 127).astype(np.int8)
     v = np.clip(q[::-1] + rng.integers(-6, 7, q.shape), -128, 127).astype(np.int8)
+    # Most partners equal their references, so that column tiles have keys to fold.
+    from golden import Config
+    from golden.pv_tiles import partner_refs
+    cfg = Config(grid=grid, partition=part)
+    for group, sl in cfg.group_slices.items():
+        partners, refs = partner_refs(cfg, group)
+        v[partners, sl] = np.where(rng.random((len(partners), 2)) < 0.8, v[refs, sl], v[partners, sl])
     for name, x in dict(q=q, k=k, v=v).items():
         np.save(tmp_path / f"{name}.npy", x)
     r = run("sim", "attention", "--q", "q.npy", "--k", "k.npy", "--v", "v.npy", "--grid", "2,2,3",
             "--partition", "2,2,2", "--simulator", simulator, "--design", design, "--no-energy",
-            "--out", "head", cwd=tmp_path)
+            "--pv-schedule", pv, "--out", "head", cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     stats = json.loads((tmp_path / "head" / "stats.json").read_text())
     assert stats["out_match"] and stats["probs_match"] and stats["head_cycles_match"]
@@ -134,4 +141,11 @@ def test_sim_attention_whole_head(tmp_path, rng, simulator, design):
     if design == "baseline":
         assert stats["head_cycles"] == stats["head_baseline_cycles"]
     else:
+        assert stats["pv_schedule"] == pv
+    if pv == "shared":
+        # One engine run per column tile, each over its own keys: fewer products than dense.
+        assert stats["stages"]["pv"]["runs"] == 3
+        assert stats["pv_oracle_macs"] <= stats["pv_executed_macs"] < stats["pv_dense_macs"]
+    else:
+        assert stats["pv_executed_macs"] == stats["pv_dense_macs"]
         assert stats["head_cycles"] <= stats["head_baseline_cycles"]

@@ -43,7 +43,7 @@ def test_head_energy_adds_the_three_stages(measured, design):
     assert res["head_energy_pj"] == pytest.approx(sum(split.values()))
     # The softmax unit is busy for its whole stage, at its own clock, plus leakage.
     assert split["softmax"] == pytest.approx(300 * 900.0 + 2.0 * 300 / 80.0)
-    # P V~: every product a full one on the PEs of the P V~ array, one pass per tile.
+    # P V~ dense: every product a full one on the PEs of the P V~ array, one pass per tile.
     n, d = cfg.tokens, cfg.head_dim
     pv_cfg = pv_config(cfg)
     want = energy.workload_energy(70, cfg.rows, cfg.cols, n * n * d, 0, baseline_cycles(n, d, pv_cfg).tiles,
@@ -53,6 +53,11 @@ def test_head_energy_adds_the_three_stages(measured, design):
     pe = "pe" if design == "kaleido" else "baseline-pe"
     assert ("softmax", cfg) in measured and (pe, pv_cfg) in measured
     assert "softmax" in res["head_energy_scope"]
+    # Folded keys: the products and tile groups the stage ran.
+    shared = {**stages, "pv": {"cycles": 70, "executed_macs": 100, "tile_groups": 3}}
+    part = energy.head_energy(cfg, design, shared, qk)["head_energy_split_pj"]["pv"]
+    assert part == pytest.approx(energy.workload_energy(70, cfg.rows, cfg.cols, 100, 0, 3, PE, 2.0,
+                                                        100.0)["energy_pj"])
 
 
 def test_no_head_energy_without_the_qk_figure(measured):

@@ -1,0 +1,119 @@
+"""``P V~`` on the array with V's reuse taken as DESIGN.md §3's shared multiply.
+
+The array is output-stationary: a row holds a query, a column a channel of V,
+and every PE steps through the keys together. A fully reused partner ``n1`` of
+reference ``n0`` on channel ``c`` has ``V~[n1, c] = V[n0, c]``, so
+``P[i, n0] V~[n0, c] + P[i, n1] V~[n1, c] = (P[i, n0] + P[i, n1]) V[n0, c]``:
+one product instead of two. The columns of a tile step together, so a key's
+slot can fold into its reference's only where **every** channel of the column
+tile fully reuses it. Hence:
+
+* **column tiles** of ``cfg.cols`` channels, never across two channel groups
+  (their pairs differ). Channels are clustered greedily by the keys they fully
+  reuse, so that a tile's channels agree as often as they can;
+* per tile, the partners it folds: every channel of the tile is ``FULL`` there,
+  and ``P0 + P1`` fits a code (``<= P_MAX`` on every row, so the row operand
+  stays the int8 the PE takes; softmax rows sum to about ``P_MAX``, so this
+  fails only where one pair holds nearly all of a row);
+* per tile, the operands the array multiplies: ``P'`` (``[N, L]``, the keys
+  left, a folded partner's codes added into its reference's) and ``V'``
+  (``[L, C]``, those keys' rows of ``V~``). ``P' V' = P V~`` on the tile's
+  channels, exactly.
+
+Each tile runs on the engine's dense schedule over its own ``L`` keys. What
+hardware would add to the array for this (an adder per row where P enters,
+and a per-tile key list in the controller) is modelled here, not built: the
+simulated RTL runs one tile's ``P' V'^T`` at a time.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .config import DIRECTIONS, Config
+from .reuse import FULL, pair_reuse
+from .softmax import P_MAX
+
+__all__ = ["PvTile", "partner_refs", "column_tiles", "pv_tiles"]
+
+
+@dataclass
+class PvTile:
+    """One column tile of ``P V~``.
+
+    Members
+    -------
+    channels : np.ndarray
+        The tile's channels of V (at most ``cfg.cols``, one group's).
+    keys : np.ndarray
+        The keys it steps through (natural order), ``L`` of them.
+    folded : np.ndarray
+        The partners whose products fold into their references'.
+    p : np.ndarray
+        ``P'``, int8 ``[N, L]``: ``P`` on ``keys``, a folded partner's codes added.
+    v : np.ndarray
+        ``V'``, int8 ``[L, len(channels)]``: ``V~`` on ``keys`` and ``channels``.
+    """
+
+    channels: np.ndarray
+    keys: np.ndarray
+    folded: np.ndarray
+    p: np.ndarray
+    v: np.ndarray
+
+
+def partner_refs(cfg: Config, group: str) -> tuple[np.ndarray, np.ndarray]:
+    """Token indices of ``group``'s partners and of their references (pairs along
+    the group's direction, DESIGN.md §3)."""
+    idx = np.moveaxis(np.arange(cfg.tokens).reshape(cfg.grid), DIRECTIONS[group], 0)
+    pairs = idx.shape[0] // 2
+    return idx[1:2 * pairs:2].ravel(), idx[0:2 * pairs:2].ravel()
+
+
+def column_tiles(full: np.ndarray, cols: int) -> list[list[int]]:
+    """Channels (columns of ``full``, a group's ``[N, Dg]`` full-reuse mask) in tiles
+    of ``cols``: seed a tile with the channel that reuses on the most keys, then
+    add the channel that keeps the most keys reused on all of the tile's channels."""
+    left, tiles = list(range(full.shape[1])), []
+    while left:
+        seed = max(left, key=lambda c: int(full[:, c].sum()))
+        left.remove(seed)
+        tile, common = [seed], full[:, seed].copy()
+        while len(tile) < cols and left:
+            best = max(left, key=lambda c: int((common & full[:, c]).sum()))
+            left.remove(best)
+            tile.append(best)
+            common &= full[:, best]
+        tiles.append(tile)
+    return tiles
+
+
+def pv_tiles(probs: np.ndarray, v: np.ndarray, cfg: Config) -> list[PvTile]:
+    """The column tiles of ``P V~`` for codes ``probs`` (``[N, N]``, ``0..P_MAX``)
+    and int8 values ``v`` (``[N, D]``), as the module describes."""
+    probs = np.asarray(probs)
+    if probs.shape != (cfg.tokens, cfg.tokens):
+        raise ValueError(f"probs of shape {probs.shape} are not [{cfg.tokens}, {cfg.tokens}]")
+    if probs.min() < 0 or probs.max() > P_MAX:
+        raise ValueError(f"probs must be codes 0..{P_MAX}")
+    reuse = pair_reuse(v, cfg)
+    p16 = probs.astype(np.int16)
+    tiles = []
+    for group, sl in cfg.group_slices.items():
+        if sl.stop == sl.start:
+            continue
+        partners, refs = partner_refs(cfg, group)
+        full = reuse.states[:, sl] == FULL
+        # A fold must keep every row's code sum a code.
+        fits = (p16[:, partners] + p16[:, refs]).max(axis=0, initial=0) <= P_MAX
+        for chans in column_tiles(full, cfg.cols):
+            fold = fits & full[partners][:, chans].all(axis=1)
+            keys = np.setdiff1d(np.arange(cfg.tokens), partners[fold])
+            p = p16.copy()
+            np.add.at(p, (slice(None), refs[fold]), p16[:, partners[fold]])
+            channels = np.arange(sl.start, sl.stop)[chans]
+            tiles.append(PvTile(channels, keys, partners[fold], p[:, keys].astype(np.int8),
+                                np.ascontiguousarray(reuse.approx[np.ix_(keys, channels)])))
+    return tiles
