@@ -28,7 +28,7 @@ import math
 
 import numpy as np
 
-from .attention import attention_output, int_gemm, quality
+from .attention import attention_output, head_probs, int_gemm, quality
 from .config import Config
 from .head_cycles import baseline_head_cycles, kaleido_head_cycles
 from .linear_cycles import baseline_linear_cycles, kaleido_linear_cycles
@@ -95,7 +95,9 @@ def run_block(x: np.ndarray, cfg: Config, weights: dict, scope: str, variant: st
             cycles["kaleido"][f"head{h}"] = cycles["baseline"][f"head{h}"]
         else:
             s, values = int_gemm(pair_reuse(q, cfg).approx, pair_reuse(k, cfg).approx), pair_reuse(v, cfg).approx
-            cycles["kaleido"][f"head{h}"] = sum(kaleido_head_cycles(q, k, cfg, variant).values())
+            # P V~ folds V's full reuse where it pays, on the head's own codes.
+            probs = head_probs(s, cfg, sq * sk / math.sqrt(D))
+            cycles["kaleido"][f"head{h}"] = sum(kaleido_head_cycles(q, k, cfg, variant, v=v, probs=probs).values())
         out[:, sl] = attention_output(s, values, sq * sk / math.sqrt(D)) * sv
     y1 = x + linear("proj", out)
     y = y1 + linear("mlp2", _gelu(linear("mlp1", y1)))

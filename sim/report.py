@@ -509,7 +509,8 @@ def _fig20_markdown(d: dict) -> list[str]:
         "not a trained model's**, and the input is the workload's V and K side by side. Every product "
         "runs on per-tensor int8 operands; PSNR is the block output's against the same block without "
         "reuse, so quantization is not counted. Cycles: the heads' three stages (`S~` with the driver's "
-        "choice, the softmax unit, `P V~` dense) and the four linear layers (`golden/linear_cycles.py`, "
+        "choice, the softmax unit, `P V~` with V's full reuse folded per column tile where that is faster, "
+        "`golden.head_cycles.pv_cycles`) and the four linear layers (`golden/linear_cycles.py`, "
         "equal to the RTL's `kaleido sim linear`), variant full, against the baseline array.",
         "",
         "| (F,P) | PE | attention only: speedup | PSNR | all layers: speedup | PSNR | cosine |",
