@@ -24,7 +24,7 @@ import numpy as np
 
 from .pe import Mode
 
-__all__ = ["column_needs", "nibble_is_high", "compatible", "match"]
+__all__ = ["column_needs", "compatible", "match"]
 
 
 def column_needs(mode: int, sq: np.ndarray, sk: np.ndarray, accumulators: int = 3) -> np.ndarray:
@@ -47,12 +47,6 @@ def column_needs(mode: int, sq: np.ndarray, sk: np.ndarray, accumulators: int = 
     need = np.where(sk == 2, np.where(any2, 2, 0),
                     np.where(sk == 0, np.where(anyn, 2, 0), np.where(any2 & anyn, 2, 1)))
     return need.astype(np.int64)
-
-
-def nibble_is_high(sq: np.ndarray) -> np.ndarray:
-    """Pass D, ``sk = 1`` with one nibble: per channel, whether it is ``hi(k1~)``
-    (every valid row has ``sq = 2``)."""
-    return (sq == 2).all(axis=0)
 
 
 def compatible(a: np.ndarray, b: np.ndarray) -> bool:
