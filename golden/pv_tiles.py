@@ -20,10 +20,11 @@ tile fully reuses it. Hence:
   (``[L, C]``, those keys' rows of ``V~``). ``P' V' = P V~`` on the tile's
   channels, exactly.
 
-Each tile runs on the engine's dense schedule over its own ``L`` keys. What
-hardware would add to the array for this (an adder per row where P enters,
-and a per-tile key list in the controller) is modelled here, not built: the
-simulated RTL runs one tile's ``P' V'^T`` at a time.
+Each tile runs on the engine's dense schedule over its own ``L`` keys: a row
+entry holds ``P[i, n0]`` and, for a folded key, ``P[i, n1]``, and the engine
+adds them where the row enters the array (:mod:`hw.engine`). The key list of
+each tile is the controller's input here: the simulated RTL runs one tile at a
+time, each from its own buffer image.
 """
 
 from __future__ import annotations
@@ -51,6 +52,8 @@ class PvTile:
         The keys it steps through (natural order), ``L`` of them.
     folded : np.ndarray
         The partners whose products fold into their references'.
+    partner : np.ndarray
+        Per key of ``keys``, the partner folded into it, or -1.
     p : np.ndarray
         ``P'``, int8 ``[N, L]``: ``P`` on ``keys``, a folded partner's codes added.
     v : np.ndarray
@@ -60,6 +63,7 @@ class PvTile:
     channels: np.ndarray
     keys: np.ndarray
     folded: np.ndarray
+    partner: np.ndarray
     p: np.ndarray
     v: np.ndarray
 
@@ -114,6 +118,8 @@ def pv_tiles(probs: np.ndarray, v: np.ndarray, cfg: Config) -> list[PvTile]:
             p = p16.copy()
             np.add.at(p, (slice(None), refs[fold]), p16[:, partners[fold]])
             channels = np.arange(sl.start, sl.stop)[chans]
-            tiles.append(PvTile(channels, keys, partners[fold], p[:, keys].astype(np.int8),
+            partner = np.full(cfg.tokens, -1)
+            partner[refs[fold]] = partners[fold]
+            tiles.append(PvTile(channels, keys, partners[fold], partner[keys], p[:, keys].astype(np.int8),
                                 np.ascontiguousarray(reuse.approx[np.ix_(keys, channels)])))
     return tiles

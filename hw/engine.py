@@ -45,6 +45,11 @@ does. The driver picks it when the cycle model says passes A-D would be slower
 baseline array on the same PEs' count. The cycle count runs from the cycle
 after ``start`` to the cycle the last score leaves the array, fill and drain
 included; :mod:`golden.cycle_model` predicts it exactly.
+
+A dense row entry whose state is ``FULL`` is a **folded key** of ``P V~``
+(:mod:`golden.pv_tiles`): its row operand is ``x0 + x1``, the two keys' codes
+added where they enter the array (the shared multiply ``(P0 + P1) V0``); the
+image guarantees the sum is at most 127. The PE sees a plain pass-A product.
 """
 
 from __future__ import annotations
@@ -140,7 +145,8 @@ class AttentionEngine(wiring.Component):
         Per group: its channels, its Q and K tile counts, and its first word in each buffer.
     dense : In(1)
         Kaleido only: run the dense schedule (one pass A of all ``dg[0]`` channels per
-        tile, buffers holding tokens) instead of passes A-D.
+        tile, buffers holding tokens) instead of passes A-D. A row entry in state
+        ``FULL`` then multiplies ``x0 + x1`` (a folded key of ``P V~``).
     linear : In(1)
         Kaleido only: run a linear layer's windows (a LINEAR pass, then pass B per
         partner) instead of passes A-D; ``dense`` takes precedence.
@@ -433,10 +439,13 @@ class AttentionEngine(wiring.Component):
             cols2 = [k_word2[j] for j in range(C)] if paired else cols
             for i, (e, e2) in enumerate(zip(rows, rows2)):
                 steps = Mux(s1_pair, 3, 1)
+                # The dense schedule's folded key: the row adder forms P0 + P1 (<= 127).
+                fold = self.dense & (e.state == State.FULL)
+                a0 = Mux(fold, (e.x0 + e.x1)[:8], Mux(use_x0, e.x0, e.x1))
                 m.d.sync += [
-                    array.row_in[i].a0.eq(Mux(use_x0, e.x0, e.x1)),
+                    array.row_in[i].a0.eq(a0),
                     array.row_in[i].a1.eq(Mux(s1_pair, Mux(use_x0, e2.x0, e2.x1), 0)),
-                    array.row_in[i].sq0.eq(sq[i]),
+                    array.row_in[i].sq0.eq(Mux(self.dense, 0, sq[i])),
                     array.row_in[i].sq1.eq(Mux(s1_pair, e2.state, 0)),
                     array.row_in[i].mode.eq(s1_pass),
                     array.row_in[i].steps.eq(Mux(s1_valid & s1_steps & qv[i], steps, 0)),

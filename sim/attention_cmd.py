@@ -75,6 +75,9 @@ def cmd_sim_attention(args) -> int:
         raise UserError("the baseline has no dispatcher: --variant applies to --design kaleido")
     if args.design == "baseline":
         args.variant = "pe"
+    if args.pv_schedule != "auto" and (args.design == "baseline" or args.v is None):
+        raise UserError("--pv-schedule says how P V~ runs on the Kaleido array: it needs --v and "
+                        "--design kaleido")
     check_output_dir(args.out)
     simulator = pick_simulator(args.simulator)
     cfg, ops = load_attention_inputs(args, ("q", "k", "v"))

@@ -165,18 +165,19 @@ PV_CASES = [("proxy", (4, 8, 8), 64), ("bikes", (4, 8, 8), 64), ("proxy", (8, 16
             ("bikes", (8, 16, 16), 128)]
 
 
-def bench_pv(cases=tuple(PV_CASES)) -> list:
+def bench_pv(cases=tuple(PV_CASES), base: Config | None = None) -> list:
     """``P V~`` on the Kaleido array against the baseline's (cycle model, which the
     tests hold equal to the RTL): V's full reuse folded per column tile
     (:func:`golden.head_cycles.pv_cycles`), beside the oracle bound
-    ``pv_dense_macs / pv_oracle_macs`` and executed over oracle MACs."""
+    ``pv_dense_macs / pv_oracle_macs`` and executed over oracle MACs. ``base``: the
+    design point to vary (default: the Wan2.1 split at each case's D)."""
     from golden.head_cycles import baseline_head_cycles, pv_cycles
 
     from .workload_cmd import make_workload
 
     rows = []
     for workload, grid, d in cases:
-        cfg = Config.for_model("wan2.1", d, grid=grid)
+        cfg = Config.for_model("wan2.1", d, grid=grid) if base is None else base
         w = make_workload(cfg, workload)
         (q, sq), (k, sk), (v, _) = (quantize(w[x]) for x in "qkv")
         att = run_attention(q, k, cfg, v=v, scales=(sq, sk, 1.0))

@@ -108,13 +108,15 @@ def run_scheduler(cfg, q, k, simulator: str, work: Path, build_dir: Path | None 
 
 def simulate(cfg, q, k, design: str, simulator: str, work: Path, waves: bool = False,
              label: str = "simulating", variant: str = "pe", schedule: str = "auto",
-             product: str = "qk", depth: int | None = None) -> dict:
+             product: str = "qk", depth: int | None = None, fold: np.ndarray | None = None) -> dict:
     """Run one attention product on the RTL; return the bench's ``rtl.json`` plus scores.
 
     ``product="gemm"`` runs ``q @ k.T`` on final operands instead (``P V~``): the
     engine's dense schedule, no reuse, no dispatcher. ``depth`` sizes the buffers
     for that many channels (default: the operands'), so that runs of one
-    engine over shorter products share its build.
+    engine over shorter products share its build. ``fold`` (Kaleido, gemm):
+    codes added to ``q`` where the row enters the array, a folded key of
+    ``P V~`` where nonzero (:func:`tb.engine_image.gemm_image`).
 
     With a scheduler (pe-sh, full) its RTL runs first and the engine takes the
     pairs in the order of its clusters; ``cycles`` then adds the scheduler's
@@ -128,6 +130,11 @@ def simulate(cfg, q, k, design: str, simulator: str, work: Path, waves: bool = F
     work.mkdir(parents=True, exist_ok=True)
     np.save(work / "q.npy", q)
     np.save(work / "k.npy", k)
+    (work / "fold.npy").unlink(missing_ok=True)
+    if fold is not None:
+        if product != "gemm" or design != "kaleido":
+            raise ValueError("only a product of final operands on the Kaleido engine folds keys")
+        np.save(work / "fold.npy", fold)
     with_scheduler, with_matcher = variant_parts(variant)
     if product == "gemm":
         with_scheduler = with_matcher = False

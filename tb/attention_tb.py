@@ -107,8 +107,11 @@ async def attention(dut):
     dut.start.value = dut.q_wr_en.value = dut.k_wr_en.value = 0
     await start(dut)
     if PRODUCT == "gemm":
-        image, model = gemm_image(DESIGN, q, k, CFG), gemm_cycles(n_q, n_k, CFG, DESIGN, depth=q.shape[1])
-        golden = int_gemm(q, k)
+        # P V~'s folded keys (golden.pv_tiles): the partner's codes, added in the engine.
+        fold = np.load(WORK / "fold.npy") if (WORK / "fold.npy").exists() else None
+        image = gemm_image(DESIGN, q, k, CFG, fold)
+        model = gemm_cycles(n_q, n_k, CFG, DESIGN, depth=q.shape[1])
+        golden = int_gemm(q if fold is None else (q.astype(np.int64) + fold), k)
     elif DESIGN == "kaleido":
         # With a scheduler, the pairs run in the order of its clusters, as the
         # scheduler RTL assigned them (sched_out.json), checked against golden.

@@ -16,7 +16,7 @@ import numpy as np
 
 from golden.config import Config
 from golden.cycle_model import variant_parts
-from golden.reuse import pair_reuse, window_reuse
+from golden.reuse import State, pair_reuse, window_reuse
 from golden.tiling import accumulate, dense_tiles, pair_tables, tile_groups
 from golden.windows import accumulate_windows, linear_config, window_tables, window_tiles
 from hw.engine import GROUP_SLOTS, word_layout
@@ -111,10 +111,13 @@ def driver_image(q: np.ndarray, k: np.ndarray, cfg: Config, variant: str, report
     return img
 
 
-def gemm_image(design: str, a: np.ndarray, b: np.ndarray, cfg: Config) -> EngineImage:
+def gemm_image(design: str, a: np.ndarray, b: np.ndarray, cfg: Config, fold: np.ndarray | None = None) -> EngineImage:
     """Either engine's dense schedule on final operands (int8 ``[Na, K]`` and
-    ``[Nb, K]``, no reuse applied): what ``P V~`` runs as, ``a @ b.T``."""
-    return _dense_image(design, a, b, cfg)
+    ``[Nb, K]``, no reuse applied): what ``P V~`` runs as, ``a @ b.T``. Kaleido:
+    ``fold`` (``[Na, K]``, codes or 0) rides in ``x1`` and, where it is nonzero,
+    the entry is a folded key (state ``FULL``): the engine multiplies ``a + fold``
+    (:mod:`golden.pv_tiles`), so the product is ``(a + fold) @ b.T``."""
+    return _dense_image(design, a, b, cfg, fold)
 
 
 def linear_image(x: np.ndarray, w: np.ndarray, cfg: Config, report) -> EngineImage:
@@ -160,21 +163,28 @@ def baseline_image(q: np.ndarray, k: np.ndarray, cfg: Config) -> EngineImage:
     return _dense_image("baseline", q, k, cfg)
 
 
-def _dense_image(design: str, q: np.ndarray, k: np.ndarray, cfg: Config) -> EngineImage:
+def _dense_image(design: str, q: np.ndarray, k: np.ndarray, cfg: Config,
+                 fold: np.ndarray | None = None) -> EngineImage:
     # A token as a Kaleido entry: its value in x0, state 0 (pass A then adds the
-    # product into R0 alone), x1 unused.
-    def entry(v):
-        return {"x": v, "valid": 1} if design == "baseline" else {"x0": v, "x1": 0, "state": 0, "valid": 1}
+    # product into R0 alone), x1 unused; or a folded key: state FULL, x1 added.
+    if fold is not None and design != "kaleido":
+        raise ValueError("only the Kaleido engine folds keys")
+    def entry(v, x1=0):
+        if design == "baseline":
+            return {"x": v, "valid": 1}
+        return {"x0": v, "x1": x1, "state": int(State.FULL) if x1 else 0, "valid": 1}
 
     D = q.shape[1]
     img = EngineImage(design, [], [], 1, [D], [], [], [0], [0], schedule="dense")
-    for x, words, n, tiles in ((q, img.q_words, cfg.rows, img.q_tiles), (k, img.k_words, cfg.cols, img.k_tiles)):
+    for x, x1, words, n, tiles in ((q, fold, img.q_words, cfg.rows, img.q_tiles),
+                                   (k, None, img.k_words, cfg.cols, img.k_tiles)):
         count = -(-x.shape[0] // n)
         tiles.append(count)
         for t in range(count):
             members = range(t * n, min((t + 1) * n, x.shape[0]))
             for c in range(D):
-                words.append(_pack(design, [entry(int(x[p, c])) for p in members], n))
+                words.append(_pack(design, [entry(int(x[p, c]), 0 if x1 is None else int(x1[p, c]))
+                                            for p in members], n))
     img.tiles = [("dense", tq, tk) for tq, tk in dense_tiles(q.shape[0], k.shape[0], cfg)]
     return img
 

@@ -89,6 +89,32 @@ def test_dense_schedule_is_the_baseline_on_kaleido_pes(rng):
     assert got["lane_work"] == base.lane_work
 
 
+def test_folded_keys_add_codes_where_rows_enter(rng):
+    """P V~ with V's reuse (golden.pv_tiles): every column tile's run on the engine, the
+    folded keys' codes added by the engine's row adder, gives P V~ exactly, in the
+    cycles of a dense product over the tile's own keys."""
+    from golden.cycle_model import gemm_cycles
+    from golden.head_cycles import pv_config
+    from golden.pv_tiles import pv_tiles
+    from golden.reuse import pair_reuse
+    from tb.engine_image import gemm_image
+    from tests.golden.test_pv_tiles import codes, values
+
+    cfg = Config(partition=(4, 2, 2), grid=(2, 3, 4), rows=3, cols=2)
+    p, v = codes(rng, cfg.tokens).astype(np.int8), values(rng, cfg)
+    pv, out, folded = pv_config(cfg), np.zeros((cfg.tokens, cfg.head_dim), np.int64), 0
+    for tile in pv_tiles(p, v, cfg):
+        fold = np.where(tile.partner >= 0, p[:, np.maximum(tile.partner, 0)], 0).astype(np.int8)
+        a, b = p[:, tile.keys], np.ascontiguousarray(tile.v.T)
+        got = simulate_engine(gemm_image("kaleido", a, b, pv, fold), pv, cfg.tokens, len(tile.channels))
+        out[:, tile.channels] = got["scores"]
+        model = gemm_cycles(cfg.tokens, len(tile.channels), pv, "kaleido", depth=len(tile.keys))
+        assert got["cycles"] == model.cycles and got["lane_work"] == model.lane_work
+        folded += len(tile.folded)
+    assert folded
+    np.testing.assert_array_equal(out, p.astype(np.int64) @ pair_reuse(v, cfg).approx.astype(np.int64))
+
+
 @pytest.mark.parametrize("R, C, D, N", [(2, 3, 5, 7), (4, 4, 3, 9), (1, 1, 4, 3), (3, 2, 8, 6)])
 def test_baseline_engine_is_q_kt(R, C, D, N, rng):
     cfg = Config(partition=(D, 0, 0), grid=(1, 1, N), rows=R, cols=C)

@@ -92,6 +92,11 @@ def test_sim_attention_bad_variant(tmp_path):
     r = run("sim", "attention", "--q", "q.npy", "--k", "q.npy", "--grid", "1,2,2",
             "--partition", "1,1,1", "--variant", "fancy", "--out", "o", cwd=tmp_path)
     assert r.returncode == 2 and "invalid choice" in r.stderr
+    for extra in (["--design", "baseline", "--v", "q.npy"], []):
+        r = run("sim", "attention", "--q", "q.npy", "--k", "q.npy", "--grid", "1,2,2", "--partition",
+                "1,1,1", "--pv-schedule", "shared", *extra, "--out", "o", cwd=tmp_path)
+        assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1, r.stderr
+        assert "--pv-schedule" in r.stderr and not (tmp_path / "o").exists()
 
 
 @pytest.mark.parametrize("simulator, design, pv", [("icarus", "kaleido", "shared"), ("verilator", "kaleido", "shared"),

@@ -43,8 +43,11 @@ def test_report_writes_every_figure(tmp_path, monkeypatch):
         assert p["attention"]["speedup"] >= 1 and p["all"]["speedup"] >= 1
         assert all(p["all"]["layers"][name] <= p["attention"]["layers"][name] for name in
                    ("qkv", "proj", "mlp1", "mlp2"))
+    # P V~: the proxy and the clip, never slower than the baseline, never past the oracle bound.
+    assert [p["workload"] for p in data["pv"]] == ["proxy", "carphone"]
+    assert all(1 <= p["speedup"] <= p["oracle_bound"] and p["executed_over_oracle"] >= 1 for p in data["pv"])
     text = (tmp_path / "r" / "report.md").read_text()
-    for heading in ("Fig. 7", "Fig. 9", "Fig. 19", "Fig. 20", "Fig. 21", "Fig. 23", "Table 2", "Paper:",
+    for heading in ("Fig. 7", "Fig. 9", "Fig. 19", "Fig. 20", "P V~ with V's reuse", "Fig. 21", "Fig. 23", "Table 2", "Paper:",
                     "Real video against the proxy", "denoising step", "video **carphone**"):
         assert heading in text
     # The workload table: proxy and the clip at every threshold pair; fewer preserved bits
