@@ -54,8 +54,11 @@ class PvTile:
         The partners whose products fold into their references'.
     partner : np.ndarray
         Per key of ``keys``, the partner folded into it, or -1.
+    fold : np.ndarray
+        int8 ``[N, L]``: per key, the folded partner's codes (0 where none), which
+        the engine adds to ``P`` on ``keys`` as a row enters the array.
     p : np.ndarray
-        ``P'``, int8 ``[N, L]``: ``P`` on ``keys``, a folded partner's codes added.
+        ``P'``, int8 ``[N, L]``: ``P`` on ``keys`` plus ``fold``.
     v : np.ndarray
         ``V'``, int8 ``[L, len(channels)]``: ``V~`` on ``keys`` and ``channels``.
     """
@@ -64,6 +67,7 @@ class PvTile:
     keys: np.ndarray
     folded: np.ndarray
     partner: np.ndarray
+    fold: np.ndarray
     p: np.ndarray
     v: np.ndarray
 
@@ -120,6 +124,7 @@ def pv_tiles(probs: np.ndarray, v: np.ndarray, cfg: Config) -> list[PvTile]:
             channels = np.arange(sl.start, sl.stop)[chans]
             partner = np.full(cfg.tokens, -1)
             partner[refs[fold]] = partners[fold]
-            tiles.append(PvTile(channels, keys, partners[fold], partner[keys], p[:, keys].astype(np.int8),
+            codes = np.where(partner[keys] >= 0, p16[:, np.maximum(partner[keys], 0)], 0).astype(np.int8)
+            tiles.append(PvTile(channels, keys, partners[fold], partner[keys], codes, p[:, keys].astype(np.int8),
                                 np.ascontiguousarray(reuse.approx[np.ix_(keys, channels)])))
     return tiles

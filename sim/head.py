@@ -73,10 +73,9 @@ def run_pv(cfg, probs: np.ndarray, v: np.ndarray, design: str, simulator: str, w
         # One engine, built for the longest tile, runs every tile over its own keys.
         # A row entry holds P[i, n0] and, where n0 has a folded partner, P[i, n1]: the
         # engine adds them as the row enters the array.
-        fold = np.where(tile.partner >= 0, probs[:, np.maximum(tile.partner, 0)], 0).astype(np.int8)
         r = simulate(pv_cfg, probs[:, tile.keys], np.ascontiguousarray(tile.v.T), design, simulator, work,
                      waves, label=f"P V~ tile {i + 1}/{len(plan['tiles'])} on the kaleido array ({simulator})",
-                     product="gemm", depth=cfg.tokens, fold=fold)
+                     product="gemm", depth=cfg.tokens, fold=tile.fold)
         out[:, tile.channels] = r["scores"]
         res["cycles"] += r["cycles"]
         res["tile_groups"] += r["model"]["tiles"]

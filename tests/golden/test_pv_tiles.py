@@ -68,7 +68,8 @@ def test_a_tile_folds_exactly_what_it_may(rng, grid, part, cols):
         # Each folded partner rides its reference's slot, and P' is P0 + P1 there.
         for s, (n, f) in enumerate(zip(tile.keys, tile.partner)):
             assert f == -1 or refs[f] == n
-            np.testing.assert_array_equal(tile.p[:, s], p[:, n] + (p[:, f] if f >= 0 else 0))
+            np.testing.assert_array_equal(tile.fold[:, s], p[:, f] if f >= 0 else 0)
+            np.testing.assert_array_equal(tile.p[:, s], p[:, n] + tile.fold[:, s])
         assert sorted(f for f in tile.partner if f >= 0) == sorted(tile.folded)
         folded_any |= len(tile.folded) > 0
     assert folded_any

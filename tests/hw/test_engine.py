@@ -104,9 +104,8 @@ def test_folded_keys_add_codes_where_rows_enter(rng):
     p, v = codes(rng, cfg.tokens).astype(np.int8), values(rng, cfg)
     pv, out, folded = pv_config(cfg), np.zeros((cfg.tokens, cfg.head_dim), np.int64), 0
     for tile in pv_tiles(p, v, cfg):
-        fold = np.where(tile.partner >= 0, p[:, np.maximum(tile.partner, 0)], 0).astype(np.int8)
         a, b = p[:, tile.keys], np.ascontiguousarray(tile.v.T)
-        got = simulate_engine(gemm_image("kaleido", a, b, pv, fold), pv, cfg.tokens, len(tile.channels))
+        got = simulate_engine(gemm_image("kaleido", a, b, pv, tile.fold), pv, cfg.tokens, len(tile.channels))
         out[:, tile.channels] = got["scores"]
         model = gemm_cycles(cfg.tokens, len(tile.channels), pv, "kaleido", depth=len(tile.keys))
         assert got["cycles"] == model.cycles and got["lane_work"] == model.lane_work
