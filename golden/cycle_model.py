@@ -32,7 +32,7 @@ import numpy as np
 
 from . import drain
 from .config import Config
-from .matcher import column_needs, match
+from .matcher import PAIRED_MODES, match, pe_needs
 from .pe import Mode, decode
 from .scheduler import cluster_tables, operand_stream, schedule
 from .tiling import pair_tables, tile_groups
@@ -174,8 +174,8 @@ def kaleido_tile_slots(qt, kt, cfg: Config, with_matcher: bool) -> tuple[np.ndar
     for t, tile in enumerate(tiles):
         for mode, chans, nq, nk, sq, sk in _passes(tile, qt, kt, lanes):
             issued = int(chans.sum())
-            if with_matcher and mode in (Mode.B, Mode.D):
-                needs = column_needs(mode, sq, sk, cfg.accumulators)
+            if with_matcher and mode in PAIRED_MODES:
+                needs = pe_needs(mode, sq, sk, cfg.accumulators)
                 issued = len(match(np.flatnonzero(chans), needs, cfg.lookahead))
             slots[t, mode] = issued
             per_channel = np.einsum("ca,ab,cb->c", nq, lanes[mode], nk)

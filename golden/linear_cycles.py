@@ -19,7 +19,7 @@ import numpy as np
 from .config import Config
 from .cycle_model import CycleReport, SCHEDULES, _TABLES, baseline_cycles, engine_cycles, tail_cycles, \
     variant_parts
-from .matcher import column_needs, match
+from .matcher import match, pe_needs
 from .pe import Mode
 from .windows import linear_config, window_tables, window_tiles
 
@@ -49,7 +49,7 @@ def linear_tile_slots(tables, outputs: int, cfg: Config, with_matcher: bool):
                     chans = streamed
                     issued = len(chans)
                     if with_matcher:
-                        needs = column_needs(Mode.B, np.zeros((rv, G), np.int64), first, cfg.accumulators)
+                        needs = pe_needs(Mode.B, np.zeros((rv, G), np.int64), first, cfg.accumulators)
                         issued = len(match(chans, needs, cfg.lookahead))
                 s.append(issued)
                 w.append(int(rv * lanes[Mode.B, 0][state[:, chans]].sum()))

@@ -1,18 +1,18 @@
-"""The dispatcher's matcher, DESIGN.md §5.4 and the nibble-lane pairing of §5.2: golden model.
+"""The dispatcher's matcher, DESIGN.md §5.4 and the lane pairing of §5.2: golden model.
 
-A channel step needs, in each column of the array, 0, 4 or 8 bits of the
-8-bit column port (codes 0, 1, 2): nothing, one nibble, or the whole byte.
-Two steps can share a cycle when every column's codes add up to at most 2.
+A channel step needs, in each PE of the array, 0, 1 or 2 of its two 4x8 lanes
+(:func:`golden.pe.need_lanes` of the step's :func:`golden.pe.step_need`): nothing,
+one nibble or ``ROW`` product, or a full product. Two steps can share a cycle
+when every PE's lanes add up to at most 2. Both ports carry two bytes (the row
+operands ``a0, a1`` and the column operands ``b0, b1``), so the lanes are the
+only budget: a PE where only one of the two steps has work runs it whole.
 
-* pass B (``q0 x k1~``): ``sk = 2`` needs nothing, ``sk = 1`` the low nibble of
-  ``k1~``, ``sk = 0`` the byte;
-* pass D (``q1~ x k1~``): ``sk = 2`` needs the byte if some valid row has
-  ``sq = 2``, else nothing; ``sk = 0`` needs the byte if some valid row has
-  ``sq != 2``, else nothing; ``sk = 1`` needs one nibble when all valid rows
-  agree (``hi(k1~)`` when they all have ``sq = 2``, ``lo(k1~)`` otherwise) and
-  the byte when they differ.
+* pass B (``q0 x k1~``) depends on the column only (``sk``);
+* pass C (``q1~ x k0``) on the row only (``sq``); with the exact PE a partial
+  row is a one-lane ``ROW`` step, so two partial rows pair;
+* pass D (``q1~ x k1~``) on both.
 
-Passes A and C multiply whole bytes and are never paired. The merge unit
+Pass A multiplies whole bytes in every PE and is never paired. The merge unit
 looks at a window of ``lookahead`` upcoming steps (the head and the next
 ``lookahead - 1``), pairs the head with the first compatible one and issues
 both in one cycle, or issues the head alone.
@@ -22,41 +22,40 @@ from __future__ import annotations
 
 import numpy as np
 
-from .pe import Mode
+from .pe import Mode, need_lanes, step_need
 
-__all__ = ["column_needs", "compatible", "match"]
+__all__ = ["PAIRED_MODES", "lanes_of", "pe_needs", "compatible", "match"]
+
+#: The passes whose steps the matcher pairs.
+PAIRED_MODES = (Mode.B, Mode.C, Mode.D)
 
 
-def column_needs(mode: int, sq: np.ndarray, sk: np.ndarray, accumulators: int = 3) -> np.ndarray:
-    """Need codes ``[Dg, C]`` of every channel in every column.
+def lanes_of(mode: int, accumulators: int = 3) -> np.ndarray:
+    """``[sq, sk]``: lanes one step of ``mode`` takes in a PE with those flags."""
+    return np.array([[need_lanes(step_need(mode, sq, sk, accumulators)[0]) for sk in range(3)]
+                     for sq in range(3)], dtype=np.int64)
+
+
+def pe_needs(mode: int, sq: np.ndarray, sk: np.ndarray, accumulators: int = 3) -> np.ndarray:
+    """Lane needs ``[Dg, Rv * Cv]`` of every channel in every valid PE (row-major).
 
     ``sq`` is ``[Rv, Dg]`` (valid rows), ``sk`` is ``[Cv, Dg]`` (valid columns);
-    columns beyond ``Cv`` are left out (the caller pads them with 0). The exact
-    PE (``accumulators = 4``) does nothing in D for ``sq = 2`` rows, so there
-    ``sk = 1`` needs ``lo(k1~)`` and ``sk = 0`` the byte, when some row has ``sq != 2``.
+    PEs of rows or columns that do not exist are left out (they need nothing).
     """
-    sk = sk.T                                             # [Dg, Cv]
-    if mode == Mode.B:
-        return np.select([sk == 2, sk == 1], [0, 1], 2).astype(np.int64)
-    if mode != Mode.D:
-        raise ValueError("only passes B and D are paired")
-    any2 = (sq == 2).any(axis=0)[:, None]                 # [Dg, 1]
-    anyn = (sq != 2).any(axis=0)[:, None]
-    if accumulators == 4:
-        return np.where(anyn, np.select([sk == 2, sk == 1], [0, 1], 2), 0).astype(np.int64)
-    need = np.where(sk == 2, np.where(any2, 2, 0),
-                    np.where(sk == 0, np.where(anyn, 2, 0), np.where(any2 & anyn, 2, 1)))
-    return need.astype(np.int64)
+    table = lanes_of(mode, accumulators)
+    sq, sk = np.asarray(sq, np.int64), np.asarray(sk, np.int64)
+    per = table[sq.T[:, :, None], sk.T[:, None, :]]          # [Dg, Rv, Cv]
+    return per.reshape(per.shape[0], -1)
 
 
 def compatible(a: np.ndarray, b: np.ndarray) -> bool:
-    return bool(np.all(a + b <= 2))
+    return bool(np.all(np.asarray(a) + np.asarray(b) <= 2))
 
 
 def match(channels, needs: np.ndarray, lookahead: int) -> list[tuple[int, int | None]]:
     """Issue order of a pass's ``channels``: ``(head, partner or None)`` per cycle."""
-    # Each channel's needs as two column masks (some bits; all 8 bits): two steps
-    # fit when neither takes the whole byte of a column the other uses at all.
+    # Each channel's needs as two PE masks (some lanes; both lanes): two steps
+    # fit when neither takes both lanes of a PE the other uses at all.
     needs = np.asarray(needs).reshape(len(needs), -1)
     weights = np.array([1 << j for j in range(needs.shape[1])], dtype=object)
     some = ((needs >= 1).astype(object) @ weights).tolist()

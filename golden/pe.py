@@ -1,11 +1,14 @@
 """Cycle-level model of one processing element (DESIGN.md §5.1-5.2).
 
-The augmented PE multiplies with two 4x8 lanes. Lane 0 multiplies its row
-operand by the column byte's low nibble, lane 1 by its high nibble; each lane
-reads its nibble either as a *low* part (unsigned, no shift) or a *high* part
-(signed, shifted left by 4). A full 8x8 product is lane 0 (low) plus lane 1
-(high) on the same row operand; a *paired* cycle runs two channel steps, one
-per lane, each on its own row operand and with its own reuse flags.
+The augmented PE multiplies with two 4x8 lanes. A lane multiplies a row
+operand by one nibble of a column byte, read either as a *low* part (unsigned,
+no shift) or a *high* part (signed, shifted left by 4). A full 8x8 product is
+lane 0 (low) plus lane 1 (high) on the same operands. A *paired* cycle carries
+two channel steps, each with its own row operand, column byte and reuse flags
+(the row port and the column port are both two bytes wide): a PE where only
+one of them has work runs it alone, on both lanes if it needs them; a PE where
+both have work gives each one lane (the dispatcher pairs two steps only where
+that fits, :mod:`golden.matcher`).
 
 Which lanes run and which of R0, R1, R2 each lane's product is added into is
 decided inside the PE from the pass (mode), the flags that travel with the
@@ -26,9 +29,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import IntEnum
 
-__all__ = ["Mode", "Load", "Need", "Target", "ACCUMULATORS", "Packing", "lane_adds",
+__all__ = ["Mode", "Load", "Need", "Target", "ACCUMULATORS", "lane_adds", "need_lanes",
            "RowIn", "ColIn", "LaneOp", "Decoded", "decode",
-           "NIBBLES", "BYTE_STEP1", "BYTE_STEP2",
            "PEModel", "BaselinePEModel", "step_need", "wrap"]
 
 
@@ -59,6 +61,11 @@ class Need(IntEnum):
     HI = 2         # 16 * a * hi(b): one lane, signed nibble, shifted
     FULL = 3       # a * b: both lanes
     ROW = 4        # b * lo(a): lane 0 multiplies the column byte by the row's low nibble
+
+
+def need_lanes(need: Need) -> int:
+    """Lanes a step with this need takes: a full product two, a nibble or ROW product one."""
+    return 2 if need == Need.FULL else 0 if need == Need.NONE else 1
 
 
 class Target(IntEnum):
@@ -153,8 +160,8 @@ def step_need(mode: Mode, sq: int, sk: int, accumulators: int = 3) -> tuple[Need
 class LaneOp:
     on: bool = False
     high: bool = False          # nibble read as a signed high part, shifted by 4
-    second: bool = False        # row operand a1 instead of a0
-    row: bool = False           # lane 0 of a ROW step: column byte times lo(row operand)
+    second: bool = False        # step 2's operands (a1, b1) instead of step 1's (a0, b0)
+    row: bool = False           # a ROW product: column byte times lo(row operand)
 
 
 @dataclass(frozen=True)
@@ -185,51 +192,35 @@ def _single(mode: int, sq: int, sk: int, second: bool, accumulators: int) -> Dec
     return _decoded((l0, l1), tgt, (False, True))
 
 
-class Packing(IntEnum):
-    """How a paired cycle packs the column byte (``col.byte``): one nibble per
-    step, or the whole byte belongs to step 1, or to step 2."""
-
-    NIBBLES = 0
-    BYTE_STEP1 = 1
-    BYTE_STEP2 = 2
-
-
-NIBBLES, BYTE_STEP1, BYTE_STEP2 = Packing.NIBBLES, Packing.BYTE_STEP1, Packing.BYTE_STEP2
-
-
 def decode(mode: int, steps: int, sq0: int, sk0: int, sq1: int, sk1: int,
-           byte: int = NIBBLES, accumulators: int = 3) -> Decoded:
+           accumulators: int = 3) -> Decoded:
     """Lane operations and accumulate enables of one PE cycle.
 
     ``steps`` has bit 0 set when channel step 1 is present and bit 1 when step 2
-    is (a paired cycle). A single step uses lane 0 for its low part and lane 1
-    for its high part, both on ``a0``. In a paired cycle the column says how it
-    packed its byte (``byte``): one nibble per step (step 1 in ``b[3:0]`` on
-    ``a0``, step 2 in ``b[7:4]`` on ``a1``, each step needing at most one
-    nibble product: the dispatcher guarantees it, and a step that would need a
-    full product or the whole byte is dropped), or the whole byte for one step,
-    which is then decoded like a single step on its own row operand.
+    is (a paired cycle). Step 1 works on ``a0`` and ``b0``, step 2 on ``a1`` and
+    ``b1``. When only one present step has work in this PE, it runs as a whole
+    step: lane 0 takes its low part (or its ``ROW`` product), lane 1 its high
+    part. When both have work, lane 0 takes step 1 and lane 1 step 2, each as
+    the one nibble product it needs; a step that would need both lanes then
+    adds nothing (the dispatcher never pairs such steps, :mod:`golden.matcher`).
     """
     regs = accumulators
     off = Decoded((LaneOp(), LaneOp()), ((False, False),) * regs, ((False, False),) * regs)
-    if steps & 1 and not steps & 2:
-        return _single(mode, sq0, sk0, False, regs)
-    if not steps & 2:
-        return off
-    if byte == BYTE_STEP1:
-        return _single(mode, sq0, sk0, False, regs) if steps & 1 else off
-    if byte == BYTE_STEP2:
+    need1 = step_need(mode, sq0, sk0, regs)[0] if steps & 1 else Need.NONE
+    need2 = step_need(mode, sq1, sk1, regs)[0] if steps & 2 else Need.NONE
+    if need2 == Need.NONE:
+        return _single(mode, sq0, sk0, False, regs) if need1 != Need.NONE else off
+    if need1 == Need.NONE:
         return _single(mode, sq1, sk1, True, regs)
     lanes, targets = [LaneOp(), LaneOp()], [[Target.NO, Target.NO] for _ in range(regs)]
     highs = [False, False]
-    for lane, (present, sq, sk) in enumerate(((steps & 1, sq0, sk0), (True, sq1, sk1))):
-        if not present:
-            continue
+    for lane, (sq, sk) in enumerate(((sq0, sk0), (sq1, sk1))):
         need, tgt = step_need(mode, sq, sk, regs)
-        if need not in (Need.LO, Need.HI):
+        if need_lanes(need) != 1:
             continue
+        # The lane plays its step's low part (LO, ROW) or high part (HI), and adds as that part would.
         highs[lane] = need == Need.HI
-        lanes[lane] = LaneOp(on=True, high=highs[lane], second=lane == 1)
+        lanes[lane] = LaneOp(on=True, high=highs[lane], second=lane == 1, row=need == Need.ROW)
         for r in range(regs):
             targets[r][lane] = tgt[r]
     enable = tuple(tuple(lane_adds(targets[r][l], highs[l])[0] and lanes[l].on for l in (0, 1))
@@ -243,20 +234,19 @@ def _signed_nibble(v: int) -> int:
     return v - 16 if v & 8 else v
 
 
-def _lane(a0: int, a1: int, b: int, lane: int, op: LaneOp) -> tuple[int, int]:
+def _lane(a0: int, a1: int, b0: int, b1: int, op: LaneOp) -> tuple[int, int]:
     """(product, tap) of one lane. The lane multiplies an 8-bit operand by a
     nibble; the tap is the part of the product from the 8-bit operand's high
     nibble."""
     if not op.on:
         return 0, 0
-    a = a1 if op.second else a0
+    a, b = (a1, b1) if op.second else (a0, b0)
     if op.row:                           # the column byte times the row's low nibble
         wide, nib, scale = (b & 0xFF) - 256 if b & 0x80 else b & 0xFF, a & 0xF, 1
+    elif op.high:                        # the column byte's high nibble, signed, shifted
+        wide, nib, scale = a, _signed_nibble((b >> 4) & 0xF), 16
     else:
-        nib = (b >> (4 * lane)) & 0xF
-        wide, scale = a, 1
-        if op.high:
-            nib, scale = _signed_nibble(nib), 16
+        wide, nib, scale = a, b & 0xF, 1
     tap = 16 * _signed_nibble((wide >> 4) & 0xF) * nib * scale
     return wide * nib * scale, tap
 
@@ -283,12 +273,12 @@ class RowIn:
 
 @dataclass
 class ColIn:
-    """What travels down a column: the column byte and its flags."""
+    """What travels down a column: the column bytes and their flags."""
 
-    b: int = 0
+    b0: int = 0                 # column operand of step 1 (and of a single step)
+    b1: int = 0                 # column operand of step 2 in a paired cycle
     sk0: int = 0
     sk1: int = 0
-    byte: int = NIBBLES         # packing of b in a paired cycle
 
 
 @dataclass
@@ -318,9 +308,8 @@ class PEModel:
             regs[0], regs[1] = regs[1], r3
         elif row.load == Load.R2:
             regs[0] = regs[2]
-        dec = decode(row.mode, row.steps, row.sq0, col.sk0, row.sq1, col.sk1, col.byte,
-                     self.accumulators)
-        lanes = [_lane(row.a0, row.a1, col.b, lane, dec.lanes[lane]) for lane in (0, 1)]
+        dec = decode(row.mode, row.steps, row.sq0, col.sk0, row.sq1, col.sk1, self.accumulators)
+        lanes = [_lane(row.a0, row.a1, col.b0, col.b1, dec.lanes[lane]) for lane in (0, 1)]
         for k in range(self.accumulators):
             add = sum(lanes[l][0] for l in (0, 1) if dec.enable[k][l])
             add += sum(lanes[l][1] for l in (0, 1) if dec.tap[k][l])

@@ -18,7 +18,9 @@ DESIGN.md §5.2:
 * B, C and D stream only the channels their bit marks, found with a priority
   encoder, so a channel every PE skips costs nothing. A channel some PEs skip
   leaves those PEs idle, and a nibble product takes a whole step (variant
-  ``pe``: natural order, no pairing).
+  ``pe``: natural order, no pairing). With a matcher (``pe-m``, ``full``) a
+  slot of B, C or D may carry two channels, on both bytes of the row and the
+  column ports, where every PE's lanes fit (:mod:`golden.matcher`).
 
 Baseline (``design="baseline"``): an entry is a token's value and a valid bit;
 each tile streams all D channels.
@@ -61,11 +63,11 @@ from amaranth.lib.wiring import In, Out
 
 from golden.config import Config, require_config
 from golden.drain import drain_spacing, tail_cycles
-from golden.pe import BYTE_STEP1, BYTE_STEP2, NIBBLES, Load, Mode
+from golden.pe import Load, Mode
 from golden.reuse import State
 
 from .array import BaselineArray, KaleidoArray
-from .matcher import Matcher, lowest_set
+from .matcher import INVALID, Matcher, lowest_set
 
 __all__ = ["AttentionEngine", "pair_entry", "token_entry", "entry_layout", "word_layout", "entry_bits",
            "slot_layout",
@@ -96,9 +98,12 @@ def slot_layout(channels: int, cols: int) -> data.StructLayout:
         "mode": Mode,                     # the pass
         "part": range(3),                 # linear: which partner a pass B serves
         "chan": range(max(2, channels)),  # the step's channel
-        "need1": 2 * cols,                # matcher: each column's need of the step
-        "need2": 2 * cols,                # and of the paired step
     })
+
+
+def dense_pass_of(mode):
+    """A pass that streams every channel, one per slot: A (and the dense tile) or LINEAR."""
+    return (mode == Mode.A) | (mode == Mode.LINEAR)
 
 
 def entry_layout(design: str) -> data.StructLayout:
@@ -129,7 +134,7 @@ class AttentionEngine(wiring.Component):
     q_words, k_words : int
         Depth of the two operand buffers (words of one channel of one tile).
     matcher : bool
-        Pair channel steps of passes B and D through a :class:`hw.matcher.Matcher`
+        Pair channel steps of passes B, C and D through a :class:`hw.matcher.Matcher`
         (variants ``pe-m`` and ``full``); without it steps go one per cycle.
 
     Members
@@ -297,16 +302,15 @@ class AttentionEngine(wiring.Component):
         c2 = Signal(range(max(2, CH)))
         taken = Signal(G)                         # the steps this slot removes from the set
         if paired:
-            m.d.comb += [match.steps.eq(left), match.use_d.eq(pss == Mode.D)]
+            m.d.comb += [match.steps.eq(left), match.mode.eq(pss)]
             found, first_left = match.head_valid, match.head
-            m.d.comb += [pair.eq(match.second_valid & ((pss == Mode.B) | (pss == Mode.D)) & ~self.unpaired
-                                 & ~beyond),
+            m.d.comb += [pair.eq(match.second_valid & ~dense_pass_of(pss) & ~self.unpaired & ~beyond),
                          c2.eq(match.second)]
         else:
             found, first_left = lowest_set(m, left, G, "left")
         m.d.comb += taken.eq((Const(1, G) << first_left) | Mux(pair, Const(1, G) << c2, 0))
         dense_pass = Signal()
-        m.d.comb += dense_pass.eq((pss == Mode.A) | (pss == Mode.LINEAR))
+        m.d.comb += dense_pass.eq(dense_pass_of(pss))
         have = Signal()
         c = Signal(range(max(2, CH)))
         more = Signal()
@@ -343,8 +347,7 @@ class AttentionEngine(wiring.Component):
         if paired:
             qr2, kr2 = partner[0]
             m.d.comb += [qr2.addr.eq(q_tile + c2), kr2.addr.eq(k_tile + k_off + c2)]
-            m.d.sync += [s1.pair.eq(go & issue & have & pair),
-                         s1.need1.eq(match.head_need), s1.need2.eq(match.second_need)]
+            m.d.sync += s1.pair.eq(go & issue & have & pair)
         m.d.sync += [s1.valid.eq(go), s1.steps.eq(go & issue & have),
                      s1.first.eq(go & issue & (slot == 0)), s1.mode.eq(pss), s1.part.eq(part), s1.chan.eq(c),
                      s1.flush.eq(flushing), s1.drain.eq(want_drain & ~wait)]
@@ -406,7 +409,6 @@ class AttentionEngine(wiring.Component):
         (qr, kr), *partner = reads
         s1_valid, s1_steps, s1_first, s1_drain = s1.valid, s1.steps, s1.first, s1.drain
         s1_pass, s1_flush, s1_pair, s1_c = s1.mode, s1.flush, s1.pair, s1.chan
-        s1_need1, s1_need2 = s1.need1, s1.need2
         bits, a_in_s1 = needs.bits, needs.a_in_s1
         q_word = data.View(word_layout(self.design, R), qr.data)
         k_word = data.View(word_layout(self.design, C), kr.data)
@@ -452,28 +454,13 @@ class AttentionEngine(wiring.Component):
                     array.row_in[i].load.eq(Mux(s1_valid, load_of, Load.KEEP)),
                     array.row_in[i].drain.eq(s1_valid & s1_drain),
                 ]
-            # A paired slot's column byte: one step's byte, or a nibble of each.
-            # Pass D's single nibble is hi(k1~) when every valid row has sq = 2.
-            # (The exact PE's D never takes hi(k1~): rows with sq = 2 do nothing there.)
-            exact = cfg.accumulators == 4
-            all2_1 = Const(0) if exact else ~any_of([e.valid for e in rows], [e.state for e in rows],
-                                                    lambda s: s != 2)
-            all2_2 = Const(0) if exact else ~any_of([e.valid for e in rows2], [e.state for e in rows2],
-                                                    lambda s: s != 2)
+            # A paired slot carries each step's column operand on its own byte.
             for j, (e, e2) in enumerate(zip(cols, cols2)):
-                n1, n2 = s1_need1[2 * j:2 * j + 2], s1_need2[2 * j:2 * j + 2]
-                hi1 = (s1_pass == Mode.D) & all2_1
-                hi2 = (s1_pass == Mode.D) & all2_2
-                # A nibble step of column j streams k1~: its high or low nibble.
-                nib1 = Mux(n1 == 1, Mux(hi1, e.x1[4:8], e.x1[0:4]), 0)
-                nib2 = Mux(n2 == 1, Mux(hi2, e2.x1[4:8], e2.x1[0:4]), 0)
-                byte = Mux(n1 == 2, BYTE_STEP1, Mux(n2 == 2, BYTE_STEP2, NIBBLES))
-                packed = Mux(n1 == 2, e.x1, Mux(n2 == 2, e2.x1, Cat(nib1, nib2)))
                 m.d.sync += [
-                    array.col_in[j].b.eq(Mux(s1_pair, packed, Mux(use_k0, e.x0, e.x1))),
+                    array.col_in[j].b0.eq(Mux(use_k0, e.x0, e.x1)),
+                    array.col_in[j].b1.eq(Mux(s1_pair, Mux(use_k0, e2.x0, e2.x1), 0)),
                     array.col_in[j].sk0.eq(sk[j]),
                     array.col_in[j].sk1.eq(Mux(s1_pair, e2.state, 0)),
-                    array.col_in[j].byte.eq(Mux(s1_pair, byte, NIBBLES)),
                     array.col_valid[j].eq(kv[j]),
                 ]
             # The three need bits of this channel, over valid rows and columns.
@@ -483,22 +470,15 @@ class AttentionEngine(wiring.Component):
             k1 = any_of(kv, sk, lambda s: s == 1)
             k0 = any_of(kv, sk, lambda s: s == 0)
             # D: the 3-register PE still computes (2,2) and (2,1) there; the exact PE only
+            exact = cfg.accumulators == 4
             # the pairs where neither side is a full reuse.
             d_work = (qn & (k0 | k1)) if exact else ((q2 & (k2 | k1)) | (qn & (k0 | k1)))
             m.d.comb += [bits[0].eq(k1 | k0), bits[1].eq(qn), bits[2].eq(d_work)]
             if paired:
-                # Column needs of passes B and D for the matcher (golden.matcher).
-                need_b = [Mux(kv[j], Mux(sk[j] == 2, 0, Mux(sk[j] == 1, 1, 2)), 0) for j in range(C)]
-                if exact:
-                    need_d = [Mux(kv[j] & qn, Mux(sk[j] == 2, 0, Mux(sk[j] == 1, 1, 2)), 0)
-                              for j in range(C)]
-                else:
-                    need_d = [Mux(kv[j], Mux(sk[j] == 2, Mux(q2, 2, 0),
-                                             Mux(sk[j] == 0, Mux(qn, 2, 0), Mux(q2 & qn, 2, 1))), 0)
-                              for j in range(C)]
-                m.d.comb += [match.wr_en.eq(a_in_s1), match.wr_chan.eq(s1_c),
-                             match.wr_b.eq(Cat(*[Const(0, 2) | x for x in need_b])),
-                             match.wr_d.eq(Cat(*[Const(0, 2) | x for x in need_d]))]
+                # The matcher keeps every row's and column's state (golden.matcher).
+                m.d.comb += [match.wr_en.eq(a_in_s1), match.wr_chan.eq(s1_c)]
+                m.d.comb += [match.wr_data.sq[i].eq(Mux(qv[i], sq[i], INVALID)) for i in range(R)]
+                m.d.comb += [match.wr_data.sk[j].eq(Mux(kv[j], sk[j], INVALID)) for j in range(C)]
         else:
             for i, e in enumerate(rows):
                 m.d.sync += [

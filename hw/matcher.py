@@ -1,25 +1,37 @@
-"""The dispatcher's matcher (DESIGN.md §5.4): nibble-lane pairing of channel steps.
+"""The dispatcher's matcher (DESIGN.md §5.4): lane pairing of channel steps.
 
-It keeps, for every channel of the group, what each column of the array needs
-of the 8-bit column port in passes B and D (codes 0, 1, 2 for 0, 4, 8 bits;
-written while pass A reads every channel, see :mod:`golden.matcher`). Each
-cycle it looks at the next ``lookahead`` channels of the pass's remaining set
-(the head and its candidates, found by chained priority encoders), and pairs
-the head with the first candidate whose needs fit beside the head's in every
-column. The engine issues the head, and the partner when there is one, and
-removes them from the set. A table write bypasses to the lookup in the same
-cycle, so the last channel of pass A can be paired on the first cycle of B.
+It keeps, for every channel of the group, the reuse state of each valid row
+and column of the tile group (written while pass A reads every channel; an
+invalid row or column is stored as ``3`` and needs nothing). From them it
+works out, for the pass being run, how many lanes each PE needs for a step
+(:func:`golden.matcher.pe_needs`). Each cycle it looks at the next
+``lookahead`` channels of the pass's remaining set (the head and its
+candidates, found by chained priority encoders), and pairs the head with the
+first candidate whose lanes fit beside the head's in every PE. The engine
+issues the head, and the partner when there is one, and removes them from the
+set. A table write bypasses to the lookup in the same cycle, so the last
+channel of pass A can be paired on the first cycle of B.
 """
 
 from __future__ import annotations
 
-from amaranth import Array, Const, Module, Mux, Signal
-from amaranth.lib import wiring
+from amaranth import Array, Cat, Const, Module, Mux, Signal
+from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In, Out
 
 from golden.config import Config, require_config
+from golden.matcher import PAIRED_MODES, lanes_of
+from golden.pe import Mode
 
-__all__ = ["Matcher", "lowest_set"]
+__all__ = ["Matcher", "lowest_set", "INVALID", "state_entry"]
+
+#: The state code of a row or column that does not exist in the tile group: it needs nothing.
+INVALID = 3
+
+
+def state_entry(rows: int, cols: int) -> data.StructLayout:
+    """One channel's entry of the matcher's table: the states of the tile group's rows and columns."""
+    return data.StructLayout({"sq": data.ArrayLayout(2, rows), "sk": data.ArrayLayout(2, cols)})
 
 
 def lowest_set(m, vector, width, name):
@@ -37,85 +49,104 @@ class Matcher(wiring.Component):
     Parameters
     ----------
     cfg : Config
-        Takes ``group_width`` (table entries: the widest channel group), ``cols``
-        (needs per entry) and ``lookahead`` (the head and ``lookahead - 1``
-        candidates).
+        Takes ``group_width`` (table entries: the widest channel group), ``rows``
+        and ``cols`` (states per entry), ``accumulators`` (the PE's lane table)
+        and ``lookahead`` (the head and ``lookahead - 1`` candidates).
 
     Members
     -------
     wr_en, wr_chan : In(1), In(range(group_width + 1))
-        Write channel ``wr_chan``'s entry of both tables this cycle.
-    wr_b, wr_d : In(2 * cols)
-        The entry for passes B and D: 2 bits per column (0, 4 or 8 bits of the port).
-    use_d : In(1)
-        Look up table D (pass D) instead of B.
+        Write channel ``wr_chan``'s entry this cycle.
+    wr_data : In(state_entry(rows, cols))
+        The entry: each row's and column's reuse state on the channel (``INVALID``
+        for a row or column the tile group does not have).
+    mode : In(Mode)
+        The pass being run (B, C or D; any other pass pairs nothing).
     steps : In(group_width)
         The pass's channels still to issue, one bit each.
-    head_valid, head, head_need : Out(1), Out(range(group_width + 1)), Out(2 * cols)
-        The lowest remaining channel, and its needs.
-    second_valid, second, second_need : Out(1), Out(range(group_width + 1)), Out(2 * cols)
-        The first candidate in the window whose needs fit beside the head's, if any.
+    head_valid, head : Out(1), Out(range(group_width + 1))
+        The lowest remaining channel.
+    second_valid, second : Out(1), Out(range(group_width + 1))
+        The first candidate in the window whose lanes fit beside the head's in every PE, if any.
     """
 
     @staticmethod
     def storage_bits(cfg: Config) -> int:
-        """Bits of the need tables (B and D, 2 bits per column per channel)."""
-        return 2 * cfg.group_width * 2 * cfg.cols
+        """Bits of the state table (2 bits per row and per column per channel)."""
+        return cfg.group_width * state_entry(cfg.rows, cfg.cols).size
 
     def __init__(self, cfg: Config):
         self.cfg = require_config(cfg, self)
-        G, C = cfg.group_width, cfg.cols
+        G = cfg.group_width
         chan = range(max(2, G))
         super().__init__({
-            "wr_en": In(1), "wr_chan": In(chan), "wr_b": In(2 * C), "wr_d": In(2 * C),
-            "use_d": In(1),
+            "wr_en": In(1), "wr_chan": In(chan), "wr_data": In(state_entry(cfg.rows, cfg.cols)),
+            "mode": In(Mode),
             "steps": In(G),
-            "head_valid": Out(1), "head": Out(chan), "head_need": Out(2 * C),
-            "second_valid": Out(1), "second": Out(chan), "second_need": Out(2 * C),
+            "head_valid": Out(1), "head": Out(chan),
+            "second_valid": Out(1), "second": Out(chan),
         })
 
     def elaborate(self, platform):
         m = Module()
         cfg = self.cfg
-        G, C, L = cfg.group_width, cfg.cols, cfg.lookahead
-        # Tables are written (in pass A) before they are read, so they need no reset.
-        table_b = Array(Signal(2 * C, name=f"need_b{c}", reset_less=True) for c in range(G))
-        table_d = Array(Signal(2 * C, name=f"need_d{c}", reset_less=True) for c in range(G))
+        G, R, C, L = cfg.group_width, cfg.rows, cfg.cols, cfg.lookahead
+        layout = state_entry(R, C)
+        # Written (in pass A) before it is read, so it needs no reset.
+        stored = Array(Signal(layout, name=f"states{c}", reset_less=True) for c in range(G))
         with m.If(self.wr_en):
-            m.d.sync += [table_b[self.wr_chan].eq(self.wr_b), table_d[self.wr_chan].eq(self.wr_d)]
-        # Pick the pass's table once per entry, with the write bypassed in, so each window
-        # entry needs one G:1 read instead of one per table.
-        written = Mux(self.use_d, self.wr_d, self.wr_b)
-        table = Array(Signal(2 * C, name=f"need{c}") for c in range(G))
+            m.d.sync += stored[self.wr_chan].eq(self.wr_data)
+        table = Array(Signal(layout, name=f"entry{c}") for c in range(G))
         for c in range(G):
-            m.d.comb += table[c].eq(Mux(self.wr_en & (self.wr_chan == c), written,
-                                        Mux(self.use_d, table_d[c], table_b[c])))
+            m.d.comb += table[c].eq(Mux(self.wr_en & (self.wr_chan == c), self.wr_data, stored[c]))
 
-        def need_of(c, name):
-            need = Signal(2 * C, name=name)
-            m.d.comb += need.eq(table[c])
-            return need
+        # The pass's lane table (golden.matcher.lanes_of), as two 3x3 masks: a PE
+        # with flags (sq, sk) uses some lane, or both lanes.
+        some = [[Signal(name=f"some_{a}{b}") for b in range(3)] for a in range(3)]
+        whole = [[Signal(name=f"whole_{a}{b}") for b in range(3)] for a in range(3)]
+        with m.Switch(self.mode):
+            for mode in PAIRED_MODES:
+                lanes = lanes_of(mode, cfg.accumulators)
+                with m.Case(mode):
+                    m.d.comb += [some[a][b].eq(int(lanes[a][b] >= 1)) for a in range(3) for b in range(3)]
+                    m.d.comb += [whole[a][b].eq(int(lanes[a][b] == 2)) for a in range(3) for b in range(3)]
+            with m.Default():           # passes A and LINEAR: every PE takes both lanes
+                m.d.comb += [x.eq(1) for row in some + whole for x in row]
+
+        def masks(entry, name):
+            """(some, whole): one bit per PE, row-major."""
+            sq = [[entry.sq[i] == a for a in range(3)] for i in range(R)]
+            sk = [[entry.sk[j] == b for b in range(3)] for j in range(C)]
+            s, w = Signal(R * C, name=f"{name}_some"), Signal(R * C, name=f"{name}_whole")
+            for i in range(R):
+                for j in range(C):
+                    pick = [sq[i][a] & sk[j][b] for a in range(3) for b in range(3)]
+                    m.d.comb += [
+                        s[i * C + j].eq(Cat(*(p & some[a][b] for p, (a, b) in zip(
+                            pick, [(a, b) for a in range(3) for b in range(3)]))).any()),
+                        w[i * C + j].eq(Cat(*(p & whole[a][b] for p, (a, b) in zip(
+                            pick, [(a, b) for a in range(3) for b in range(3)]))).any()),
+                    ]
+            return s, w
 
         # The window: head, then up to L-1 candidates, in channel order.
         left = self.steps
         window = []
         for k in range(L):
             found, idx = lowest_set(m, left, G, f"win{k}")
-            window.append((found, idx, need_of(idx, f"win{k}_need")))
+            entry = Signal(layout, name=f"win{k}_entry")
+            m.d.comb += entry.eq(table[idx])
+            window.append((found, idx, *masks(entry, f"win{k}")))
             rest = Signal(G, name=f"left{k + 1}")
             m.d.comb += rest.eq(left & ~(Const(1, G) << idx))
             left = rest
-        head_found, head, head_need = window[0]
-        m.d.comb += [self.head_valid.eq(head_found), self.head.eq(head), self.head_need.eq(head_need)]
+        head_found, head, head_some, head_whole = window[0]
+        m.d.comb += [self.head_valid.eq(head_found), self.head.eq(head)]
 
-        def fits(a, b):
-            ok = Const(1)
-            for j in range(C):
-                ok = ok & (a[2 * j:2 * j + 2] + b[2 * j:2 * j + 2] <= 2)
-            return ok
-
+        # Two steps fit when neither takes both lanes of a PE the other uses at all.
         # The first compatible candidate wins: scan from the farthest back.
-        for found, idx, need in reversed(window[1:]):
-            with m.If(head_found & found & fits(head_need, need)):
-                m.d.comb += [self.second_valid.eq(1), self.second.eq(idx), self.second_need.eq(need)]
+        for found, idx, s, w in reversed(window[1:]):
+            fits = ~((head_whole & s) | (head_some & w)).any()
+            with m.If(head_found & found & fits):
+                m.d.comb += [self.second_valid.eq(1), self.second.eq(idx)]
         return m

@@ -13,7 +13,7 @@ from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In, Out
 
 from golden.config import Config, require_config
-from golden.pe import BYTE_STEP1, BYTE_STEP2, Load, Mode, Need, Packing, lane_adds, step_need
+from golden.pe import Load, Mode, Need, lane_adds, step_need
 from golden.reuse import State
 
 __all__ = ["row_layout", "col_layout", "baseline_row_layout", "drain_signature", "PE", "BaselinePE",
@@ -37,10 +37,10 @@ row_layout = data.StructLayout({
 
 #: What travels down a column of augmented PEs.
 col_layout = data.StructLayout({
-    "b":    8,             # column byte: a whole operand, or one nibble per lane
-    "sk0":  State,         # reuse state of step 1's column value (linear: its window's)
-    "sk1":  State,         # reuse state of step 2's column value
-    "byte": Packing,       # paired cycles: one nibble per step, or the whole byte for one
+    "b0":   8,             # column operand of step 1 (and of a single step)
+    "b1":   8,             # column operand of step 2 in a paired cycle
+    "sk0":  State,         # reuse state of b0's value (linear: its window's)
+    "sk1":  State,         # reuse state of b1's value
 })
 
 #: What travels along a row of baseline PEs.
@@ -93,7 +93,7 @@ class PE(wiring.Component):
     row_out : Out(row_layout)
         ``row_in``, registered: the PE to the right's ``row_in``.
     col_in : In(col_layout)
-        The column byte and its reuse states from above.
+        The column bytes and their reuse states from above.
     col_out : Out(col_layout)
         ``col_in``, registered: the PE below's ``col_in``.
     drain_in : In(drain_signature(pe_acc_bits))
@@ -104,6 +104,8 @@ class PE(wiring.Component):
         The accumulators, for tests and proofs (``r3`` in the exact PE only).
     lanes : Out(LANES)
         Bit ``i``: lane ``i`` multiplies this cycle.
+    split : Out(1)
+        This cycle's lanes serve two channel steps, one each (for the overflow proof).
     acc_en : Out(LANES * accumulators)
         Bit ``LANES*k + i``: lane ``i``'s product (or its tap) is added into register ``k``.
 
@@ -126,14 +128,13 @@ class PE(wiring.Component):
                                          H if sk=1   H if sk=1       the exact PE)
     ======  ============  =============  ==========  ==============  =============
 
-    A *paired* cycle (``steps = 0b11``, or ``0b10``) carries two channel steps.
-    With ``col.byte = NIBBLES`` each step gets one lane: step 1 multiplies ``a0``
-    by ``b[3:0]``, step 2 ``a1`` by ``b[7:4]``; each lane reads its nibble as low
-    (unsigned) or high (signed, shifted by 4) as its step needs, and adds into
-    R0..R2 by its own flags (a step that would need a full product there
-    contributes nothing). With ``BYTE_STEP1`` (``BYTE_STEP2``) the whole byte is
-    step 1's (step 2's), decoded like a single step on ``a0`` (``a1``): this
-    column has nothing to do for the other step.
+    A *paired* cycle (``steps = 0b11``, or ``0b10``) carries two channel steps:
+    step 1 on ``a0`` and ``b0`` with flags ``sq0, sk0``, step 2 on ``a1`` and ``b1``
+    with ``sq1, sk1``. Where only one of them has work in this PE it runs as a
+    whole step on its own operands. Where both have work, lane 0 takes step 1 and
+    lane 1 step 2, each as the one nibble (or ``ROW``) product it needs, adding
+    into the registers as that part of its step would (a step that would need
+    both lanes then adds nothing; the dispatcher never pairs it so).
 
     ``row.load`` (applied before the products are added): KEEP; CLEAR (R0..R2 <- 0);
     R1 (R0 <- R1, R1 <- 0); R2 (R0 <- R2). ``row.drain`` copies R0, as it was before
@@ -147,8 +148,9 @@ class PE(wiring.Component):
     (``Load.R1``: R0 <- R1, R1 <- R3). Each lane is built as two 4x4 products
     split by its 8-bit operand's nibbles, so the part from the high nibble (the
     *tap*) can be added on its own: ``16*hi(q0)*k`` is the row-side split of a
-    full product. In a ``ROW`` step lane 0 multiplies the column byte by the
-    row operand's low nibble (``lo(q1)*k``): a partial row costs one lane.
+    full product. In a ``ROW`` step a lane multiplies the column byte by the
+    row operand's low nibble (``lo(q1)*k``): a partial row costs one lane, and
+    two partial rows of pass C share a cycle.
     """
 
     def __init__(self, cfg: Config):
@@ -162,7 +164,7 @@ class PE(wiring.Component):
             "drain_in": In(drain_signature(cfg.pe_acc_bits)),
             "drain_out": Out(drain_signature(cfg.pe_acc_bits)),
             **regs,
-            "lanes": Out(LANES), "acc_en": Out(LANES * self.registers),
+            "lanes": Out(LANES), "split": Out(1), "acc_en": Out(LANES * self.registers),
         })
 
     def _step_decode(self, m, sq, sk, prefix):
@@ -208,52 +210,51 @@ class PE(wiring.Component):
         _drain_link(m, self, r[0])
 
         # --- decode: which lanes run, how they read their operands, where they add ------
-        single = row.steps[0] & ~row.steps[1]
-        paired = row.steps[1]
         lane_on = [Signal(name=f"lane{i}_on") for i in range(2)]
         lane_hi = [Signal(name=f"lane{i}_hi") for i in range(2)]
-        lane_row = Signal(name="lane0_row")           # lane 0: column byte times lo(row)
+        lane_row = [Signal(name=f"lane{i}_row") for i in range(2)]     # column byte times lo(row)
         en = [[Signal(name=f"en_r{k}_l{i}") for i in range(2)] for k in range(n)]
         tap = [[Signal(name=f"tap_r{k}_l{i}") for i in range(2)] for k in range(n)]
 
         s1 = self._step_decode(m, row.sq0, col.sk0, "s1")
         s2 = self._step_decode(m, row.sq1, col.sk1, "s2")
-
-        # A paired cycle's column byte is one nibble per step, or all one step's.
-        whole1 = paired & (col.byte == BYTE_STEP1) & row.steps[0]
-        whole2 = paired & (col.byte == BYTE_STEP2)
-        nibbles = paired & (col.byte != BYTE_STEP1) & (col.byte != BYTE_STEP2)
+        # A step has work here when its decode turns a lane on.
+        work1 = row.steps[0] & (s1[0] | s1[1])
+        work2 = row.steps[1] & (s2[0] | s2[1])
+        whole1, whole2, split = work1 & ~work2, work2 & ~work1, work1 & work2
 
         def whole_step(decoded):
             lo, hi, row_step, product, tapped = decoded
-            m.d.comb += [lane_on[0].eq(lo), lane_on[1].eq(hi), lane_hi[1].eq(1), lane_row.eq(row_step)]
+            m.d.comb += [lane_on[0].eq(lo), lane_on[1].eq(hi), lane_hi[1].eq(1), lane_row[0].eq(row_step)]
             for k in range(n):
                 for lane, on in enumerate((lo, hi)):
                     m.d.comb += [en[k][lane].eq(product[k][lane] & on), tap[k][lane].eq(tapped[k][lane] & on)]
 
-        with m.If(single | whole1):
+        with m.If(whole1):
             whole_step(s1)
         with m.Elif(whole2):
             whole_step(s2)
-        with m.Elif(nibbles):
-            for lane, (present, (lo, hi, row_step, product, tapped)) in enumerate(
-                    ((row.steps[0], s1), (1, s2))):
-                nibble = present & (lo ^ hi) & ~row_step       # exactly one nibble product
-                m.d.comb += [lane_on[lane].eq(nibble), lane_hi[lane].eq(hi)]
+        with m.Elif(split):
+            for lane, (lo, hi, row_step, product, tapped) in enumerate((s1, s2)):
+                one = lo ^ hi                       # exactly one lane's product (LO, HI or ROW)
+                m.d.comb += [lane_on[lane].eq(one), lane_hi[lane].eq(hi), lane_row[lane].eq(one & row_step)]
                 # The lane plays the step's low or high part: it adds as that part would.
                 for k in range(n):
-                    m.d.comb += [en[k][lane].eq(nibble & Mux(hi, product[k][1], product[k][0])),
-                                 tap[k][lane].eq(nibble & Mux(hi, tapped[k][1], tapped[k][0]))]
+                    m.d.comb += [en[k][lane].eq(one & Mux(hi, product[k][1], product[k][0])),
+                                 tap[k][lane].eq(one & Mux(hi, tapped[k][1], tapped[k][0]))]
 
         # Activity, for utilization counters and the overflow proof.
-        m.d.comb += [self.lanes.eq(Cat(*lane_on)),
+        m.d.comb += [self.lanes.eq(Cat(*lane_on)), self.split.eq(split),
                      self.acc_en.eq(Cat(*(en[k][i] | tap[k][i] for k in range(n) for i in range(2))))]
 
         # --- datapath: two 4x8 lanes ---------------------------------------------------
         prods, taps = [], []
         for lane in range(2):
-            a = Mux(whole2, row.a1, row.a0) if lane == 0 else Mux(whole2 | nibbles, row.a1, row.a0)
-            nib = col.b[4 * lane:4 * lane + 4]
+            # Lane 0 serves step 2 only when step 2 runs whole; lane 1 also when split.
+            second = whole2 if lane == 0 else whole2 | split
+            a = Mux(second, row.a1, row.a0)
+            b = Mux(second, col.b1, col.b0)
+            nib = Mux(lane_hi[lane], b[4:8], b[0:4])
             # A low nibble is unsigned, a high nibble signed; both fit signed(5).
             nv = Signal(signed(5), name=f"lane{lane}_nib")
             p = Signal(signed(17), name=f"lane{lane}_p")
@@ -265,11 +266,11 @@ class PE(wiring.Component):
                 prods.append(p)
                 continue
             # The exact PE splits each lane by its 8-bit operand's nibbles, so the
-            # part from the high nibble (the tap) is there to add on its own; lane 0
-            # can take the column byte as that operand and the row's low nibble.
-            swap = lane_row if lane == 0 else 0
+            # part from the high nibble (the tap) is there to add on its own; a
+            # ROW product takes the column byte as that operand and the row's low nibble.
+            swap = lane_row[lane]
             wide = Signal(signed(8), name=f"lane{lane}_wide")
-            m.d.comb += [wide.eq(Mux(swap, col.b.as_signed(), a)),
+            m.d.comb += [wide.eq(Mux(swap, b.as_signed(), a)),
                          nv.eq(Mux(swap, a[0:4], Mux(lane_hi[lane], nib.as_signed(), nib)))]
             hp = Signal(signed(9), name=f"lane{lane}_hp")        # hi(wide) * nibble
             lp = Signal(signed(10), name=f"lane{lane}_lp")       # lo(wide) * nibble
@@ -299,8 +300,12 @@ class PE(wiring.Component):
         sources = {0b01: prods[0], 0b10: prods[1], 0b11: both}
         if exact:
             tap_sum = Signal(signed(18))
-            m.d.comb += tap_sum.eq(taps[0] + taps[1])
-            sources.update({0b0100: taps[0], 0b1000: taps[1], 0b1100: tap_sum})
+            # Two ROW products of a split cycle may add one lane's product and the other's tap.
+            mixed = [Signal(signed(18), name=f"mixed{i}") for i in range(2)]
+            m.d.comb += [tap_sum.eq(taps[0] + taps[1]),
+                         mixed[0].eq(prods[0] + taps[1]), mixed[1].eq(taps[0] + prods[1])]
+            sources.update({0b0100: taps[0], 0b1000: taps[1], 0b1100: tap_sum,
+                            0b1001: mixed[0], 0b0110: mixed[1]})
         for k in range(n):
             add = Signal(signed(18), name=f"add{k}")
             select = Cat(en[k][0], en[k][1], tap[k][0], tap[k][1]) if exact else Cat(en[k][0], en[k][1])

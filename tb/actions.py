@@ -33,8 +33,8 @@ correlated strings, needs and scores: an upper bound.
 - ``scheduler``: a string stream that offers a new random string whenever
   the queue takes one, ending a batch at random about once per queue depth;
   the unit fills, draws pivots and assigns as it would on a head;
-- ``matcher``: every cycle a table write of random needs to a random channel,
-  a random set of remaining steps and a random table (B or D) to look up;
+- ``matcher``: every cycle a table write of random row and column states to a
+  random channel, a random set of remaining steps and a random pass (B, C or D);
 - ``softmax``: a score beat offered every cycle (random scores whose exponents
   span the unit's table), codes taken every cycle; the unit runs its four
   phases, the divider included, as on a head's rows.
@@ -50,7 +50,8 @@ from amaranth.lib import data, wiring
 from amaranth.sim import Simulator
 
 from golden.config import Config
-from golden.pe import NIBBLES, Load, Mode
+from golden.matcher import PAIRED_MODES
+from golden.pe import Load, Mode
 from golden.softmax import softmax_cycles, softmax_scale, softmax_spec
 from hw.matcher import Matcher
 from hw.pe import PE, BaselinePE
@@ -90,28 +91,28 @@ def _augmented(action: str, rnd: random.Random) -> tuple[dict, dict, dict]:
     byte = lambda: rnd.randrange(256)
     sbyte = lambda: rnd.randrange(-128, 128)
     held = dict(a0=37, a1=-5, sq0=0, sq1=0, mode=Mode.A, steps=0, load=Load.KEEP, drain=0)
-    row, col, drain = dict(held), dict(b=0x5A, sk0=0, sk1=0, byte=NIBBLES), dict(score=0, valid=0)
+    row, col, drain = dict(held), dict(b0=0x5A, b1=0xA5, sk0=0, sk1=0), dict(score=0, valid=0)
     if action == "full_mac":
         row.update(a0=sbyte(), steps=1)
-        col.update(b=byte())
+        col.update(b0=byte())
     elif action == "nibble_mac":
         row.update(a0=sbyte(), mode=Mode.B, steps=1)
-        col.update(b=byte(), sk0=1)
+        col.update(b0=byte(), sk0=1)
     elif action == "paired_nibbles":
         row.update(a0=sbyte(), a1=sbyte(), mode=Mode.B, steps=0b11)
-        col.update(b=byte(), sk0=1, sk1=1, byte=NIBBLES)
+        col.update(b0=byte(), b1=byte(), sk0=1, sk1=1)
     elif action == "hand_over":
         # Every register collects (sk = sq = 2 in pass A), and each cycle R0 takes R1 or R2.
         row.update(a0=sbyte(), steps=1, sq0=2, load=rnd.choice([Load.R1, Load.R2]))
-        col.update(b=byte(), sk0=2)
+        col.update(b0=byte(), sk0=2)
     elif action == "drain_shift":
         drain.update(score=rnd.randrange(-(1 << 15), 1 << 15), valid=1)
     elif action == "row_nibble":
         row.update(a0=sbyte(), mode=Mode.C, sq0=1, steps=1)
-        col.update(b=byte(), sk0=0)
+        col.update(b0=byte(), sk0=0)
     elif action == "tapped_mac":
         row.update(a0=sbyte(), sq0=1, steps=1)
-        col.update(b=byte(), sk0=1)
+        col.update(b0=byte(), sk0=1)
     elif action != "idle":
         raise ValueError(f"no action {action!r} for the augmented PE")
     return row, col, drain
@@ -223,16 +224,15 @@ def _unit_stimulus(block: str, dut, cfg: Config, action: str, rnd: random.Random
             for k, v in offer.items():
                 ctx.set(getattr(dut, k), v)
         return step
-    G, C = cfg.group_width, cfg.cols
-    needs = lambda: sum(rnd.randrange(3) << 2 * c for c in range(C))
+    G, R, C = cfg.group_width, cfg.rows, cfg.cols
+    states = lambda n: [rnd.randrange(3) for _ in range(n)]
 
     async def step(ctx):
         busy = action == "busy"
         ctx.set(dut.wr_en, int(busy))
         ctx.set(dut.wr_chan, rnd.randrange(G) if busy else 0)
-        ctx.set(dut.wr_b, needs() if busy else 0)
-        ctx.set(dut.wr_d, needs() if busy else 0)
-        ctx.set(dut.use_d, rnd.getrandbits(1) if busy else 0)
+        ctx.set(dut.wr_data, {"sq": states(R), "sk": states(C)} if busy else {"sq": [0] * R, "sk": [0] * C})
+        ctx.set(dut.mode, rnd.choice(PAIRED_MODES) if busy else Mode.A)
         ctx.set(dut.steps, rnd.getrandbits(G) if busy else 0)
     return step
 

@@ -35,7 +35,7 @@ from amaranth.lib import wiring
 from amaranth.lib.wiring import In
 
 from golden.config import Config
-from golden.pe import BYTE_STEP1, BYTE_STEP2, Load, Mode
+from golden.pe import Load, Mode
 from hw.pe import PE, BaselinePE, col_layout, drain_signature, row_layout
 
 __all__ = ["PROOFS", "prove", "ProofResult"]
@@ -67,7 +67,7 @@ class EquivalenceHarness(wiring.Component):
             pe.drain_in.score.eq(self.drain_in.score), pe.drain_in.valid.eq(self.drain_in.valid),
             base.row_in.a.eq(row.a0), base.row_in.valid.eq(row.steps[0]),
             base.row_in.clear.eq(row.load == Load.CLEAR), base.row_in.drain.eq(row.drain),
-            base.col_in.eq(self.col.b),
+            base.col_in.eq(self.col.b0),
             base.drain_in.score.eq(self.drain_in.score), base.drain_in.valid.eq(self.drain_in.valid),
         ]
         m.d.comb += [Assert(pe.r0 == base.acc), Assert(pe.drain_out.score == base.drain_out.score),
@@ -93,15 +93,14 @@ class OverflowHarness(wiring.Component):
         m.d.comb += [pe.row_in.eq(self.row), pe.col_in.eq(self.col),
                      wide.row_in.eq(self.row), wide.col_in.eq(self.col)]
 
-        # Channel steps each register receives this cycle: one per step in a
-        # single cycle (whatever lanes or taps it takes), one per lane in a paired
-        # one. (A paired cycle whose column byte belongs to one step is one step.)
-        nibbles = self.row.steps[1] & (self.col.byte != BYTE_STEP1) & (self.col.byte != BYTE_STEP2)
+        # Channel steps each register receives this cycle: one for a step run
+        # whole (whatever lanes or taps it takes), one per lane when the PE splits
+        # its lanes between two steps.
         added = []
         for k in range(n):
             e0, e1 = pe.acc_en[2 * k], pe.acc_en[2 * k + 1]
             a = Signal(range(3), name=f"added{k}")
-            m.d.comb += a.eq(Mux(nibbles, e0 + e1, e0 | e1))
+            m.d.comb += a.eq(Mux(pe.split, e0 + e1, e0 | e1))
             added.append(a)
         base = [Signal(range(limit + 2), name=f"base{k}") for k in range(n)]
         m.d.comb += [base[k].eq(count[k]) for k in range(n)]

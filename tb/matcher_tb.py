@@ -1,10 +1,12 @@
 """cocotb testbench of the emitted matcher Verilog.
 
-A driver writes random need tables (passes B and D) through the write port,
-then presents channel sets; a monitor reads the head and partner the merge unit
-picks, removes them and presents the rest, until the set is empty; the checker
-holds the whole issue sequence against :func:`golden.matcher.match`. Sets are
-random, empty, full (no step skipped) and single. Seeded by cocotb's ``COCOTB_RANDOM_SEED``.
+A driver writes random row and column states (some rows and columns absent)
+through the write port, then presents a pass and a channel set; a monitor
+reads the head and partner the merge unit picks, removes them and presents
+the rest, until the set is empty; the checker holds the whole issue sequence
+against :func:`golden.matcher.match` on :func:`golden.matcher.pe_needs`. Sets
+are random, empty, full (no step skipped) and single, in passes B, C and D.
+Seeded by cocotb's ``COCOTB_RANDOM_SEED``.
 """
 
 from __future__ import annotations
@@ -17,38 +19,38 @@ import numpy as np
 from cocotb.triggers import FallingEdge, ReadOnly
 
 from golden.config import Config
-from golden.matcher import match
+from golden.matcher import PAIRED_MODES, match, pe_needs
+from hw.matcher import INVALID, state_entry
 
+from .packing import pack
 from .common import start
 
 SEED = cocotb.RANDOM_SEED       # COCOTB_RANDOM_SEED, which the runner sets from the test's seed
 CFG = Config.from_json(os.environ["KALEIDO_CONFIG"]) if "KALEIDO_CONFIG" in os.environ else Config()
 
 
-def _pack(row):
-    return sum(int(v) << (2 * j) for j, v in enumerate(row))
-
-
 @cocotb.test()
 async def matcher_sequences(dut):
     """Issue sequences of random channel sets equal the golden merge unit's."""
     rnd = random.Random(SEED)
-    G, C, L = CFG.group_width, CFG.cols, CFG.lookahead
+    G, R, C, L = CFG.group_width, CFG.rows, CFG.cols, CFG.lookahead
     dut.wr_en.value = 0
     dut.steps.value = 0
-    dut.use_d.value = 0
+    dut.mode.value = 0
     await start(dut)
-    tables = {0: np.array([[rnd.randrange(3) for _ in range(C)] for _ in range(G)]),
-              1: np.array([[rnd.randrange(3) for _ in range(C)] for _ in range(G)])}
+    sq = np.array([[rnd.randrange(3) for _ in range(G)] for _ in range(R)])
+    sk = np.array([[rnd.randrange(3) for _ in range(G)] for _ in range(C)])
+    rv, cv = rnd.randint(1, R), rnd.randint(1, C)       # rows and columns the tile group has
+    layout = state_entry(R, C)
     dut.wr_en.value = 1
     for c in range(G):
         dut.wr_chan.value = c
-        dut.wr_b.value = _pack(tables[0][c])
-        dut.wr_d.value = _pack(tables[1][c])
+        dut.wr_data.value = pack(layout, {"sq": [int(sq[i, c]) if i < rv else INVALID for i in range(R)],
+                                          "sk": [int(sk[j, c]) if j < cv else INVALID for j in range(C)]})
         await FallingEdge(dut.clk)
     dut.wr_en.value = 0
     for trial in range(80):
-        use_d = trial % 2
+        mode = PAIRED_MODES[trial % 3]
         kind = trial % 5
         if kind == 0:
             chans = list(range(G))                         # no step skipped
@@ -58,7 +60,7 @@ async def matcher_sequences(dut):
             chans = [rnd.randrange(G)]
         else:
             chans = sorted(rnd.sample(range(G), rnd.randrange(G + 1)))
-        dut.use_d.value = use_d
+        dut.mode.value = int(mode)
         left, issued = set(chans), []
         while True:
             dut.steps.value = sum(1 << c for c in left)
@@ -72,6 +74,6 @@ async def matcher_sequences(dut):
             left -= {head, second}
             if len(issued) > G:
                 raise AssertionError(f"seed={SEED} trial {trial}: no end")
-        want = match(chans, tables[use_d], L)
+        want = match(chans, pe_needs(mode, sq[:rv], sk[:cv], CFG.accumulators), L)
         assert issued == want, f"seed={SEED} trial {trial} set {chans}: RTL {issued} != golden {want}"
         await FallingEdge(dut.clk)

@@ -44,7 +44,7 @@ class Stimulus:
                     steps=r.choice([2, 3]) if paired else r.choice([0, 1, 1, 1]),
                     load=r.choices(list(Load), weights=[8, 1, 1, 1])[0],
                     drain=r.random() < 0.15)
-        col = ColIn(b=r.randrange(256), sk0=r.randrange(3), sk1=r.randrange(3), byte=r.randrange(4))
+        col = ColIn(b0=r.randrange(256), b1=r.randrange(256), sk0=r.randrange(3), sk1=r.randrange(3))
         return row, col, r.randrange(-1000, 1000), r.random() < 0.5
 
     def baseline(self):

@@ -19,7 +19,7 @@ def run_tile_group(q0, q1t, k0, k1t, sq, sk, acc_bits=32, accumulators=3, lanes=
     def tick(row, col):
         pe.tick(row, col)
         if lanes is not None:
-            dec = decode(row.mode, row.steps, row.sq0, col.sk0, row.sq1, col.sk1, col.byte, accumulators)
+            dec = decode(row.mode, row.steps, row.sq0, col.sk0, row.sq1, col.sk1, accumulators)
             lanes.append(sum(l.on for l in dec.lanes))
         if pe.out_valid:
             drained.append(pe.out)
@@ -39,7 +39,7 @@ def run_tile_group(q0, q1t, k0, k1t, sq, sk, acc_bits=32, accumulators=3, lanes=
                 continue
             tick(RowIn(a0=int(a[c]), sq0=int(sq[c]), mode=mode, steps=1,
                        load=load if first else Load.KEEP, drain=drain and first),
-                 ColIn(b=int(b[c]) & 0xFF, sk0=int(sk[c])))
+                 ColIn(b0=int(b[c]) & 0xFF, sk0=int(sk[c])))
             first = False
         if first:       # nothing streamed: the hand-over still happens, on an idle cycle
             tick(RowIn(mode=mode, steps=0, load=load, drain=drain), ColIn())
@@ -85,19 +85,31 @@ def test_decode_is_the_design_table():
         d = decode(Mode.D, 1, sq, sk, 0, 0)
         assert (d.lanes[0].on, d.lanes[1].on) == lanes
         assert d.enable[1] == d.enable[2] == (False, False)
-    # Paired: step 1 low nibble into R0 and R1 (sq=2); step 2 high nibble into R0 only.
+    # Paired, both steps with work here: step 1's low nibble on lane 0, step 2's high on lane 1.
     d = decode(Mode.D, 3, 0, 1, 2, 1)
     assert d.lanes[0].on and not d.lanes[0].high and d.lanes[1].on and d.lanes[1].high
-    assert d.lanes[1].second
-    # A full product cannot ride one lane: dropped in a paired cycle.
+    assert d.lanes[1].second and not d.lanes[0].second
+    # Two partial rows of pass C pair in the exact PE: a ROW product on each lane.
+    # R1 (T3) takes step 1's tap (sk=1) and step 2's whole product (sk=2).
+    d = decode(Mode.C, 3, 1, 1, 1, 2, accumulators=4)
+    assert [(l.on, l.row, l.second) for l in d.lanes] == [(True, True, False), (True, True, True)]
+    assert d.enable[0] == (True, True) and d.enable[1] == (False, True) and d.tap[1] == (True, False)
+    # Paired, only one step with work here: it runs whole, on its own operands.
+    d = decode(Mode.B, 3, 0, 2, 0, 0)
+    assert [(l.on, l.high, l.second) for l in d.lanes] == [(True, False, True), (True, True, True)]
+    # A full product cannot ride one lane: dropped when both steps have work.
     assert decode(Mode.A, 3, 0, 0, 0, 0).lanes[0].on is False
 
 
 def test_lane_products_and_wrap():
     pe = PEModel(acc_bits=8)
-    pe.tick(RowIn(a0=-128, mode=Mode.A, steps=1, load=Load.CLEAR), ColIn(b=0x80))
+    pe.tick(RowIn(a0=-128, mode=Mode.A, steps=1, load=Load.CLEAR), ColIn(b0=0x80))
     assert pe.r[0] == wrap(16384, 8) == 0
     pe = PEModel(acc_bits=24)
     pe.tick(RowIn(a0=-3, a1=5, mode=Mode.D, steps=3, sq0=0, sq1=2, load=Load.CLEAR),
-            ColIn(b=0x9F, sk0=1, sk1=1))       # lane 0: -3*lo(0xF); lane 1: 16*5*hi(0x9)
-    assert pe.r[0] == -3 * 15 + 16 * 5 * int(hi(np.int8(-0x67))) and int(lo(0x9F)) == 15
+            ColIn(b0=0x3F, b1=0x9C, sk0=1, sk1=1))   # lane 0: -3*lo(0x3F); lane 1: 16*5*hi(0x9C)
+    assert pe.r[0] == -3 * 15 + 16 * 5 * int(hi(np.int8(-0x64))) and int(lo(0x3F)) == 15
+    pe = PEModel(acc_bits=24, accumulators=4)
+    pe.tick(RowIn(a0=0x37, a1=-0x25, mode=Mode.C, steps=3, sq0=1, sq1=1, load=Load.CLEAR),
+            ColIn(b0=-5 & 0xFF, b1=0x7F, sk0=0, sk1=2))       # two ROW products: b * lo(a)
+    assert pe.r[0] == -5 * 7 + 127 * int(lo(np.int8(-0x25)))

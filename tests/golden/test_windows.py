@@ -55,7 +55,7 @@ def _pe_outputs(table, j, wcol, accumulators):
         for c in range(table.width):
             first = c == 0
             pe.tick(RowIn(a0=int(wcol[c]), mode=mode, steps=1, load=load if first else Load.KEEP,
-                          drain=first and n > 0), ColIn(b=int(col[c]) & 0xFF, sk0=int(state[c])))
+                          drain=first and n > 0), ColIn(b0=int(col[c]) & 0xFF, sk0=int(state[c])))
             if first and n > 0:
                 outs.append(pe.out)
     pe.tick(RowIn(drain=True), ColIn())

@@ -1,37 +1,41 @@
 """The matcher's RTL merge unit in Amaranth's simulator, against the golden pairing rules."""
 
+import numpy as np
 import pytest
 from amaranth.sim import Simulator
 
 from golden import Config
-from golden.matcher import match
-from hw.matcher import Matcher
+from golden.matcher import PAIRED_MODES, match, pe_needs
+from golden.pe import Mode
+from hw.matcher import INVALID, Matcher
 
 
-@pytest.mark.parametrize("lookahead", [1, 2, 3, 4])
-def test_rtl_merge_unit_matches_golden(lookahead, rng):
-    cfg = Config(partition=(12, 2, 2), cols=3, lookahead=lookahead)
-    G, C = cfg.group_width, cfg.cols
+@pytest.mark.parametrize("accumulators", [3, 4])
+@pytest.mark.parametrize("lookahead", [1, 2, 4])
+def test_rtl_merge_unit_matches_golden(lookahead, accumulators, rng):
+    cfg = Config(partition=(12, 2, 2), rows=2, cols=3, lookahead=lookahead, accumulators=accumulators)
+    G, R, C = cfg.group_width, cfg.rows, cfg.cols
     dut = Matcher(cfg)
-    table_b = rng.integers(0, 3, (G, C))
-    table_d = rng.integers(0, 3, (G, C))
-    pack = lambda row: sum(int(v) << (2 * j) for j, v in enumerate(row))
+    sq = rng.integers(0, 3, (R, G))
+    sk = rng.integers(0, 3, (C, G))
+    rv = int(rng.integers(1, R + 1))             # rows and columns the tile group has
+    cv = int(rng.integers(1, C + 1))
+    code = lambda states, valid: [int(s) if n < valid else INVALID for n, s in enumerate(states)]
 
     async def bench(ctx):
         ctx.set(dut.wr_en, 1)
         for c in range(G):
             ctx.set(dut.wr_chan, c)
-            ctx.set(dut.wr_b, pack(table_b[c]))
-            ctx.set(dut.wr_d, pack(table_d[c]))
+            ctx.set(dut.wr_data, {"sq": code(sq[:, c], rv), "sk": code(sk[:, c], cv)})
             await ctx.tick()
         ctx.set(dut.wr_en, 0)
-        for trial in range(60):
-            use_d = trial % 2
-            table = table_d if use_d else table_b
+        for trial in range(45):
+            mode = PAIRED_MODES[trial % 3]
+            needs = pe_needs(mode, sq[:rv], sk[:cv], accumulators)
             chans = sorted(rng.choice(G, rng.integers(0, G + 1), replace=False).tolist())
             if trial % 7 == 0:
                 chans = list(range(G))                   # no step skipped
-            ctx.set(dut.use_d, use_d)
+            ctx.set(dut.mode, mode)
             issued = []
             left = set(chans)
             while left:
@@ -43,7 +47,10 @@ def test_rtl_merge_unit_matches_golden(lookahead, rng):
                 left -= {head, second}
             ctx.set(dut.steps, 0)
             assert not ctx.get(dut.head_valid)
-            assert issued == match(chans, table, lookahead), f"trial {trial}"
+            assert issued == match(chans, needs, lookahead), f"trial {trial}, mode {mode!r}"
+        ctx.set(dut.mode, Mode.A)                        # pass A pairs nothing
+        ctx.set(dut.steps, 0b11)
+        assert ctx.get(dut.head_valid) and not ctx.get(dut.second_valid)
 
     sim = Simulator(dut)
     sim.add_clock(1e-8)

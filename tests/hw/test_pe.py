@@ -23,7 +23,7 @@ def simulate(dut, testbench):
 def drive(ctx, dut, row: RowIn, col: ColIn):
     for name in ("a0", "a1", "sq0", "sq1", "mode", "steps", "load", "drain"):
         ctx.set(getattr(dut.row_in, name), int(getattr(row, name)))
-    for name in ("b", "sk0", "sk1", "byte"):
+    for name in ("b0", "b1", "sk0", "sk1"):
         ctx.set(getattr(dut.col_in, name), int(getattr(col, name)))
 
 
@@ -38,7 +38,7 @@ def test_full_product_all_operand_pairs():
     async def tb(ctx):
         for i in range(1 << 16):
             drive(ctx, dut, RowIn(a0=s8(i >> 8), mode=Mode.A, steps=1, load=Load.CLEAR),
-                  ColIn(b=i & 0xFF))
+                  ColIn(b0=i & 0xFF, b1=0x5A))
             await ctx.tick()
             got.append(ctx.get(dut.r0))
 
@@ -49,7 +49,9 @@ def test_full_product_all_operand_pairs():
 
 @pytest.mark.parametrize("lane, high", [(0, False), (0, True), (1, False), (1, True)])
 def test_nibble_lanes_all_combinations(lane, high):
-    # Paired cycles in pass D: (sq=0, sk=1) needs a low nibble, (sq=2, sk=1) a high one.
+    # Paired cycles in pass D where both steps have work, so each takes one lane:
+    # (sq=0, sk=1) needs a low nibble, (sq=2, sk=1) a high one. The other step is a
+    # low-nibble product of a zero operand; each step reads its own column byte.
     dut = PE(CFG)
     sq = 2 if high else 0
     cases = [(a, n) for a in range(-128, 128) for n in range(16)]
@@ -57,12 +59,12 @@ def test_nibble_lanes_all_combinations(lane, high):
 
     async def tb(ctx):
         for a, n in cases:
-            row = RowIn(mode=Mode.D, steps=2 if lane else 3, load=Load.CLEAR, a0=0, a1=0)
-            col = ColIn(b=n << (4 * lane), sk0=1, sk1=1)
+            row = RowIn(mode=Mode.D, steps=3, load=Load.CLEAR, a0=0, a1=0)
+            col = ColIn(b0=0xFF, b1=0xFF, sk0=1, sk1=1)
             if lane:
-                row.a1, row.sq1, row.sq0 = a, sq, 0
+                row.a1, row.sq1, col.b1 = a, sq, n << 4 if high else n | 0xA0
             else:
-                row.a0, row.sq0, row.a1, row.sq1 = a, sq, 0, 0
+                row.a0, row.sq0, col.b0 = a, sq, n << 4 if high else n | 0xA0
             drive(ctx, dut, row, col)
             await ctx.tick()
             got.append(ctx.get(dut.r0))
@@ -95,12 +97,12 @@ def test_random_sequences_match_golden_pe(run, accumulators, seed):
     async def tb(ctx):
         for cycle in range(4000):
             row = random_row(rnd)
-            col = ColIn(b=rnd.randrange(256), sk0=rnd.randrange(3), sk1=rnd.randrange(3), byte=rnd.randrange(4))
+            col = ColIn(b0=rnd.randrange(256), b1=rnd.randrange(256), sk0=rnd.randrange(3), sk1=rnd.randrange(3))
             out_in, out_in_valid = rnd.randrange(-100, 100), rnd.random() < 0.5
             drive(ctx, dut, row, col)
             ctx.set(dut.drain_in.score, out_in)
             ctx.set(dut.drain_in.valid, out_in_valid)
-            dec = decode(row.mode, row.steps, row.sq0, col.sk0, row.sq1, col.sk1, col.byte, n)
+            dec = decode(row.mode, row.steps, row.sq0, col.sk0, row.sq1, col.sk1, n)
             assert ctx.get(dut.lanes) == dec.lanes[0].on | dec.lanes[1].on << 1
             assert ctx.get(dut.acc_en) == sum((dec.enable[k][i] or dec.tap[k][i]) << (2 * k + i)
                                               for k in range(n) for i in range(2))
@@ -109,7 +111,7 @@ def test_random_sequences_match_golden_pe(run, accumulators, seed):
             regs = [ctx.get(getattr(dut, f"r{k}")) for k in range(n)]
             assert regs == model.r, f"cycle {cycle}: {row} {col}"
             assert (ctx.get(dut.drain_out.valid), ctx.get(dut.drain_out.score)) == (model.out_valid, model.out)
-            assert ctx.get(dut.row_out.a0) == row.a0 and ctx.get(dut.col_out.b) == col.b
+            assert ctx.get(dut.row_out.a0) == row.a0 and ctx.get(dut.col_out.b1) == col.b1
             assert ctx.get(dut.row_out.mode) == row.mode and ctx.get(dut.col_out.sk1) == col.sk1
 
     simulate(dut, tb)

@@ -84,7 +84,7 @@ DISPATCH = Config(partition=(4, 2, 2), rows=2, cols=2, queue_depth=8, clusters=2
 
 
 @pytest.mark.parametrize("block, registers", [("scheduler", ("queue0_", "lfsr_", "pivot0_")),
-                                              ("matcher", ("need_b0_", "need_d1_"))])
+                                              ("matcher", ("states0_", "states3_"))])
 def test_a_busy_dispatcher_moves_its_registers(block, registers):
     busy = activity(block, DISPATCH, "busy", cycles=128)
     idle = activity(block, DISPATCH, "idle", cycles=32)
