@@ -7,6 +7,7 @@ import pytest
 
 from golden import Config
 from hw import blocks
+from hw.pe import col_layout, row_layout
 from synth.flow import default_liberty, gate_netlist
 from synth.sta import flop_outputs, power, tie_constants, timing
 
@@ -38,7 +39,7 @@ def test_every_register_is_found(pe):
     flops = flop_outputs(netlist)
     # row_out, col_out, the drain chain and R0..R2 are the PE's registers, each an output bit.
     acc = CFG.pe_acc_bits
-    assert len(flops) == 28 + 14 + acc + 1 + 3 * acc
+    assert len(flops) == row_layout.size + col_layout.size + acc + 1 + 3 * acc
     assert {"r0_0_", "drain_out__valid", "row_out_27_"} <= set(flops)
 
 
