@@ -20,7 +20,7 @@ It follows the controller of :mod:`hw.engine` slot by slot, in closed form:
 
 Lane work counts, per slot and valid PE, the lanes its decode turns on (a full
 product is two lanes, a nibble product one); utilization is lane work over
-``cycles * R * C * 2``. The decode is :func:`golden.pe.decode`, the one the
+``cycles * R * C * 2``. The lanes come from :func:`golden.pe.step_need`, the table the
 golden PE model uses.
 """
 
@@ -32,8 +32,8 @@ import numpy as np
 
 from . import drain
 from .config import Config
-from .matcher import PAIRED_MODES, match, pe_needs
-from .pe import Mode, decode
+from .matcher import PAIRED_MODES, lanes_of, match, pe_needs
+from .pe import Mode
 from .scheduler import cluster_tables, operand_stream, schedule
 from .tiling import pair_tables, tile_groups
 
@@ -92,9 +92,8 @@ def scheduler_busy(q, k, cfg: Config) -> int:
     return sum(end for _, end in _scheduler_runs(q, k, cfg))
 
 def lanes_table(accumulators: int = 3) -> np.ndarray:
-    """``[mode, sq, sk]``: lanes a single channel step turns on in one PE."""
-    return np.array([[[sum(l.on for l in decode(mode, 1, sq, sk, 0, 0, accumulators=accumulators).lanes)
-                       for sk in range(3)] for sq in range(3)] for mode in range(4)], dtype=np.int64)
+    """``[mode, sq, sk]``: lanes a single channel step turns on in one PE (the matcher's table)."""
+    return np.stack([lanes_of(mode, accumulators) for mode in range(4)])
 
 
 #: The paper's PE's table (3 accumulators); ``lanes_table(4)`` is the exact PE's.
