@@ -1,0 +1,313 @@
+"""Packing study (issue 9): how many slots passes B-D would take under dispatcher
+mechanisms that are **not** built, on the very tile groups the engine runs.
+
+These are estimates, not RTL: nothing here is simulated in hardware, and a
+mechanism's cost (ports, buffers, controller) is not counted. They exist to
+choose what to build next, and every schedule a mechanism proposes is checked
+(:func:`check_pass`): each PE gets at most two lanes and at most two steps a
+slot, and every (channel, PE) with work is served exactly once. The built
+matcher is one of the mechanisms (``pairs``), and it must reproduce the cycle
+model's slot counts exactly, which ties the study to the model the RTL obeys.
+
+Mechanisms, per pass B, C, D of a tile group (pass A is dense and unchanged):
+
+``pairs``
+    The built matcher (:func:`golden.matcher.match`) at a given lookahead.
+``steps``
+    Up to ``K`` steps a slot (all PEs take all of them), first fit in the window.
+``d-partners``
+    As ``pairs``, and a slot of B or C may take a step of D as its partner
+    (D's products land in T3, which B and C hold in R1): D runs what is left.
+``window``
+    The row port carries the first ``W`` channels that some PE still needs;
+    each group of PEs (``rc``: a column in B and D, a row in C; ``pe``: each PE)
+    takes, in window order, up to two of them that fit its lanes, and a channel
+    leaves the window once every PE has served it. It needs ``W`` row bytes (or
+    column bytes in C), a select per lane, and operand buffers that columns or
+    rows address on their own.
+``nn-order`` (or ``nn-order+NAME``)
+    The built matcher (or mechanism ``NAME``), on pairs reordered so neighbouring pairs (hence the
+    columns or rows of one tile) have alike reuse states: a greedy
+    nearest-neighbour chain by Hamming distance of the need bits.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from golden import Config, proxy_workload, quantize, run_attention
+from golden.cycle_model import _TABLES, _passes, baseline_cycles, engine_cycles, kaleido_tables
+from golden.matcher import match, pe_needs
+from golden.pe import Mode
+from golden.tiling import PairTable, tile_groups
+
+__all__ = ["Step", "check_pass", "schedule_pairs", "schedule_steps", "schedule_window", "schedule_d_partners",
+           "nn_order", "tile_work", "study", "MECHANISMS", "main"]
+
+#: One step of a slot: (pass, channel, the PEs it serves, ``[Rv, Cv]`` bool).
+Step = tuple[int, int, np.ndarray]
+PAIRED = (Mode.B, Mode.C, Mode.D)
+
+
+def tile_work(qt, kt, cfg: Config):
+    """Per tile group, in the controller's order: ``(slots of pass A, {pass: lanes
+    [Dg, Rv, Cv]})`` for passes B, C, D (0 where a PE has nothing to do)."""
+    table = _TABLES[cfg.accumulators]
+    for tile in tile_groups(qt, kt, cfg):
+        work, a_slots = {}, 0
+        for mode, chans, _, _, sq, sk in _passes(tile, qt, kt, table):
+            if mode == Mode.A:
+                a_slots = int(chans.sum())
+                continue
+            needs = pe_needs(mode, sq, sk, cfg.accumulators)
+            work[mode] = needs.reshape(needs.shape[0], sq.shape[0], sk.shape[0])
+        yield a_slots, work
+
+
+def check_pass(work: dict, slots: list[list[Step]]) -> None:
+    """Raise ``AssertionError`` unless ``slots`` serve ``work`` ({pass: lanes
+    [Dg, Rv, Cv]}) exactly: at most two lanes and two steps per PE and slot,
+    every (pass, channel, PE) with work served once, nothing else served."""
+    done = {mode: np.zeros(w.shape, np.int64) for mode, w in work.items()}
+    for n, slot in enumerate(slots):
+        lanes = steps = 0
+        for mode, chan, pes in slot:
+            need = work[mode][chan]
+            assert not np.any(pes & (need == 0)), f"slot {n}: pass {mode} channel {chan} serves a PE with no work"
+            lanes = lanes + np.where(pes, need, 0)
+            steps = steps + pes.astype(np.int64)
+            done[mode][chan] += pes
+        assert np.all(np.asarray(lanes) <= 2), f"slot {n}: a PE runs more than two lanes"
+        assert np.all(np.asarray(steps) <= 2), f"slot {n}: a PE takes more than two steps"
+    for mode, w in work.items():
+        assert np.array_equal(done[mode], (w > 0).astype(np.int64)), f"pass {mode}: work missed or repeated"
+
+
+def _channels(needs: np.ndarray) -> list[int]:
+    return [int(c) for c in np.flatnonzero((needs > 0).reshape(needs.shape[0], -1).any(axis=1))]
+
+
+def schedule_pairs(needs: np.ndarray, mode: int, lookahead: int) -> list[list[Step]]:
+    """The built matcher: the head and its first fitting partner in the window."""
+    flat = needs.reshape(needs.shape[0], -1)
+    return [[(mode, c, needs[c] > 0) for c in (h, p) if c is not None]
+            for h, p in match(_channels(needs), flat, lookahead)]
+
+
+def schedule_steps(needs: np.ndarray, mode: int, lookahead: int, k: int) -> list[list[Step]]:
+    """Up to ``k`` steps a slot: the head, then each step of the window that still fits."""
+    rem, slots = _channels(needs), []
+    while rem:
+        head = rem.pop(0)
+        used, count, slot, pos = needs[head].copy(), (needs[head] > 0).astype(np.int64), [head], 0
+        while len(slot) < k and pos < min(len(rem), lookahead - 1):
+            c = rem[pos]
+            if np.all(used + needs[c] <= 2) and np.all(count + (needs[c] > 0) <= 2):
+                used += needs[c]
+                count += needs[c] > 0
+                slot.append(rem.pop(pos))
+            else:
+                pos += 1
+        slots.append([(mode, c, needs[c] > 0) for c in slot])
+    return slots
+
+
+def _groups(mode: int, rows: int, cols: int, level: str) -> list[np.ndarray]:
+    """The PEs that choose together: each PE, a column (B, D) or a row (C)."""
+    masks = []
+    if level == "pe":
+        for i in range(rows):
+            for j in range(cols):
+                g = np.zeros((rows, cols), bool)
+                g[i, j] = True
+                masks.append(g)
+    elif mode == Mode.C:
+        for i in range(rows):
+            g = np.zeros((rows, cols), bool)
+            g[i, :] = True
+            masks.append(g)
+    else:
+        for j in range(cols):
+            g = np.zeros((rows, cols), bool)
+            g[:, j] = True
+            masks.append(g)
+    return masks
+
+
+def schedule_window(needs: np.ndarray, mode: int, width: int, level: str) -> list[list[Step]]:
+    """The row port carries the first ``width`` channels some PE still needs; each
+    group of PEs takes up to two of them that fit its lanes, in window order."""
+    left = needs > 0
+    groups = _groups(mode, needs.shape[1], needs.shape[2], level)
+    slots = []
+    while left.any():
+        window = np.flatnonzero(left.reshape(left.shape[0], -1).any(axis=1))[:width]
+        slot = {}
+        for g in groups:
+            used, taken = np.zeros(g.shape, np.int64), 0
+            for c in window:
+                pes = left[c] & g
+                if not pes.any() or taken == 2:
+                    continue
+                if np.all(used + np.where(pes, needs[c], 0) <= 2):
+                    used += np.where(pes, needs[c], 0)
+                    taken += 1
+                    left[c] &= ~pes
+                    slot[int(c)] = slot.get(int(c), np.zeros(g.shape, bool)) | pes
+        slots.append([(mode, c, pes) for c, pes in slot.items()])
+    return slots
+
+
+def schedule_d_partners(work: dict, lookahead: int) -> dict:
+    """``pairs`` in B and C, whose partner may be a step of D (first fit among the
+    window of B or C, then among the next ``lookahead - 1`` steps of D); D runs
+    the rest. Returns {pass: slots}."""
+    d_needs = work[Mode.D]
+    d_left = _channels(d_needs)
+    out = {}
+    for mode in (Mode.B, Mode.C):
+        needs = work[mode]
+        rem, slots = _channels(needs), []
+        while rem:
+            head = rem.pop(0)
+            slot = [(mode, head, needs[head] > 0)]
+            for pos, c in enumerate(rem[:lookahead - 1]):
+                if np.all(needs[head] + needs[c] <= 2):
+                    slot.append((mode, rem.pop(pos), needs[c] > 0))
+                    break
+            else:
+                for pos, c in enumerate(d_left[:lookahead - 1]):
+                    if np.all(needs[head] + d_needs[c] <= 2):
+                        slot.append((Mode.D, d_left.pop(pos), d_needs[c] > 0))
+                        break
+            slots.append(slot)
+        out[mode] = slots
+    flat = d_needs.reshape(d_needs.shape[0], -1)
+    out[Mode.D] = [[(Mode.D, c, d_needs[c] > 0) for c in (h, p) if c is not None]
+                   for h, p in match(d_left, flat, lookahead)]
+    return out
+
+
+def nn_order(tables: Sequence[PairTable]) -> list[PairTable]:
+    """Pairs reordered as a greedy nearest-neighbour chain of their need bits
+    (state != FULL per channel), starting from the first pair."""
+    out = []
+    for t in tables:
+        bits = t.state != 2
+        order, left = [0], list(range(1, t.pairs))
+        while left:
+            dist = (bits[left] != bits[order[-1]]).sum(axis=1)
+            order.append(left.pop(int(np.argmin(dist))))
+        out.append(t.take(order))
+    return out
+
+
+def _mechanism(name: str, cfg: Config) -> Callable[[dict], dict]:
+    la = cfg.lookahead
+    kind, _, arg = name.partition(":")
+    if kind == "pairs":
+        if arg and (not arg.isdigit() or int(arg) < 1):
+            raise ValueError(name)
+        look = int(arg) if arg else la
+        return lambda work: {m: schedule_pairs(work[m], m, look) for m in PAIRED}
+    if kind == "steps":
+        if not arg.isdigit() or int(arg) < 2:
+            raise ValueError(name)
+        return lambda work: {m: schedule_steps(work[m], m, la, int(arg)) for m in PAIRED}
+    if kind == "d-partners" and not arg:
+        return lambda work: schedule_d_partners(work, la)
+    if kind == "window":
+        width, _, level = arg.partition(",")
+        if not width.isdigit() or int(width) < 1 or level not in ("rc", "pe"):
+            raise ValueError(name)
+        return lambda work: {m: schedule_window(work[m], m, int(width), level) for m in PAIRED}
+    raise ValueError(f"unknown mechanism {name!r}")
+
+
+def _parse(name: str, cfg: Config) -> tuple[bool, Callable[[dict], dict]]:
+    """``(reorder the pairs, scheduler)`` of a mechanism's name."""
+    rest = name.removeprefix("nn-order")
+    if rest != name and rest and not rest.startswith("+"):
+        raise ValueError(f"unknown mechanism {name!r}")
+    try:
+        return rest != name, _mechanism(rest.removeprefix("+") or "pairs", cfg)
+    except ValueError:
+        raise ValueError(f"unknown mechanism {name!r}") from None
+
+
+#: What :func:`study` tries by default: today's matcher, then one change at a time.
+MECHANISMS = ("pairs", "pairs:8", "steps:4", "d-partners", "nn-order",
+              "window:2,rc", "window:4,rc", "window:4,pe", "window:8,rc", "nn-order+window:4,rc")
+
+
+def study(q: np.ndarray, k: np.ndarray, cfg: Config, mechanisms=MECHANISMS, variant: str = "full",
+          check: bool = False) -> dict:
+    """Slots per pass, engine cycles and speedup over the baseline of passes A-D
+    under each mechanism, on the variant's pair tables (the scheduler's lead is
+    left out: it is the same for every mechanism). ``check`` validates every
+    schedule with :func:`check_pass`."""
+    base = baseline_cycles(q.shape[0], k.shape[0], cfg).cycles
+    runs = {name: _parse(name, cfg) for name in mechanisms}        # a bad name fails before any work
+    tables = kaleido_tables(q, k, cfg, variant)
+    out = {}
+    for name in mechanisms:
+        qt, kt = (nn_order(tables[0]), nn_order(tables[1])) if runs[name][0] else tables
+        run = runs[name][1]
+        rows = []
+        for a_slots, work in tile_work(qt, kt, cfg):
+            slots = run(work)
+            if check:
+                check_pass(work, [s for m in PAIRED for s in slots[m]])
+            rows.append([a_slots] + [len(slots[m]) for m in PAIRED])
+        passes = np.array(rows, np.int64).reshape(-1, 4)
+        cycles = engine_cycles(passes, cfg)
+        out[name] = {"slots": dict(zip("ABCD", map(int, passes.sum(axis=0)))), "cycles": cycles,
+                     "speedup": base / cycles}
+    return out
+
+
+#: The study's cases (issue 9's proxy, F=5 P=3, 4x4 PEs, Wan2.1 splits). The
+#: 8x16x16 head is left out by default: a pure-Python schedule of its
+#: 196,608 tile groups takes tens of minutes.
+CASES = {"demo": ((2, 8, 8), (12, 10, 10)), "d64": ((4, 8, 8), (24, 20, 20)),
+         "d128": ((8, 16, 16), (44, 42, 42)), "narrow": ((2, 4, 4), (4, 4, 4))}
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description="Packing study (estimates, not RTL): slots of passes B-D "
+                                            "under dispatcher mechanisms that are not built.")
+    p.add_argument("cases", nargs="*", default=["demo", "d64"], choices=list(CASES))
+    p.add_argument("--accumulators", type=int, nargs="+", default=[3, 4], choices=[3, 4])
+    p.add_argument("--mechanism", action="append", help=f"repeatable (default: {', '.join(MECHANISMS)})")
+    p.add_argument("--check", action="store_true", help="validate every schedule (slower)")
+    args = p.parse_args(argv)
+    result = []
+    for case in args.cases:
+        grid, partition = CASES[case]
+        for acc in args.accumulators:
+            cfg = Config(grid=grid, partition=partition, full_bits=5, partial_bits=3, accumulators=acc)
+            w = proxy_workload(cfg)
+            q, k = quantize(w["q"])[0], quantize(w["k"])[0]
+            golden = run_attention(q, k, cfg)
+            bound = golden.dense_macs / golden.oracle_macs
+            try:
+                res = study(q, k, cfg, tuple(args.mechanism or MECHANISMS), check=args.check)
+            except ValueError as e:
+                print(f"kaleido study: {e}", file=sys.stderr)
+                return 2
+            for name, r in res.items():
+                r["share_of_bound"] = r["speedup"] / bound
+                print(f"study: {case}, {acc} acc., {name}: {r['speedup']:.3f}x ({r['share_of_bound']:.2f} "
+                      f"of the bound)", file=sys.stderr)
+            result.append({"case": case, "accumulators": acc, "oracle_bound": bound, "mechanisms": res})
+    print(json.dumps(result, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

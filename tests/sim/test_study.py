@@ -1,0 +1,62 @@
+"""The packing study: its schedules serve the work exactly, its built matcher is the
+cycle model's, and its checker catches a schedule that drops or repeats work."""
+
+import numpy as np
+import pytest
+
+from golden import Config, proxy_workload, quantize
+from golden.cycle_model import kaleido_cycles, kaleido_tables
+from golden.pe import Mode
+from sim import study
+
+
+def _head(rng, acc, grid=(2, 4, 4), partition=(8, 6, 6)):
+    cfg = Config(grid=grid, partition=partition, full_bits=5, partial_bits=3, accumulators=acc)
+    w = proxy_workload(cfg, seed=int(rng.integers(1 << 16)))
+    return cfg, quantize(w["q"])[0], quantize(w["k"])[0]
+
+
+@pytest.mark.parametrize("acc", [3, 4])
+def test_study_schedules_serve_the_work_exactly(rng, acc):
+    cfg, q, k = _head(rng, acc)
+    res = study.study(q, k, cfg, check=True)
+    assert set(res) == set(study.MECHANISMS)
+    # The built matcher is the cycle model's, slot for slot (the study leaves out the scheduler's lead).
+    model = kaleido_cycles(q, k, cfg, "full", schedule="pairs")
+    assert res["pairs"]["cycles"] == model.engine_cycles
+    # Pass A is dense under every mechanism.
+    assert len({r["slots"]["A"] for r in res.values()}) == 1
+
+
+def test_study_check_catches_a_bad_schedule(rng):
+    cfg, q, k = _head(rng, 4)
+    tables = kaleido_tables(q, k, cfg, "full")
+    work = next(w for _, w in study.tile_work(*tables, cfg) if (w[Mode.B] > 0).sum() > 1)
+    slots = study.schedule_pairs(work[Mode.B], Mode.B, cfg.lookahead)
+    study.check_pass({Mode.B: work[Mode.B]}, slots)
+    with pytest.raises(AssertionError, match="missed or repeated"):
+        study.check_pass({Mode.B: work[Mode.B]}, slots[:-1])
+    with pytest.raises(AssertionError, match="missed or repeated"):
+        study.check_pass({Mode.B: work[Mode.B]}, slots + slots[-1:])
+    # Three full products in one slot overrun a PE's two lanes.
+    full = [c for c in range(work[Mode.B].shape[0]) if (work[Mode.B][c] == 2).any()]
+    if len(full) >= 2:
+        crowded = [[(Mode.B, c, work[Mode.B][c] > 0) for c in full[:2]]]
+        with pytest.raises(AssertionError, match="more than two lanes"):
+            study.check_pass({Mode.B: work[Mode.B]}, crowded)
+
+
+def test_study_rejects_unknown_mechanisms(rng):
+    cfg, q, k = _head(rng, 3)
+    for bad in ("window:4", "window:x,rc", "steps:1", "nn-orderpairs", "fast"):
+        with pytest.raises(ValueError, match="unknown mechanism"):
+            study.study(q, k, cfg, (bad,))
+
+
+def test_study_cli(capsys):
+    assert study.main(["narrow", "--accumulators", "4", "--mechanism", "pairs",
+                       "--mechanism", "nn-order+window:4,pe"]) == 0
+    out = capsys.readouterr()
+    assert '"nn-order+window:4,pe"' in out.out and "study: narrow, 4 acc." in out.err
+    assert study.main(["narrow", "--mechanism", "bogus"]) == 2
+    assert "unknown mechanism 'bogus'" in capsys.readouterr().err
