@@ -278,6 +278,33 @@ CASES = {"demo": ((2, 8, 8), (12, 10, 10)), "d64": ((4, 8, 8), (24, 20, 20)),
          "d128": ((8, 16, 16), (44, 42, 42)), "narrow": ((2, 4, 4), (4, 4, 4))}
 
 
+def plot(result: list, path) -> None:
+    """One bar chart per case: each mechanism's share of the oracle bound, both PEs."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    cases = list(dict.fromkeys(r["case"] for r in result))
+    fig, axes = plt.subplots(len(cases), 1, figsize=(9, 3.2 * len(cases)), squeeze=False)
+    for ax, case in zip(axes[:, 0], cases):
+        rows = [r for r in result if r["case"] == case]
+        names = list(rows[0]["mechanisms"])
+        x = np.arange(len(names))
+        width = 0.8 / len(rows)
+        for n, r in enumerate(rows):
+            ax.bar(x + (n - (len(rows) - 1) / 2) * width, [r["mechanisms"][m]["share_of_bound"] for m in names],
+                   width, label=f"{r['accumulators']} accumulators")
+        ax.axhline(0.8, color="k", ls="--", lw=1, label="issue 9's target (0.80)")
+        ax.set_xticks(x, names, rotation=25, ha="right", fontsize=8)
+        ax.set_ylabel("share of the oracle bound")
+        ax.set_ylim(0, 1)
+        ax.set_title(f"{case}: speedup over the baseline / oracle bound (estimates, not RTL)", fontsize=9)
+        ax.legend(fontsize=7, loc="lower right")
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description="Packing study (estimates, not RTL): slots of passes B-D "
                                             "under dispatcher mechanisms that are not built.")
@@ -285,7 +312,11 @@ def main(argv=None) -> int:
     p.add_argument("--accumulators", type=int, nargs="+", default=[3, 4], choices=[3, 4])
     p.add_argument("--mechanism", action="append", help=f"repeatable (default: {', '.join(MECHANISMS)})")
     p.add_argument("--check", action="store_true", help="validate every schedule (slower)")
+    p.add_argument("--plot", metavar="PNG", help="also draw each mechanism's share of the bound")
     args = p.parse_args(argv)
+    if args.plot and not args.plot.endswith(".png"):
+        print(f"kaleido study: --plot takes a .png file, not {args.plot!r}", file=sys.stderr)
+        return 2
     result = []
     for case in args.cases:
         grid, partition = CASES[case]
@@ -305,6 +336,9 @@ def main(argv=None) -> int:
                 print(f"study: {case}, {acc} acc., {name}: {r['speedup']:.3f}x ({r['share_of_bound']:.2f} "
                       f"of the bound)", file=sys.stderr)
             result.append({"case": case, "accumulators": acc, "oracle_bound": bound, "mechanisms": res})
+    if args.plot:
+        plot(result, args.plot)
+        print(f"study: drew {args.plot}", file=sys.stderr)
     print(json.dumps(result, indent=2))
     return 0
 

@@ -53,10 +53,14 @@ def test_study_rejects_unknown_mechanisms(rng):
             study.study(q, k, cfg, (bad,))
 
 
-def test_study_cli(capsys):
+def test_study_cli(capsys, tmp_path):
+    png = tmp_path / "study.png"
     assert study.main(["narrow", "--accumulators", "4", "--mechanism", "pairs",
-                       "--mechanism", "nn-order+window:4,pe"]) == 0
+                       "--mechanism", "nn-order+window:4,pe", "--plot", str(png)]) == 0
     out = capsys.readouterr()
     assert '"nn-order+window:4,pe"' in out.out and "study: narrow, 4 acc." in out.err
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert study.main(["narrow", "--plot", str(tmp_path / "study.svg")]) == 2
+    assert not (tmp_path / "study.svg").exists()
     assert study.main(["narrow", "--mechanism", "bogus"]) == 2
     assert "unknown mechanism 'bogus'" in capsys.readouterr().err
