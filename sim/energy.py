@@ -19,7 +19,7 @@ DISPATCHER_SCOPE = (
     "The variant's dispatcher parts are clocked for the whole run (no clock gating). The scheduler is "
     "busy for its batches of Q's and K's strings when the run uses it, and is shared by the `clusters` "
     "arrays it feeds, as in the area split; the matcher (one per array) is busy for every engine cycle "
-    "of passes A-D when the run pairs (an upper bound: pass C does not use it). Busy energy is measured "
+    "of passes A-D when the run pairs (an upper bound: pass A does not use it). Busy energy is measured "
     "under random data, an upper bound on a head's correlated strings.")
 
 

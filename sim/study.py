@@ -285,7 +285,7 @@ def plot(result: list, path) -> None:
     import matplotlib.pyplot as plt
 
     cases = list(dict.fromkeys(r["case"] for r in result))
-    fig, axes = plt.subplots(len(cases), 1, figsize=(9, 3.2 * len(cases)), squeeze=False)
+    fig, axes = plt.subplots(len(cases), 1, figsize=(11, 3.2 * len(cases)), squeeze=False)
     for ax, case in zip(axes[:, 0], cases):
         rows = [r for r in result if r["case"] == case]
         names = list(rows[0]["mechanisms"])
@@ -299,7 +299,7 @@ def plot(result: list, path) -> None:
         ax.set_ylabel("share of the oracle bound")
         ax.set_ylim(0, 1)
         ax.set_title(f"{case}: speedup over the baseline / oracle bound (estimates, not RTL)", fontsize=9)
-        ax.legend(fontsize=7, loc="lower right")
+        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0))
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)
