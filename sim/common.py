@@ -14,11 +14,12 @@ from pathlib import Path
 
 import numpy as np
 
-from golden import MODELS
+from golden import MODELS, Config
 from golden.pe import ACCUMULATORS
 
 __all__ = ["UserError", "triple", "check_output_file", "check_output_dir", "atomic_output",
-           "json_safe", "print_json", "add_partition_args", "MAX_TOKENS", "check_tokens"]
+           "json_safe", "print_json", "add_partition_args", "add_accumulators_arg", "add_lookahead_arg",
+           "MAX_TOKENS", "check_tokens"]
 
 #: The largest grid a command takes: ``S~`` alone is ``N x N`` int64, 32 GiB at 65,536 tokens.
 MAX_TOKENS = 65536
@@ -65,6 +66,12 @@ def add_accumulators_arg(p) -> None:
     p.add_argument("--accumulators", type=int, choices=ACCUMULATORS, default=3,
                    help="registers of the Kaleido PE: 3 (the paper's PE; the default) or 4 (the exact "
                         "PE, which executes exactly the oracle's MACs)")
+
+
+def add_lookahead_arg(p) -> None:
+    p.add_argument("--lookahead", type=int, metavar="N", default=Config().lookahead,
+                   help=f"channel steps the matcher sees at once: the head and the N-1 after it "
+                        f"(default {Config().lookahead})")
 
 
 def _writable_ancestor(path: str) -> str:

@@ -11,7 +11,7 @@ from hw.matcher import INVALID, Matcher
 
 
 @pytest.mark.parametrize("accumulators", [3, 4])
-@pytest.mark.parametrize("lookahead", [1, 2, 4])
+@pytest.mark.parametrize("lookahead", [1, 2, 4, 8])
 def test_rtl_merge_unit_matches_golden(lookahead, accumulators, rng):
     cfg = Config(partition=(12, 2, 2), rows=2, cols=3, lookahead=lookahead, accumulators=accumulators)
     G, R, C = cfg.group_width, cfg.rows, cfg.cols
