@@ -41,7 +41,7 @@ __all__ = ["CycleReport", "kaleido_cycles", "baseline_cycles", "LANES", "lanes_t
            "VARIANTS", "variant_parts", "utilization", "kaleido_tables", "scheduler_lead", "kaleido_tile_slots",
            "split_cycles", "baseline_tile_slots", "kaleido_products", "dense_products", "engine_cycles",
            "executed_products", "pass_profile", "sub_variants", "scheduler_busy",
-           "SCHEDULES", "gemm_cycles"]
+           "SCHEDULES", "gemm_cycles", "tile_lane_needs"]
 
 #: Dispatcher ablation (DESIGN.md §5.5): which of scheduler and matcher each variant has.
 VARIANTS = {"pe": (False, False), "pe-sh": (True, False), "pe-m": (False, True), "full": (True, True)}
@@ -180,6 +180,22 @@ def kaleido_tile_slots(qt, kt, cfg: Config, with_matcher: bool) -> tuple[np.ndar
             per_channel = np.einsum("ca,ab,cb->c", nq, lanes[mode], nk)
             work[t, mode] = int(per_channel[chans].sum())
     return slots, work
+
+
+def tile_lane_needs(qt, kt, cfg: Config):
+    """Per tile group, in the controller's order: ``(slots of pass A, {pass: lanes
+    [Dg, Rv, Cv]})`` for passes B, C and D, each valid PE's lanes per channel
+    (0 where it has nothing to do): the work a dispatcher packs."""
+    lanes = _TABLES[cfg.accumulators]
+    for tile in tile_groups(qt, kt, cfg):
+        work, a_slots = {}, 0
+        for mode, chans, _, _, sq, sk in _passes(tile, qt, kt, lanes):
+            if mode == Mode.A:
+                a_slots = int(chans.sum())
+                continue
+            needs = pe_needs(mode, sq, sk, cfg.accumulators)
+            work[mode] = needs.reshape(needs.shape[0], sq.shape[0], sk.shape[0])
+        yield a_slots, work
 
 
 def pass_profile(q: np.ndarray, k: np.ndarray, cfg: Config, variant: str = "full") -> dict:

@@ -41,32 +41,17 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from golden import Config, proxy_workload, quantize, run_attention
-from golden.cycle_model import _TABLES, _passes, baseline_cycles, engine_cycles, kaleido_tables
-from golden.matcher import match, pe_needs
+from golden.cycle_model import baseline_cycles, engine_cycles, kaleido_tables, tile_lane_needs
+from golden.matcher import match
 from golden.pe import Mode
-from golden.tiling import PairTable, tile_groups
+from golden.tiling import PairTable
 
 __all__ = ["Step", "check_pass", "schedule_pairs", "schedule_steps", "schedule_window", "schedule_d_partners",
-           "nn_order", "tile_work", "study", "MECHANISMS", "main"]
+           "nn_order", "study", "MECHANISMS", "main"]
 
 #: One step of a slot: (pass, channel, the PEs it serves, ``[Rv, Cv]`` bool).
 Step = tuple[int, int, np.ndarray]
 PAIRED = (Mode.B, Mode.C, Mode.D)
-
-
-def tile_work(qt, kt, cfg: Config):
-    """Per tile group, in the controller's order: ``(slots of pass A, {pass: lanes
-    [Dg, Rv, Cv]})`` for passes B, C, D (0 where a PE has nothing to do)."""
-    table = _TABLES[cfg.accumulators]
-    for tile in tile_groups(qt, kt, cfg):
-        work, a_slots = {}, 0
-        for mode, chans, _, _, sq, sk in _passes(tile, qt, kt, table):
-            if mode == Mode.A:
-                a_slots = int(chans.sum())
-                continue
-            needs = pe_needs(mode, sq, sk, cfg.accumulators)
-            work[mode] = needs.reshape(needs.shape[0], sq.shape[0], sk.shape[0])
-        yield a_slots, work
 
 
 def check_pass(work: dict, slots: list[list[Step]]) -> None:
@@ -259,7 +244,7 @@ def study(q: np.ndarray, k: np.ndarray, cfg: Config, mechanisms=MECHANISMS, vari
         qt, kt = (nn_order(tables[0]), nn_order(tables[1])) if runs[name][0] else tables
         run = runs[name][1]
         rows = []
-        for a_slots, work in tile_work(qt, kt, cfg):
+        for a_slots, work in tile_lane_needs(qt, kt, cfg):
             slots = run(work)
             if check:
                 check_pass(work, [s for m in PAIRED for s in slots[m]])

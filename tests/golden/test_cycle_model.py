@@ -6,7 +6,7 @@ import numpy as np
 from golden import Config
 from golden.cycle_model import (VARIANTS, baseline_cycles, baseline_tile_slots, kaleido_cycles,
                                 kaleido_tables, kaleido_tile_slots, scheduler_busy, scheduler_lead,
-                                split_cycles, sub_variants, tail_cycles)
+                                split_cycles, sub_variants, tail_cycles, tile_lane_needs)
 from golden.drain import drain_slots
 from golden.scheduler import operand_stream
 from golden.tiling import pair_tables
@@ -103,3 +103,23 @@ def test_driver_choice_on_random_shapes(rng):
         reports = {v: kaleido_cycles(q, k, cfg, v) for v in VARIANTS}
         assert reports["full"].cycles <= reports["pe"].cycles, cfg
         assert all(r.cycles <= baseline_cycles(N, N, cfg).cycles for r in reports.values())
+
+
+def test_tile_lane_needs_are_the_work_the_model_counts(rng):
+    # What a dispatcher packs (each PE's lanes per channel) adds up, tile by tile
+    # and pass by pass, to the lane work the cycle model counts; pass A streams
+    # every channel of the group.
+    for acc in (3, 4):
+        cfg = Config(partition=(6, 4, 3), grid=(2, 4, 5), rows=3, cols=2, accumulators=acc)
+        q = rng.integers(-128, 128, (cfg.tokens, cfg.head_dim), dtype=np.int8)
+        k = np.clip(q + rng.integers(-20, 21, q.shape), -128, 127).astype(np.int8)
+        qt, kt = kaleido_tables(q, k, cfg, "pe")
+        slots, work = kaleido_tile_slots(qt, kt, cfg, with_matcher=False)
+        needs = list(tile_lane_needs(qt, kt, cfg))
+        assert len(needs) == len(slots)
+        for t, (a_slots, lanes) in enumerate(needs):
+            assert a_slots == slots[t, 0]
+            for mode in (1, 2, 3):
+                assert lanes[mode].sum() == work[t, mode]
+                # Unpaired, a pass streams the channels some PE has work on.
+                assert (lanes[mode] > 0).reshape(lanes[mode].shape[0], -1).any(axis=1).sum() == slots[t, mode]

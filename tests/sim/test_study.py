@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from golden import Config, proxy_workload, quantize
-from golden.cycle_model import kaleido_cycles, kaleido_tables
+from golden.cycle_model import kaleido_cycles, kaleido_tables, tile_lane_needs
 from golden.pe import Mode
 from sim import study
 
@@ -31,7 +31,7 @@ def test_study_schedules_serve_the_work_exactly(rng, acc):
 def test_study_check_catches_a_bad_schedule(rng):
     cfg, q, k = _head(rng, 4)
     tables = kaleido_tables(q, k, cfg, "full")
-    work = next(w for _, w in study.tile_work(*tables, cfg) if (w[Mode.B] > 0).sum() > 1)
+    work = next(w for _, w in tile_lane_needs(*tables, cfg) if (w[Mode.B] > 0).sum() > 1)
     slots = study.schedule_pairs(work[Mode.B], Mode.B, cfg.lookahead)
     study.check_pass({Mode.B: work[Mode.B]}, slots)
     with pytest.raises(AssertionError, match="missed or repeated"):
