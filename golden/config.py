@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 
-from .pe import ACCUMULATORS
+from .pe import ACCUMULATORS, PE_STAGES
 
 __all__ = ["Config", "ConfigError", "MODELS", "model_partition", "GROUPS", "DIRECTIONS",
            "require_config"]
@@ -112,6 +112,12 @@ class Config:
         or 4 (the exact PE: executed MACs equal the oracle count; see
         :func:`golden.pe.step_need`). Either way a score takes at most three
         additions per channel, so ``pe_acc_bits`` is the same.
+    pe_stages : int
+        Register stages of a PE, both the Kaleido and the baseline one, from
+        its operands to its accumulators: 1 (the canonical MAC; the default) or
+        2 (the lane products, their enables and the hand-over and drain
+        controls are registered first, which shortens the critical path and
+        delays every score's drain by one cycle).
     rows, cols : int
         PEs per array.
     queue_depth, clusters, cluster_capacity, string_bits : int
@@ -137,6 +143,7 @@ class Config:
     acc_bits: int | None = None
     pe_acc_bits: int | None = None
     accumulators: int = 3
+    pe_stages: int = 1
     rows: int = 4
     cols: int = 4
     queue_depth: int = 64
@@ -190,6 +197,8 @@ class Config:
                 f"partial bits ({self.partial_bits}) must not exceed full bits ({self.full_bits})")
         if self.accumulators not in ACCUMULATORS:
             raise ConfigError(f"accumulators must be one of {ACCUMULATORS}, got {self.accumulators}")
+        if self.pe_stages not in PE_STAGES:
+            raise ConfigError(f"PE stages must be one of {PE_STAGES}, got {self.pe_stages}")
         if (self.data_bits, self.nibble_bits) != (8, 4):
             raise ConfigError(
                 f"Kaleido fixes 8-bit data and 4-bit lanes, got {self.data_bits} and {self.nibble_bits}")

@@ -133,7 +133,7 @@ class CycleReport:
 
 def tail_cycles(cfg: Config) -> int:
     """Cycles after the last slot until the last score has left the array."""
-    return drain.tail_cycles(cfg.rows, cfg.cols)
+    return drain.tail_cycles(cfg.rows, cfg.cols, cfg.pe_stages)
 
 
 def _counts(states: np.ndarray) -> np.ndarray:

@@ -30,10 +30,11 @@ def drain_spacing(rows: int) -> int:
     return 2 * rows
 
 
-def tail_cycles(rows: int, cols: int) -> int:
+def tail_cycles(rows: int, cols: int, pe_stages: int = 1) -> int:
     """Cycles after the final drain slot until its last score has left the array:
-    two register stages into the array, the column skew, and the chain up."""
-    return 2 * rows + cols
+    two register stages into the array, the column skew, the chain up, and one
+    more cycle for each PE stage beyond the first (the drain acts there)."""
+    return 2 * rows + cols + pe_stages - 1
 
 
 def drain_slots(lengths: Iterable[int], rows: int) -> int:

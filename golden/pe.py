@@ -29,7 +29,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import IntEnum
 
-__all__ = ["Mode", "Load", "Need", "Target", "ACCUMULATORS", "lane_adds", "need_lanes",
+__all__ = ["Mode", "Load", "Need", "Target", "ACCUMULATORS", "PE_STAGES", "lane_adds", "need_lanes",
            "RowIn", "ColIn", "LaneOp", "Decoded", "decode",
            "PEModel", "BaselinePEModel", "step_need", "wrap"]
 
@@ -82,6 +82,9 @@ class Target(IntEnum):
 
 #: Accumulators of the augmented PE: 3 (the paper's PE) or 4 (the exact PE).
 ACCUMULATORS = (3, 4)
+
+#: Register stages of a PE from its operands to its accumulators (``Config.pe_stages``).
+PE_STAGES = (1, 2)
 
 
 def step_need(mode: Mode, sq: int, sk: int, accumulators: int = 3) -> tuple[Need, tuple[Target, ...]]:
@@ -281,56 +284,80 @@ class ColIn:
     sk1: int = 0
 
 
+@dataclass(frozen=True)
+class _Action:
+    """What reaches a PE's registers in one cycle: the drain, the hand-over and
+    each register's addend. With two PE stages it reaches them a cycle after
+    its operands arrive."""
+
+    drain: bool = False
+    load: int = Load.KEEP
+    adds: tuple = ()
+
+
 @dataclass
 class PEModel:
-    """One augmented PE, cycle by cycle. ``tick`` is one rising clock edge."""
+    """One augmented PE, cycle by cycle. ``tick`` is one rising clock edge.
+
+    With ``stages = 2`` the cycle's products, enables, hand-over and drain are
+    registered first and act on the accumulators one edge later."""
 
     acc_bits: int
     accumulators: int = 3
     r: list = None
     out: int = 0
     out_valid: bool = False
+    stages: int = 1
 
     def __post_init__(self):
         if self.r is None:
             self.r = [0] * self.accumulators
+        self._pending = _Action(adds=(0,) * self.accumulators)
 
     def tick(self, row: RowIn, col: ColIn, out_in: int = 0, out_in_valid: bool = False):
+        dec = decode(row.mode, row.steps, row.sq0, col.sk0, row.sq1, col.sk1, self.accumulators)
+        lanes = [_lane(row.a0, row.a1, col.b0, col.b1, dec.lanes[lane]) for lane in (0, 1)]
+        adds = tuple(sum(lanes[l][0] for l in (0, 1) if dec.enable[k][l])
+                     + sum(lanes[l][1] for l in (0, 1) if dec.tap[k][l]) for k in range(self.accumulators))
+        action = _Action(bool(row.drain), row.load, adds)
+        if self.stages == 2:
+            action, self._pending = self._pending, action
         regs = list(self.r)
-        if row.drain:
+        if action.drain:
             self.out, self.out_valid = regs[0], True
         else:
             self.out, self.out_valid = out_in, out_in_valid
         r3 = regs[3] if self.accumulators == 4 else 0
-        if row.load == Load.CLEAR:
+        if action.load == Load.CLEAR:
             regs = [0] * self.accumulators
-        elif row.load == Load.R1:
+        elif action.load == Load.R1:
             regs[0], regs[1] = regs[1], r3
-        elif row.load == Load.R2:
+        elif action.load == Load.R2:
             regs[0] = regs[2]
-        dec = decode(row.mode, row.steps, row.sq0, col.sk0, row.sq1, col.sk1, self.accumulators)
-        lanes = [_lane(row.a0, row.a1, col.b0, col.b1, dec.lanes[lane]) for lane in (0, 1)]
-        for k in range(self.accumulators):
-            add = sum(lanes[l][0] for l in (0, 1) if dec.enable[k][l])
-            add += sum(lanes[l][1] for l in (0, 1) if dec.tap[k][l])
-            regs[k] = wrap(regs[k] + add, self.acc_bits)
-        self.r = regs
+        self.r = [wrap(regs[k] + action.adds[k], self.acc_bits) for k in range(self.accumulators)]
 
 
 @dataclass
 class BaselinePEModel:
-    """The plain output-stationary 8-bit MAC, with the same drain chain."""
+    """The plain output-stationary 8-bit MAC, with the same drain chain (and, with
+    ``stages = 2``, its product, clear and drain registered first)."""
 
     acc_bits: int
     acc: int = 0
     out: int = 0
     out_valid: bool = False
+    stages: int = 1
+    _pending: tuple = (0, False, False)
 
     def tick(self, a: int, b: int, valid: bool, clear: bool, drain: bool,
              out_in: int = 0, out_in_valid: bool = False):
+        action = (a * b if valid else 0, bool(clear), bool(drain))
+        if self.stages == 2:
+            action, self._pending = self._pending, action
+        prod, clear, drain = action
         if drain:
             self.out, self.out_valid = self.acc, True
         else:
             self.out, self.out_valid = out_in, out_in_valid
         acc = 0 if clear else self.acc
-        self.acc = wrap(acc + (a * b if valid else 0), self.acc_bits)
+        self.acc = wrap(acc + prod, self.acc_bits)

@@ -247,7 +247,7 @@ class AttentionEngine(wiring.Component):
         R, C, CH = cfg.rows, cfg.cols, self.channels
         G = cfg.group_width if kaleido else 1       # channels a pass B-D chooses from
         spacing = drain_spacing(R)
-        tail = tail_cycles(R, C)
+        tail = tail_cycles(R, C, cfg.pe_stages)
         dense = self.dense if kaleido else Const(1)
         # Linear layers: a tile group is a LINEAR pass, then one pass B per partner.
         linear = (self.linear & ~self.dense) if kaleido else Const(0)

@@ -8,7 +8,7 @@ finished scores up the column (see :mod:`golden.pe` for why up).
 
 from __future__ import annotations
 
-from amaranth import Cat, Module, Mux, Signal, signed
+from amaranth import Cat, Const, Module, Mux, Signal, Value, signed
 from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In, Out
 
@@ -65,9 +65,22 @@ def drain_signature(acc_bits: int) -> wiring.Signature:
     return wiring.Signature({"score": Out(signed(acc_bits)), "valid": Out(1)})
 
 
-def _drain_link(m, self, value):
-    """One link of the upward drain chain: capture ``value`` or pass on the one below."""
-    with m.If(self.row_in.drain):
+def _stage(m, stages: int, prefix: str, *values):
+    """``values`` as the accumulators see them: themselves with one PE stage, or
+    each registered once (pipeline registers ``{prefix}{i}``) with two."""
+    if stages == 1:
+        return values
+    out = []
+    for i, value in enumerate(values):
+        reg = Signal(Value.cast(value).shape(), name=f"{prefix}{i}")
+        m.d.sync += reg.eq(value)
+        out.append(reg)
+    return tuple(out)
+
+
+def _drain_link(m, self, value, drain):
+    """One link of the upward drain chain: capture ``value`` when ``drain``, or pass on the one below."""
+    with m.If(drain):
         m.d.sync += [self.drain_out.score.eq(value), self.drain_out.valid.eq(1)]
     with m.Else():
         m.d.sync += [self.drain_out.score.eq(self.drain_in.score),
@@ -207,7 +220,6 @@ class PE(wiring.Component):
         m.d.sync += [self.row_out.eq(row), self.col_out.eq(col)]
         r = [Signal(signed(self.cfg.pe_acc_bits), name=f"reg{k}") for k in range(n)]
         m.d.comb += [getattr(self, f"r{k}").eq(r[k]) for k in range(n)]
-        _drain_link(m, self, r[0])
 
         # --- decode: which lanes run, how they read their operands, where they add ------
         lane_on = [Signal(name=f"lane{i}_on") for i in range(2)]
@@ -283,16 +295,44 @@ class PE(wiring.Component):
             prods.append(p)
             taps.append(t)
 
+        # --- with two PE stages, what reaches the accumulators is registered here ------
+        stages = self.cfg.pe_stages
+        flat_en = [e for k in range(n) for e in (*en[k], *tap[k])]
+        staged = _stage(m, stages, "stage", *prods, *taps, *flat_en, row.load, row.drain)
+        prods, taps = list(staged[:2]), list(staged[2:2 + len(taps)])
+        flat_en = staged[2 + len(taps):-2]
+        en = [list(flat_en[4 * k:4 * k + 2]) for k in range(n)]
+        tap = [list(flat_en[4 * k + 2:4 * k + 4]) for k in range(n)]
+        load = Signal(Load, name="load_now")
+        m.d.comb += load.eq(staged[-2])
+        _drain_link(m, self, r[0], staged[-1])
+
         # --- hand-over, then accumulate -------------------------------------------------
+        # Icarus runs an `always @*` block only once one of its inputs changes. With
+        # two stages nothing here sees the testbench's first input change, so these
+        # selections are then written as AND-OR expressions (continuous assigns, as
+        # parallel as a case) instead of Switch statements; with one stage the
+        # netlist stays as it was measured.
+        def pick(sel, cases, default):
+            if stages == 2:
+                hits = [sel == key for key in cases]
+                value = Mux(~Cat(*hits).any(), default, 0)
+                for hit, v in zip(hits, cases.values()):
+                    value = value | Mux(hit, v, 0)
+                return value
+            out = Signal.like(default)
+            m.d.comb += out.eq(default)
+            with m.Switch(sel):
+                for key, v in cases.items():
+                    with m.Case(key):
+                        m.d.comb += out.eq(v)
+            return out
+
         base = [Signal(signed(self.cfg.pe_acc_bits), name=f"base{k}") for k in range(n)]
-        m.d.comb += [base[k].eq(r[k]) for k in range(n)]
-        with m.Switch(row.load):
-            with m.Case(Load.CLEAR):
-                m.d.comb += [b.eq(0) for b in base]
-            with m.Case(Load.R1):
-                m.d.comb += [base[0].eq(r[1]), base[1].eq(r[3] if exact else 0)]
-            with m.Case(Load.R2):
-                m.d.comb += base[0].eq(r[2])
+        handover = {0: {Load.CLEAR: 0, Load.R1: r[1], Load.R2: r[2]},
+                    1: {Load.CLEAR: 0, Load.R1: r[3] if exact else 0}}
+        for k in range(n):
+            m.d.comb += base[k].eq(pick(load, handover.get(k, {Load.CLEAR: 0}), r[k]))
         # The lanes (and taps) are summed once; each register picks nothing, one
         # of them, or a sum, so a register costs one adder (its accumulator).
         both = Signal(signed(18))
@@ -309,10 +349,7 @@ class PE(wiring.Component):
         for k in range(n):
             add = Signal(signed(18), name=f"add{k}")
             select = Cat(en[k][0], en[k][1], tap[k][0], tap[k][1]) if exact else Cat(en[k][0], en[k][1])
-            with m.Switch(select):
-                for key, value in sources.items():
-                    with m.Case(key):
-                        m.d.comb += add.eq(value)
+            m.d.comb += add.eq(pick(select, sources, Const(0, signed(18))))
             m.d.sync += r[k].eq(base[k] + add)
         return m
 
@@ -361,8 +398,9 @@ class BaselinePE(wiring.Component):
         m.d.sync += [self.row_out.eq(row), self.col_out.eq(self.col_in)]
         acc = Signal(signed(self.acc_bits))
         m.d.comb += self.acc.eq(acc)
-        _drain_link(m, self, acc)
         prod = Signal(signed(16))
         m.d.comb += prod.eq(Mux(row.valid, row.a * self.col_in, 0))
-        m.d.sync += acc.eq(Mux(row.clear, 0, acc) + prod)
+        prod, clear, drain = _stage(m, self.cfg.pe_stages, "stage", prod, row.clear, row.drain)
+        _drain_link(m, self, acc, drain)
+        m.d.sync += acc.eq(Mux(clear, 0, acc) + prod)
         return m

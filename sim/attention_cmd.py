@@ -25,8 +25,8 @@ from golden.head_cycles import PV_SCHEDULES
 from golden.opcount import dense_macs, pv_oracle_macs
 
 from . import runner
-from .common import (UserError, add_accumulators_arg, add_lookahead_arg, check_output_dir, print_json, run_folder,
-                     write_json, write_npy)
+from .common import (UserError, add_accumulators_arg, add_lookahead_arg, add_pe_stages_arg, check_output_dir,
+                     print_json, run_folder, write_json, write_npy)
 from .operands import add_operand_args, load_attention_inputs
 from .energy import head_energy, run_energy
 from .head import STAGES, baseline_head_cycles, simulate_head
@@ -60,6 +60,7 @@ def add_args(p) -> None:
     p.add_argument("--cols", type=int, default=4, help="PE columns of the array (default 4)")
     add_accumulators_arg(p)
     add_lookahead_arg(p)
+    add_pe_stages_arg(p)
     p.add_argument("--waves", action="store_true",
                    help="keep every simulation's waveform (engine, and scheduler where it runs) in DIR")
     p.add_argument("--no-energy", action="store_true",
@@ -119,7 +120,7 @@ def cmd_sim_attention(args) -> int:
             "scores_match": bool(np.array_equal(rtl["scores"], expected)),
             "rows": cfg.rows, "cols": cfg.cols, "grid": list(cfg.grid),
             "partition": list(cfg.partition), "full_bits": cfg.full_bits, "accumulators": cfg.accumulators,
-            "lookahead": cfg.lookahead,
+            "lookahead": cfg.lookahead, "pe_stages": cfg.pe_stages,
             "partial_bits": cfg.partial_bits, "tile_groups": model["tiles"],
             "sim_cycles_per_second": rtl["cycles"] / rtl["test_seconds"] if rtl["test_seconds"] else None,
         }

@@ -8,8 +8,8 @@ import sys
 from golden import Config, model_partition
 from hw import blocks
 
-from .common import (UserError, add_accumulators_arg, add_lookahead_arg, add_partition_args, atomic_output,
-                     check_output_dir, print_json, triple)
+from .common import (UserError, add_accumulators_arg, add_lookahead_arg, add_pe_stages_arg,
+                     add_partition_args, atomic_output, check_output_dir, print_json, triple)
 
 
 def add_block_args(p) -> None:
@@ -27,6 +27,7 @@ def add_block_args(p) -> None:
                    help="scores the softmax unit takes per cycle (default 4)")
     add_accumulators_arg(p)
     add_lookahead_arg(p)
+    add_pe_stages_arg(p)
 
 
 def block_config(args) -> Config:
@@ -41,7 +42,7 @@ def block_config(args) -> Config:
     grid = triple(args.grid, "grid") if args.grid else Config().grid
     return Config(partition=partition, grid=grid, max_channels=args.max_channels, acc_bits=args.acc_bits,
                   rows=args.rows, cols=args.cols, accumulators=args.accumulators,
-                  lookahead=args.lookahead, vector_lanes=args.vector_lanes)
+                  lookahead=args.lookahead, pe_stages=args.pe_stages, vector_lanes=args.vector_lanes)
 
 
 def cmd_verilog(args) -> int:

@@ -15,10 +15,10 @@ from pathlib import Path
 import numpy as np
 
 from golden import MODELS, Config
-from golden.pe import ACCUMULATORS
+from golden.pe import ACCUMULATORS, PE_STAGES
 
 __all__ = ["UserError", "triple", "check_output_file", "check_output_dir", "atomic_output",
-           "json_safe", "print_json", "add_partition_args", "add_accumulators_arg", "add_lookahead_arg",
+           "json_safe", "print_json", "add_partition_args", "add_accumulators_arg", "add_lookahead_arg", "add_pe_stages_arg",
            "MAX_TOKENS", "check_tokens"]
 
 #: The largest grid a command takes: ``S~`` alone is ``N x N`` int64, 32 GiB at 65,536 tokens.
@@ -66,6 +66,13 @@ def add_accumulators_arg(p) -> None:
     p.add_argument("--accumulators", type=int, choices=ACCUMULATORS, default=3,
                    help="registers of the Kaleido PE: 3 (the paper's PE; the default) or 4 (the exact "
                         "PE, which executes exactly the oracle's MACs)")
+
+
+def add_pe_stages_arg(p) -> None:
+    p.add_argument("--pe-stages", type=int, choices=PE_STAGES, default=Config().pe_stages,
+                   help="register stages of every PE, Kaleido's and the baseline's, from operands to "
+                        "accumulators: 1 (the default) or 2 (products registered first: a shorter "
+                        "critical path, one more cycle of drain)")
 
 
 def add_lookahead_arg(p) -> None:

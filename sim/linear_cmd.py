@@ -19,8 +19,8 @@ from golden.linear_cycles import baseline_linear_cycles
 
 from . import runner
 from .attention_cmd import VARIANT_HELP
-from .common import (UserError, add_accumulators_arg, add_lookahead_arg, check_output_dir, print_json, run_folder,
-                     write_json, write_npy)
+from .common import (UserError, add_accumulators_arg, add_lookahead_arg, add_pe_stages_arg, check_output_dir,
+                     print_json, run_folder, write_json, write_npy)
 from .golden_cmd import add_linear_args, linear_inputs
 from .simulate import WAVE_SUFFIXES, pick_simulator
 
@@ -45,7 +45,7 @@ def cmd_sim_linear(args) -> int:
     check_output_dir(args.out)
     simulator = pick_simulator(args.simulator)
     cfg, x, w = linear_inputs(args, rows=args.rows, cols=args.cols, accumulators=args.accumulators,
-                                lookahead=args.lookahead)
+                                lookahead=args.lookahead, pe_stages=args.pe_stages)
     variant = "pe" if args.design == "baseline" else args.variant
     with run_folder(args.out, OUTPUTS, WAVE_SUFFIXES) as (out, work):
         rtl = simulate_linear(cfg, x, w, args.design, simulator, work, variant, args.schedule, args.waves,
@@ -74,7 +74,7 @@ def cmd_sim_linear(args) -> int:
             "tokens": x.shape[0], "channels": x.shape[1], "outputs": w.shape[1], "heads": heads,
             "rows": cfg.rows, "cols": cfg.cols, "grid": list(cfg.grid), "partition": list(cfg.partition),
             "window": cfg.window, "full_bits": cfg.full_bits, "partial_bits": cfg.partial_bits,
-            "accumulators": cfg.accumulators, "lookahead": cfg.lookahead, "tile_groups": model["tiles"],
+            "accumulators": cfg.accumulators, "lookahead": cfg.lookahead, "pe_stages": cfg.pe_stages, "tile_groups": model["tiles"],
         }
         write_npy(out / "out.npy", rtl["out"])
         write_json(out / "stats.json", stats)
@@ -109,6 +109,7 @@ def register(what, parser_class) -> None:
     p.add_argument("--cols", type=int, default=4, help="PE columns of the array (default 4)")
     add_accumulators_arg(p)
     add_lookahead_arg(p)
+    add_pe_stages_arg(p)
     p.add_argument("--waves", action="store_true", help="keep the engine's waveform in DIR")
     p.add_argument("--json", action="store_true", help="print stats.json to stdout")
     p.add_argument("--out", required=True, metavar="DIR", help="folder for out.npy and stats.json (made if missing)")

@@ -14,7 +14,9 @@ for every input sequence of any length, not just a bounded one).
   most ``2**14`` in magnitude, so the invariant ``|R| <= steps * 2**14`` is
   asserted alongside, and induction closes.
 
-Both proofs run for the 3- and the 4-register PE (``Config.accumulators``).
+Both proofs run for the 3- and the 4-register PE (``Config.accumulators``), with
+one PE stage and with two (``Config.pe_stages``: both PEs register their
+products first; the overflow count then follows the registers a cycle late).
 """
 
 from __future__ import annotations
@@ -102,9 +104,17 @@ class OverflowHarness(wiring.Component):
             a = Signal(range(3), name=f"added{k}")
             m.d.comb += a.eq(Mux(pe.split, e0 + e1, e0 | e1))
             added.append(a)
+        # With two PE stages the steps and the hand-over reach the registers a
+        # cycle late: so does the count.
+        load = self.row.load
+        if self.cfg.pe_stages == 2:
+            late = [Signal(range(3), name=f"added{k}_q") for k in range(n)]
+            late_load = Signal(Load, name="load_q")
+            m.d.sync += [late[k].eq(added[k]) for k in range(n)] + [late_load.eq(load)]
+            added, load = late, late_load
         base = [Signal(range(limit + 2), name=f"base{k}") for k in range(n)]
         m.d.comb += [base[k].eq(count[k]) for k in range(n)]
-        with m.Switch(self.row.load):
+        with m.Switch(load):
             with m.Case(Load.CLEAR):
                 m.d.comb += [b.eq(0) for b in base]
             with m.Case(Load.R1):          # R0 <- R1, R1 <- R3 (or 0)

@@ -98,8 +98,9 @@ async def _begin(dut):
 async def augmented_pe_random(dut):
     """Random cycles against the golden PE model."""
     await _begin(dut)
-    stim, model = Stimulus(SEED), PEModel(CFG.pe_acc_bits)
-    driver, monitor = Driver(dut, row_layout, CFG.pe_acc_bits), Monitor(dut, ("r0", "r1", "r2"))
+    stim, model = Stimulus(SEED), PEModel(CFG.pe_acc_bits, CFG.accumulators, stages=CFG.pe_stages)
+    registers = tuple(f"r{k}" for k in range(CFG.accumulators))
+    driver, monitor = Driver(dut, row_layout, CFG.pe_acc_bits), Monitor(dut, registers)
     checker = Checker("augmented PE")
     for cycle in range(CYCLES):
         await FallingEdge(dut.clk)
@@ -108,8 +109,8 @@ async def augmented_pe_random(dut):
         await RisingEdge(dut.clk)
         await ReadOnly()
         model.tick(row, col, out_in, out_in_valid)
-        expected = {"r0": model.r[0], "r1": model.r[1], "r2": model.r[2],
-                    "out_valid": int(model.out_valid),
+        expected = {name: model.r[k] for k, name in enumerate(registers)}
+        expected |= {"out_valid": int(model.out_valid),
                     "out": model.out if model.out_valid else None}
         checker.check(cycle, monitor.sample(), expected, (row, col))
         passed = unpack(row_layout, dut.row_out.value.to_unsigned())
@@ -122,7 +123,7 @@ async def augmented_pe_random(dut):
 async def baseline_pe_random(dut):
     """Random cycles against the golden baseline PE model."""
     await _begin(dut)
-    stim, model = Stimulus(SEED), BaselinePEModel(CFG.acc_bits)
+    stim, model = Stimulus(SEED), BaselinePEModel(CFG.acc_bits, stages=CFG.pe_stages)
     driver, monitor = Driver(dut, baseline_row_layout, CFG.acc_bits), Monitor(dut, ("acc",))
     checker = Checker("baseline PE")
     for cycle in range(CYCLES):

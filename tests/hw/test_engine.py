@@ -136,3 +136,28 @@ def test_matcher_saves_cycles_on_nibble_work(rng):
         runs[variant] = got
     assert runs["pe-m"]["cycles"] < runs["pe"]["cycles"]
     assert runs["pe-m"]["lane_work"] == runs["pe"]["lane_work"]      # same work, fewer cycles
+
+
+@pytest.mark.parametrize("accumulators", [3, 4])
+@pytest.mark.parametrize("case", NEVER_SLOWER[::3], ids=lambda c: f"{c[0]}-{c[1]}-{c[2]}x{c[3]}-{c[6]}")
+def test_two_pe_stages_keep_scores_cycles_and_the_baseline_bound(case, accumulators, rng):
+    """With ``pe_stages=2`` every PE (Kaleido's and the baseline's) registers its
+    products first: scores stay exact, cycles stay the model's (one more cycle of
+    tail), and Kaleido stays no slower than the baseline built the same way."""
+    partition, grid, R, C, F, P, kind = case
+    cfg = Config(partition=partition, grid=grid, rows=R, cols=C, full_bits=F, partial_bits=P,
+                 queue_depth=8, clusters=2, cluster_capacity=4, lookahead=3, accumulators=accumulators,
+                 pe_stages=2)
+    q, k = operands(kind, cfg, rng)
+    tables = kaleido_tables(q, k, cfg, "full")
+    model = kaleido_cycles(q, k, cfg, "full", tables)
+    got = simulate_engine(driver_image(q, k, cfg, "full", model, tables), cfg, cfg.tokens, cfg.tokens,
+                          matcher=True)
+    np.testing.assert_array_equal(got["scores"], approx_scores(q, k, cfg))
+    assert got["cycles"] == model.engine_cycles == got["last_out"]
+    assert got["lane_work"] == model.lane_work
+    one = kaleido_cycles(q, k, cfg.with_(pe_stages=1), "full", tables)
+    assert model.engine_cycles == one.engine_cycles + 1
+    base = simulate_engine(baseline_image(q, k, cfg), cfg, cfg.tokens, cfg.tokens)
+    np.testing.assert_array_equal(base["scores"], q.astype(np.int64) @ k.astype(np.int64).T)
+    assert base["cycles"] == baseline_cycles(cfg.tokens, cfg.tokens, cfg).cycles >= model.cycles

@@ -85,13 +85,14 @@ def random_row(rnd):
         drain=rnd.random() < 0.15)
 
 
+@pytest.mark.parametrize("stages", [1, 2])
 @pytest.mark.parametrize("accumulators", [3, 4])
 @pytest.mark.parametrize("run", [1, 2])
-def test_random_sequences_match_golden_pe(run, accumulators, seed):
+def test_random_sequences_match_golden_pe(run, accumulators, stages, seed):
     rnd = random.Random(seed)
     # A narrow accumulator, so wrapping is exercised.
-    cfg = Config(partition=(2, 1, 1), accumulators=accumulators)
-    dut, model = PE(cfg), PEModel(cfg.pe_acc_bits, accumulators)
+    cfg = Config(partition=(2, 1, 1), accumulators=accumulators, pe_stages=stages)
+    dut, model = PE(cfg), PEModel(cfg.pe_acc_bits, accumulators, stages=stages)
     n = accumulators
 
     async def tb(ctx):
@@ -117,10 +118,12 @@ def test_random_sequences_match_golden_pe(run, accumulators, seed):
     simulate(dut, tb)
 
 
+@pytest.mark.parametrize("stages", [1, 2])
 @pytest.mark.parametrize("run", [1, 2])
-def test_baseline_pe_matches_model(run, seed):
+def test_baseline_pe_matches_model(run, stages, seed):
     rnd = random.Random(seed)
-    dut, model = BaselinePE(CFG), BaselinePEModel(CFG.acc_bits)
+    cfg = CFG.with_(pe_stages=stages)
+    dut, model = BaselinePE(cfg), BaselinePEModel(cfg.acc_bits, stages=stages)
 
     async def tb(ctx):
         for cycle in range(3000):

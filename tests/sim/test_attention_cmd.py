@@ -176,3 +176,31 @@ def test_sim_attention_lookahead_reaches_the_rtl(tmp_path, rng):
         assert stats["cycles"] == stats["model_cycles"]
         cycles[depth] = stats["cycles"]
     assert cycles[8] < cycles[1], cycles
+
+
+@pytest.mark.parametrize("simulator", ["icarus", "verilator"])
+def test_sim_attention_two_pe_stages(tmp_path, rng, simulator):
+    """``--pe-stages 2`` on both designs and both simulators: exact scores, cycles
+    the model's, one more than with one stage, and Kaleido no slower."""
+    from golden import Config
+    from golden.cycle_model import baseline_cycles, kaleido_cycles
+    from sim import runner
+    if runner.missing(simulator):
+        pytest.skip(runner.missing(simulator))
+    base = rng.integers(-64, 64, (1, 8))
+    ops = {n: np.clip(base + rng.integers(0, 24, (32, 8)), -128, 127).astype(np.int8) for n in "qk"}
+    for name, x in ops.items():
+        np.save(tmp_path / f"{name}.npy", x)
+    cfg = Config(grid=(2, 4, 4), partition=(4, 2, 2), rows=2, cols=2)
+    stats = {}
+    for design in ("kaleido", "baseline"):
+        r = run("sim", "attention", "--q", "q.npy", "--k", "k.npy", "--grid", "2,4,4", "--partition", "4,2,2",
+                "--rows", "2", "--cols", "2", "--design", design, "--pe-stages", "2", "--simulator", simulator,
+                "--no-energy", "--out", design, cwd=tmp_path)
+        assert r.returncode == 0, r.stderr
+        stats[design] = s = json.loads((tmp_path / design / "stats.json").read_text())
+        assert s["pe_stages"] == 2 and s["scores_match"] and s["cycles"] == s["model_cycles"]
+    one = kaleido_cycles(ops["q"], ops["k"], cfg, "full").cycles
+    assert stats["kaleido"]["cycles"] == one + 1
+    assert stats["baseline"]["cycles"] == baseline_cycles(cfg.tokens, cfg.tokens, cfg).cycles + 1
+    assert stats["kaleido"]["cycles"] <= stats["baseline"]["cycles"]
