@@ -26,7 +26,7 @@ same cycle parity are fewer than ``2*rows`` cycles apart (:mod:`golden.drain`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import IntEnum
 
 __all__ = ["Mode", "Load", "Need", "Target", "ACCUMULATORS", "PE_STAGES", "lane_adds", "need_lanes",
@@ -347,7 +347,7 @@ class BaselinePEModel:
     out: int = 0
     out_valid: bool = False
     stages: int = 1
-    _pending: tuple = (0, False, False)
+    _pending: tuple = field(default=(0, False, False), init=False, repr=False)   # (product, clear, drain)
 
     def tick(self, a: int, b: int, valid: bool, clear: bool, drain: bool,
              out_in: int = 0, out_in_valid: bool = False):

@@ -18,8 +18,8 @@ from golden import MODELS, Config
 from golden.pe import ACCUMULATORS, PE_STAGES
 
 __all__ = ["UserError", "triple", "check_output_file", "check_output_dir", "atomic_output",
-           "json_safe", "print_json", "add_partition_args", "add_accumulators_arg", "add_lookahead_arg", "add_pe_stages_arg",
-           "MAX_TOKENS", "check_tokens"]
+           "json_safe", "print_json", "add_partition_args", "add_accumulators_arg", "add_lookahead_arg",
+           "add_pe_stages_arg", "MAX_TOKENS", "check_tokens"]
 
 #: The largest grid a command takes: ``S~`` alone is ``N x N`` int64, 32 GiB at 65,536 tokens.
 MAX_TOKENS = 65536

@@ -38,12 +38,11 @@ def test_study_check_catches_a_bad_schedule(rng):
         study.check_pass({Mode.B: work[Mode.B]}, slots[:-1])
     with pytest.raises(AssertionError, match="missed or repeated"):
         study.check_pass({Mode.B: work[Mode.B]}, slots + slots[-1:])
-    # Three full products in one slot overrun a PE's two lanes.
-    full = [c for c in range(work[Mode.B].shape[0]) if (work[Mode.B][c] == 2).any()]
-    if len(full) >= 2:
-        crowded = [[(Mode.B, c, work[Mode.B][c] > 0) for c in full[:2]]]
-        with pytest.raises(AssertionError, match="more than two lanes"):
-            study.check_pass({Mode.B: work[Mode.B]}, crowded)
+    # A full product twice in one slot overruns a PE's two lanes.
+    full = next(c for c in range(work[Mode.B].shape[0]) if (work[Mode.B][c] == 2).any())
+    crowded = [[(Mode.B, full, work[Mode.B][full] > 0)] * 2]
+    with pytest.raises(AssertionError, match="more than two lanes"):
+        study.check_pass({Mode.B: work[Mode.B]}, crowded)
 
 
 def test_study_rejects_unknown_mechanisms(rng):
