@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 
+from .channel_window import WINDOW_WIDTHS
 from .pe import ACCUMULATORS, PE_STAGES
 
 __all__ = ["Config", "ConfigError", "MODELS", "model_partition", "GROUPS", "DIRECTIONS",
@@ -125,6 +126,11 @@ class Config:
         cluster queue, channels per reuse string.
     lookahead : int
         Dispatcher matcher: channel steps the merge unit may look ahead.
+    issue_window : int
+        Dispatcher: 0 (the matcher pairs steps for every PE at once) or the
+        channels the row and column ports carry in a slot of pass B, C or D,
+        from which each column (B, D) or row (C) takes its own one or two
+        (:mod:`golden.channel_window`); it replaces the matcher's pairing.
     window : int
         Linear-layer reuse window ``w``.
     vector_lanes : int
@@ -151,6 +157,7 @@ class Config:
     cluster_capacity: int = 16
     string_bits: int = 16
     lookahead: int = 4
+    issue_window: int = 0
     window: int = 4
     vector_lanes: int = 4
     seed: int = 1
@@ -197,6 +204,9 @@ class Config:
                 f"partial bits ({self.partial_bits}) must not exceed full bits ({self.full_bits})")
         if self.accumulators not in ACCUMULATORS:
             raise ConfigError(f"accumulators must be one of {ACCUMULATORS}, got {self.accumulators}")
+        if self.issue_window not in WINDOW_WIDTHS:
+            raise ConfigError(f"issue window must be 0 (none) or 2 to {WINDOW_WIDTHS[-1]} channels, "
+                              f"got {self.issue_window}")
         if self.pe_stages not in PE_STAGES:
             raise ConfigError(f"PE stages must be one of {PE_STAGES}, got {self.pe_stages}")
         if (self.data_bits, self.nibble_bits) != (8, 4):

@@ -23,6 +23,7 @@ from amaranth.lib.wiring import In, Out
 from golden.config import Config, require_config
 
 from .pe import LANES, PE, BaselinePE, baseline_row_layout, col_layout, drain_signature, row_layout
+from .window_pe import WindowPE, window_col_layout, window_row_layout
 
 __all__ = ["KaleidoArray", "BaselineArray"]
 
@@ -123,12 +124,21 @@ class KaleidoArray(_Array):
     Parameters
     ----------
     cfg : Config
-        Takes ``rows``, ``cols`` and ``pe_acc_bits``.
+        Takes ``rows``, ``cols`` and ``pe_acc_bits``; with ``issue_window`` the PEs
+        are :class:`hw.window_pe.WindowPE` and the ports its wide layouts.
     """
 
     pe_class = PE
     row_shape = row_layout
     col_shape = col_layout
+
+    def __init__(self, cfg: Config):
+        if require_config(cfg, self).issue_window:
+            # A channel window's PEs pick their steps from wide ports (hw.window_pe).
+            self.pe_class = WindowPE
+            self.row_shape = window_row_layout(cfg.issue_window)
+            self.col_shape = window_col_layout(cfg.issue_window)
+        super().__init__(cfg)
 
     @staticmethod
     def width(cfg: Config) -> int:

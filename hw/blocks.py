@@ -12,11 +12,23 @@ from amaranth.back import verilog as amaranth_verilog
 from golden.config import Config
 
 from .array import BaselineArray, KaleidoArray
+from .channel_window import ChannelWindow
 from .engine import AttentionEngine
 from .matcher import Matcher
 from .pe import PE, BaselinePE
 from .scheduler import Scheduler
 from .softmax import SoftmaxUnit
+from .window_pe import WindowPE
+
+
+def _windowed(component):
+    """``component`` at the design point, with a window of 4 channels if it has none."""
+    def build(cfg: Config):
+        if isinstance(cfg, Config) and not cfg.issue_window:
+            cfg = cfg.with_(issue_window=4)
+        return component(cfg)          # which refuses anything but a Config
+    return build
+
 
 __all__ = ["BLOCKS", "build", "top_name", "verilog", "engine_verilog", "engine_top"]
 
@@ -28,6 +40,10 @@ BLOCKS = {
     "baseline-array": (BaselineArray, "R x C baseline PEs with input skew and drain chains"),
     "scheduler": (Scheduler, "dispatcher clustering unit: string queue, LFSR pivots, Hamming argmin"),
     "matcher": (Matcher, "dispatcher merge unit: per-channel column needs, lookahead window"),
+    "window-pe": (_windowed(WindowPE), "augmented PE behind a channel window's step select "
+                                       "(--issue-window, 4 if unset)"),
+    "channel-window": (_windowed(ChannelWindow), "dispatcher channel window: each column (B, D) or row (C) "
+                                                 "takes its own steps (--issue-window, 4 if unset)"),
     "softmax": (SoftmaxUnit, "vector unit: row-wise integer softmax of S~ to 7-bit P codes, streaming"),
 }
 

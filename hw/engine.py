@@ -62,11 +62,13 @@ from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
 from golden.config import Config, require_config
+from golden.matcher import lanes_of
 from golden.drain import drain_spacing, tail_cycles
 from golden.pe import Load, Mode
 from golden.reuse import State
 
 from .array import BaselineArray, KaleidoArray
+from .channel_window import ChannelWindow, choice_layout, group_count
 from .matcher import INVALID, Matcher, lowest_set
 
 __all__ = ["AttentionEngine", "pair_entry", "token_entry", "entry_layout", "word_layout", "entry_bits",
@@ -86,8 +88,10 @@ pair_entry = data.StructLayout({"x0": signed(8), "x1": signed(8), "state": State
 token_entry = data.StructLayout({"x": signed(8), "valid": 1})
 
 
-def slot_layout(channels: int, cols: int) -> data.StructLayout:
-    """What the sequencer (S0) hands the operand stage (S1) about one slot."""
+def slot_layout(channels: int, cols: int, window: int = 0, groups: int = 0) -> data.StructLayout:
+    """What the sequencer (S0) hands the operand stage (S1) about one slot
+    (with a channel window of ``window`` channels, each of ``groups``' steps)."""
+    extra = {"choice": data.ArrayLayout(choice_layout(window), groups)} if window else {}
     return data.StructLayout({
         "valid": 1,                       # the slot issues (a step, a drain, or both)
         "steps": 1,                       # it carries a channel step
@@ -98,6 +102,7 @@ def slot_layout(channels: int, cols: int) -> data.StructLayout:
         "mode": Mode,                     # the pass
         "part": range(3),                 # linear: which partner a pass B serves
         "chan": range(max(2, channels)),  # the step's channel
+        **extra,
     })
 
 
@@ -178,6 +183,11 @@ class AttentionEngine(wiring.Component):
         if matcher and design != "kaleido":
             raise ValueError("only the Kaleido design has a matcher")
         self.matcher = matcher
+        # A channel window (Config.issue_window) takes the matcher's place; an
+        # engine without a matcher has none and streams one step a slot.
+        self.window = cfg.issue_window if matcher else 0
+        if cfg.issue_window and not matcher:
+            cfg = cfg.with_(issue_window=0)
         if q_words < 1 or k_words < 1:
             raise ValueError("operand buffers need at least one word")
         self.cfg, self.design = cfg, design
@@ -220,9 +230,13 @@ class AttentionEngine(wiring.Component):
         qw, kw = qmem.write_port(), kmem.write_port()
         m.d.comb += [qw.en.eq(self.q_wr_en), qw.addr.eq(self.q_wr_addr), qw.data.eq(self.q_wr_data),
                      kw.en.eq(self.k_wr_en), kw.addr.eq(self.k_wr_addr), kw.data.eq(self.k_wr_data)]
-        # One read port per side for the slot's step, and one for a paired partner step.
+        # One read port per side for the slot's step, and one for a paired partner
+        # step, or one for each channel of a window.
         reads = [(qmem.read_port(), kmem.read_port())]
-        if self.matcher:
+        if self.window:
+            reads += [(qmem.read_port(), kmem.read_port()) for _ in range(self.window - 1)]
+            m.submodules.window = match = ChannelWindow(cfg)
+        elif self.matcher:
             reads.append((qmem.read_port(), kmem.read_port()))
             m.submodules.matcher = match = Matcher(cfg)
         else:
@@ -233,8 +247,8 @@ class AttentionEngine(wiring.Component):
         for j in range(C):
             m.d.comb += [self.out[j].eq(array.drain[j].score), self.out_valid[j].eq(array.drain[j].valid)]
 
-        s1 = Signal(slot_layout(self.channels, C), name="s1")
-        needs = _NeedBits()
+        s1 = Signal(slot_layout(self.channels, C, self.window, group_count(cfg)), name="s1")
+        needs = _NeedBits(group_count(cfg), cfg.group_width)
         self._sequencer(m, s1, needs, reads, match)
         self._operand_stage(m, s1, needs, reads, match, array)
         self._counters(m, array)
@@ -251,7 +265,8 @@ class AttentionEngine(wiring.Component):
         dense = self.dense if kaleido else Const(1)
         # Linear layers: a tile group is a LINEAR pass, then one pass B per partner.
         linear = (self.linear & ~self.dense) if kaleido else Const(0)
-        paired = match is not None
+        windowed = self.window != 0
+        paired = match is not None and not windowed
 
         running = Signal()           # issuing slots
         flushing = Signal()          # the final drain slot is being issued
@@ -288,6 +303,15 @@ class AttentionEngine(wiring.Component):
                 ((need[p] & ~onehot) | Mux(needs.bits[p], onehot, 0)) & dg_mask)
             with m.If(needs.a_in_s1):
                 m.d.sync += need[p].bit_select(s1.chan, 1).eq(needs.bits[p])
+            if windowed:
+                # Each group's own set, recorded the same way.
+                for gr in range(group_count(cfg)):
+                    recorded = Signal(G, name=f"group_set_{'BCD'[p]}{gr}")
+                    bit = needs.groups[p][gr]
+                    m.d.comb += needs.group_now[p][gr].eq(
+                        ((recorded & ~onehot) | Mux(bit, onehot, 0)) & dg_mask)
+                    with m.If(needs.a_in_s1):
+                        m.d.sync += recorded.bit_select(s1.chan, 1).eq(bit)
         # A linear partner the PE has no register for (the 3-register PE's third)
         # runs as a whole product on every channel, from R0 = 0 (golden.windows).
         beyond = Signal()
@@ -301,7 +325,24 @@ class AttentionEngine(wiring.Component):
         pair = Signal()                           # this slot issues two steps
         c2 = Signal(range(max(2, CH)))
         taken = Signal(G)                         # the steps this slot removes from the set
-        if paired:
+        if windowed:
+            # Each group (a column in B and D, a row in C) keeps its own set, taken
+            # at a pass's first slot from what pass A recorded for it; a pass that
+            # streams one step a slot gives every group the pass's set.
+            NG = group_count(cfg)
+            single = Signal()
+            m.d.comb += single.eq(self.unpaired | beyond)
+            group_left = [Signal(G, name=f"group_left{gr}") for gr in range(NG)]
+            group_rest = [Signal(G, name=f"group_rest{gr}") for gr in range(NG)]
+            for gr in range(NG):
+                recorded = Mux(pss == Mode.C, needs.group_now[1][gr],
+                               Mux(pss == Mode.D, needs.group_now[2][gr], needs.group_now[0][gr]))
+                m.d.comb += [group_left[gr].eq(Mux(slot == 0, Mux(single, pass_set, recorded), group_rest[gr])),
+                             match.sets[gr].eq(group_left[gr])]
+            m.d.comb += [match.mode.eq(pss), match.single.eq(single)]
+            found, first_left = match.found[0], match.chan[0]
+            self._dbg = dict(needs=needs, pss=pss, slot=slot, left=group_left, rest=group_rest, chans=list(match.chan), found=list(match.found), choice=list(match.choice), s1=s1)
+        elif paired:
             m.d.comb += [match.steps.eq(left), match.mode.eq(pss)]
             found, first_left = match.head_valid, match.head
             m.d.comb += [pair.eq(match.second_valid & ~dense_pass_of(pss) & ~self.unpaired & ~beyond),
@@ -317,7 +358,7 @@ class AttentionEngine(wiring.Component):
         m.d.comb += [
             have.eq(Mux(dense_pass, chan < dg, found)),
             c.eq(Mux(dense_pass, chan, first_left)),
-            more.eq(Mux(dense_pass, chan + 1 < dg, (left & ~taken).any())),
+            more.eq(Mux(dense_pass, chan + 1 < dg, match.more if windowed else (left & ~taken).any())),
         ]
         issue = Signal()
         m.d.comb += issue.eq(running & ~flushing)
@@ -344,6 +385,15 @@ class AttentionEngine(wiring.Component):
 
         (qr, kr), *partner = reads
         m.d.comb += [qr.addr.eq(q_tile + c), kr.addr.eq(k_tile + k_off + c)]
+        if windowed:
+            for w, (qw, kw) in enumerate(partner, start=1):
+                m.d.comb += [qw.addr.eq(q_tile + match.chan[w]), kw.addr.eq(k_tile + k_off + match.chan[w])]
+            # A pass that streams every channel puts its step at position 0 for all.
+            for gr in range(NG):
+                with m.If(dense_pass):
+                    m.d.sync += [s1.choice[gr].take.eq(0b01), s1.choice[gr].sel[0].eq(0), s1.choice[gr].sel[1].eq(0)]
+                with m.Else():
+                    m.d.sync += s1.choice[gr].eq(match.choice[gr])
         if paired:
             qr2, kr2 = partner[0]
             m.d.comb += [qr2.addr.eq(q_tile + c2), kr2.addr.eq(k_tile + k_off + c2)]
@@ -369,6 +419,8 @@ class AttentionEngine(wiring.Component):
                 m.d.sync += chan.eq(chan + have)
             with m.Else():
                 m.d.sync += remaining.eq(left & ~taken)
+                if windowed:
+                    m.d.sync += [group_rest[gr].eq(match.rest[gr]) for gr in range(NG)]
             with m.If(~more):                     # the pass's last slot
                 m.d.sync += [slot.eq(0), chan.eq(0), very_first.eq(0)]
                 next_tile = Signal()
@@ -405,7 +457,8 @@ class AttentionEngine(wiring.Component):
         flags, hand-over, drain); in pass A it also computes the need bits."""
         cfg, kaleido = self.cfg, self.design == "kaleido"
         R, C = cfg.rows, cfg.cols
-        paired = match is not None
+        windowed = self.window != 0
+        paired = match is not None and not windowed
         (qr, kr), *partner = reads
         s1_valid, s1_steps, s1_first, s1_drain = s1.valid, s1.steps, s1.first, s1.drain
         s1_pass, s1_flush, s1_pair, s1_c = s1.mode, s1.flush, s1.pair, s1.chan
@@ -439,7 +492,9 @@ class AttentionEngine(wiring.Component):
                 k_word2 = data.View(word_layout(self.design, C), kr2.data)
             rows2 = [q_word2[i] for i in range(R)] if paired else rows
             cols2 = [k_word2[j] for j in range(C)] if paired else cols
-            for i, (e, e2) in enumerate(zip(rows, rows2)):
+            if windowed:
+                self._window_operands(m, s1, reads, array, load_of, use_x0, use_k0)
+            for i, (e, e2) in enumerate(zip(rows, rows2) if not windowed else ()):
                 steps = Mux(s1_pair, 3, 1)
                 # The dense schedule's folded key: the row adder forms P0 + P1 (<= 127).
                 fold = self.dense & (e.state == State.FULL)
@@ -455,7 +510,7 @@ class AttentionEngine(wiring.Component):
                     array.row_in[i].drain.eq(s1_valid & s1_drain),
                 ]
             # A paired slot carries each step's column operand on its own byte.
-            for j, (e, e2) in enumerate(zip(cols, cols2)):
+            for j, (e, e2) in enumerate(zip(cols, cols2) if not windowed else ()):
                 m.d.sync += [
                     array.col_in[j].b0.eq(Mux(use_k0, e.x0, e.x1)),
                     array.col_in[j].b1.eq(Mux(s1_pair, Mux(use_k0, e2.x0, e2.x1), 0)),
@@ -474,7 +529,20 @@ class AttentionEngine(wiring.Component):
             # the pairs where neither side is a full reuse.
             d_work = (qn & (k0 | k1)) if exact else ((q2 & (k2 | k1)) | (qn & (k0 | k1)))
             m.d.comb += [bits[0].eq(k1 | k0), bits[1].eq(qn), bits[2].eq(d_work)]
-            if paired:
+            if windowed:
+                # Per group: a column needs the channel in B (D) when some valid row of
+                # it has work there; a row in C when some valid column has.
+                def work(mode, a, b):
+                    lanes = lanes_of(mode, cfg.accumulators)
+                    return Cat(*((a == x) & (b == y) for x in range(3) for y in range(3) if lanes[x][y])).any()
+                for j in range(C):
+                    for p, mode in ((0, Mode.B), (2, Mode.D)):
+                        m.d.comb += needs.groups[p][j].eq(
+                            kv[j] & Cat(*(qv[i] & work(mode, sq[i], sk[j]) for i in range(R))).any())
+                for i in range(R):
+                    m.d.comb += needs.groups[1][i].eq(
+                        qv[i] & Cat(*(kv[j] & work(Mode.C, sq[i], sk[j]) for j in range(C))).any())
+            if paired or windowed:
                 # The matcher keeps every row's and column's state (golden.matcher).
                 m.d.comb += [match.wr_en.eq(a_in_s1), match.wr_chan.eq(s1_c)]
                 m.d.comb += [match.wr_data.sq[i].eq(Mux(qv[i], sq[i], INVALID)) for i in range(R)]
@@ -490,6 +558,54 @@ class AttentionEngine(wiring.Component):
             for j, e in enumerate(cols):
                 m.d.sync += [array.col_in[j].eq(e.x), array.col_valid[j].eq(e.valid)]
 
+    def _window_operands(self, m, s1, reads, array, load_of, use_x0, use_k0):
+        """S1 of a channel-window engine: the broadcast side carries all ``W``
+        channels' bytes, the choosing side (columns in B and D, rows in C) its
+        own steps' bytes at positions 0 and 1 with their window positions."""
+        cfg = self.cfg
+        R, C, W = cfg.rows, cfg.cols, self.window
+        by_rows = Signal()
+        m.d.comb += by_rows.eq(s1.mode == Mode.C)
+        q_words = [data.View(word_layout(self.design, R), q.data) for q, _ in reads]
+        k_words = [data.View(word_layout(self.design, C), k.data) for _, k in reads]
+        issued = s1.valid & s1.steps
+        for i in range(R):
+            es = [q_words[w][i] for w in range(W)]
+            # The dense schedule's folded key: the row adder forms P0 + P1 (<= 127).
+            fold = self.dense & (es[0].state == State.FULL)
+            a = [Mux(use_x0, e.x0, e.x1) for e in es]
+            a[0] = Mux(fold, (es[0].x0 + es[0].x1)[:8], a[0])
+            sq = [Mux(self.dense, 0, e.state) for e in es]
+            choice = s1.choice[i]
+            row = array.row_in[i]
+            for w in range(W):
+                own = w < 2
+                m.d.sync += [
+                    row.a[w].eq(Mux(by_rows, Array(a)[choice.sel[w]], a[w]) if own else a[w]),
+                    row.sq[w].eq(Mux(by_rows, Array(sq)[choice.sel[w]], sq[w]) if own else sq[w]),
+                ]
+            m.d.sync += [
+                row.sel.eq(choice.sel),
+                row.take.eq(Mux(issued & es[0].valid, Mux(by_rows, choice.take, 0b11), 0)),
+                row.mode.eq(s1.mode),
+                row.load.eq(Mux(s1.valid, load_of, Load.KEEP)),
+                row.drain.eq(s1.valid & s1.drain),
+            ]
+        for j in range(C):
+            es = [k_words[w][j] for w in range(W)]
+            b = [Mux(use_k0, e.x0, e.x1) for e in es]
+            sk = [e.state for e in es]
+            choice = s1.choice[j]
+            col = array.col_in[j]
+            for w in range(W):
+                own = w < 2
+                m.d.sync += [
+                    col.b[w].eq(Mux(by_rows, b[w], Array(b)[choice.sel[w]]) if own else b[w]),
+                    col.sk[w].eq(Mux(by_rows, sk[w], Array(sk)[choice.sel[w]]) if own else sk[w]),
+                ]
+            m.d.sync += [col.sel.eq(choice.sel), col.take.eq(Mux(by_rows, 0b11, choice.take)),
+                         array.col_valid[j].eq(es[0].valid)]
+
     def _counters(self, m, array):
         """The cycle and lane-work counters, from the cycle after ``start`` while busy."""
         with m.If(self.start & ~self.busy):
@@ -502,8 +618,12 @@ class AttentionEngine(wiring.Component):
 class _NeedBits:
     """What the operand stage tells the sequencer while pass A streams: the
     channel in S1 is needed by pass B, C, D (``bits``), and it is a pass A step
-    whose bits are to be recorded (``a_in_s1``)."""
+    whose bits are to be recorded (``a_in_s1``). With a channel window, also
+    per group (columns for B and D, rows for C; ``groups``), and each group's
+    recorded set with this channel's bit bypassed (``group_now``)."""
 
-    def __init__(self):
+    def __init__(self, groups: int, channels: int):
         self.bits = [Signal(name=f"bit_{p}") for p in "BCD"]
         self.a_in_s1 = Signal()
+        self.groups = [[Signal(name=f"bit_{p}{g}") for g in range(groups)] for p in "BCD"]
+        self.group_now = [[Signal(channels, name=f"group_now_{p}{g}") for g in range(groups)] for p in "BCD"]

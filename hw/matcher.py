@@ -23,7 +23,7 @@ from golden.config import Config, require_config
 from golden.matcher import PAIRED_MODES, lanes_of
 from golden.pe import Mode
 
-__all__ = ["Matcher", "lowest_set", "INVALID", "state_entry"]
+__all__ = ["Matcher", "lowest_set", "INVALID", "state_entry", "state_table", "lane_masks", "pe_masks"]
 
 #: The state code of a row or column that does not exist in the tile group: it needs nothing.
 INVALID = 3
@@ -41,6 +41,54 @@ def lowest_set(m, vector, width, name):
         with m.If(vector[k]):
             m.d.comb += index.eq(k)
     return vector.any(), index
+
+
+def state_table(m, unit, channels: int, layout) -> Array:
+    """The table of ``unit`` (ports ``wr_en``, ``wr_chan``, ``wr_data``): one
+    ``layout`` entry per channel, with the write bypassed to the lookup, so the
+    channel written this cycle reads its new entry."""
+    # Written (in pass A) before it is read, so it needs no reset.
+    stored = Array(Signal(layout, name=f"states{c}", reset_less=True) for c in range(channels))
+    with m.If(unit.wr_en):
+        m.d.sync += stored[unit.wr_chan].eq(unit.wr_data)
+    table = Array(Signal(layout, name=f"entry{c}") for c in range(channels))
+    for c in range(channels):
+        m.d.comb += table[c].eq(Mux(unit.wr_en & (unit.wr_chan == c), unit.wr_data, stored[c]))
+    return table
+
+
+def lane_masks(m, mode, accumulators: int):
+    """The lane table of the pass ``mode`` (:func:`golden.matcher.lanes_of`) as two
+    3x3 masks ``(some, whole)``: a PE with flags ``(sq, sk)`` uses some lane, or both."""
+    some = [[Signal(name=f"some_{a}{b}") for b in range(3)] for a in range(3)]
+    whole = [[Signal(name=f"whole_{a}{b}") for b in range(3)] for a in range(3)]
+    with m.Switch(mode):
+        for pass_ in PAIRED_MODES:
+            lanes = lanes_of(pass_, accumulators)
+            with m.Case(pass_):
+                m.d.comb += [some[a][b].eq(int(lanes[a][b] >= 1)) for a in range(3) for b in range(3)]
+                m.d.comb += [whole[a][b].eq(int(lanes[a][b] == 2)) for a in range(3) for b in range(3)]
+        with m.Default():           # passes A and LINEAR: every PE takes both lanes
+            m.d.comb += [x.eq(1) for row in some + whole for x in row]
+    return some, whole
+
+
+def pe_masks(m, entry, lanes, rows: int, cols: int, name: str):
+    """``(some, whole)`` of one table entry under ``lanes`` (:func:`lane_masks`):
+    one bit per PE, row-major."""
+    some, whole = lanes
+    sq = [[entry.sq[i] == a for a in range(3)] for i in range(rows)]
+    sk = [[entry.sk[j] == b for b in range(3)] for j in range(cols)]
+    s, w = Signal(rows * cols, name=f"{name}_some"), Signal(rows * cols, name=f"{name}_whole")
+    flags = [(a, b) for a in range(3) for b in range(3)]
+    for i in range(rows):
+        for j in range(cols):
+            pick = [sq[i][a] & sk[j][b] for a, b in flags]
+            m.d.comb += [
+                s[i * cols + j].eq(Cat(*(p & some[a][b] for p, (a, b) in zip(pick, flags))).any()),
+                w[i * cols + j].eq(Cat(*(p & whole[a][b] for p, (a, b) in zip(pick, flags))).any()),
+            ]
+    return s, w
 
 
 class Matcher(wiring.Component):
@@ -92,42 +140,11 @@ class Matcher(wiring.Component):
         cfg = self.cfg
         G, R, C, L = cfg.group_width, cfg.rows, cfg.cols, cfg.lookahead
         layout = state_entry(R, C)
-        # Written (in pass A) before it is read, so it needs no reset.
-        stored = Array(Signal(layout, name=f"states{c}", reset_less=True) for c in range(G))
-        with m.If(self.wr_en):
-            m.d.sync += stored[self.wr_chan].eq(self.wr_data)
-        table = Array(Signal(layout, name=f"entry{c}") for c in range(G))
-        for c in range(G):
-            m.d.comb += table[c].eq(Mux(self.wr_en & (self.wr_chan == c), self.wr_data, stored[c]))
-
-        # The pass's lane table (golden.matcher.lanes_of), as two 3x3 masks: a PE
-        # with flags (sq, sk) uses some lane, or both lanes.
-        some = [[Signal(name=f"some_{a}{b}") for b in range(3)] for a in range(3)]
-        whole = [[Signal(name=f"whole_{a}{b}") for b in range(3)] for a in range(3)]
-        with m.Switch(self.mode):
-            for mode in PAIRED_MODES:
-                lanes = lanes_of(mode, cfg.accumulators)
-                with m.Case(mode):
-                    m.d.comb += [some[a][b].eq(int(lanes[a][b] >= 1)) for a in range(3) for b in range(3)]
-                    m.d.comb += [whole[a][b].eq(int(lanes[a][b] == 2)) for a in range(3) for b in range(3)]
-            with m.Default():           # passes A and LINEAR: every PE takes both lanes
-                m.d.comb += [x.eq(1) for row in some + whole for x in row]
+        table = state_table(m, self, G, layout)
+        lanes = lane_masks(m, self.mode, cfg.accumulators)
 
         def masks(entry, name):
-            """(some, whole): one bit per PE, row-major."""
-            sq = [[entry.sq[i] == a for a in range(3)] for i in range(R)]
-            sk = [[entry.sk[j] == b for b in range(3)] for j in range(C)]
-            s, w = Signal(R * C, name=f"{name}_some"), Signal(R * C, name=f"{name}_whole")
-            for i in range(R):
-                for j in range(C):
-                    pick = [sq[i][a] & sk[j][b] for a in range(3) for b in range(3)]
-                    m.d.comb += [
-                        s[i * C + j].eq(Cat(*(p & some[a][b] for p, (a, b) in zip(
-                            pick, [(a, b) for a in range(3) for b in range(3)]))).any()),
-                        w[i * C + j].eq(Cat(*(p & whole[a][b] for p, (a, b) in zip(
-                            pick, [(a, b) for a in range(3) for b in range(3)]))).any()),
-                    ]
-            return s, w
+            return pe_masks(m, entry, lanes, R, C, name)
 
         # The window: head, then up to L-1 candidates, in channel order.
         left = self.steps

@@ -126,19 +126,22 @@ SPEED_CASES = {
 }
 
 
-def bench_speed(variant: str = "full", cases=tuple(SPEED_CASES), accumulators=(3, 4)) -> list:
+def bench_speed(variant: str = "full", cases=tuple(SPEED_CASES), accumulators=(3, 4),
+                issue_windows=(0, 4)) -> list:
     """Kaleido against the baseline on the cycle model (which the tests hold equal to
     the RTL): cycles, speedup, share of the oracle bound, executed over oracle
-    MACs, utilization, and lane use per pass, for both PEs. ``cycles`` is the
-    faster of passes A-D (every dispatcher part) and the dense schedule; the
-    pass figures are those of passes A-D."""
+    MACs, utilization, and lane use per pass, for both PEs, with the matcher
+    (``issue_window`` 0) and with a channel window. ``cycles`` is the faster of
+    passes A-D (every dispatcher part) and the dense schedule; the pass figures
+    are those of passes A-D."""
     from golden.cycle_model import baseline_cycles, kaleido_cycles, pass_profile
 
     rows = []
     for name in cases:
         grid, partition = SPEED_CASES[name]
-        for acc in accumulators:
-            cfg = Config(grid=grid, partition=partition, full_bits=5, partial_bits=3, accumulators=acc)
+        for acc, window in ((a, w) for a in accumulators for w in issue_windows):
+            cfg = Config(grid=grid, partition=partition, full_bits=5, partial_bits=3, accumulators=acc,
+                         issue_window=window)
             w = proxy_workload(cfg)
             q, k = quantize(w["q"])[0], quantize(w["k"])[0]
             golden = run_attention(q, k, cfg)
@@ -147,7 +150,7 @@ def bench_speed(variant: str = "full", cases=tuple(SPEED_CASES), accumulators=(3
             ran = pairs if pairs.cycles <= base.cycles else kaleido_cycles(q, k, cfg, variant, schedule="dense")
             bound = golden.dense_macs / golden.oracle_macs
             rows.append({
-                "case": name, "accumulators": acc, "variant": variant,
+                "case": name, "accumulators": acc, "issue_window": window, "variant": variant,
                 "baseline_cycles": base.cycles, "pair_cycles": pairs.cycles, "cycles": ran.cycles,
                 "schedule": ran.schedule, "speedup": base.cycles / ran.cycles,
                 "pair_speedup": base.cycles / pairs.cycles, "oracle_bound": bound,
@@ -156,7 +159,7 @@ def bench_speed(variant: str = "full", cases=tuple(SPEED_CASES), accumulators=(3
                 "utilization": pairs.utilization,
                 "lane_use": {p: v["lane_use"] for p, v in pass_profile(q, k, cfg, variant).items()},
             })
-            print(f"bench speed: {name}, {acc} accumulators: {rows[-1]['speedup']:.3f}x "
+            print(f"bench speed: {name}, {acc} accumulators, issue window {window}: {rows[-1]['speedup']:.3f}x "
                   f"({rows[-1]['share_of_bound']:.2f} of the bound)", file=sys.stderr)
     return rows
 

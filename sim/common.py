@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from golden import MODELS, Config
+from golden.channel_window import WINDOW_WIDTHS
 from golden.pe import ACCUMULATORS, PE_STAGES
 
 __all__ = ["UserError", "triple", "check_output_file", "check_output_dir", "atomic_output",
@@ -79,6 +80,10 @@ def add_lookahead_arg(p) -> None:
     p.add_argument("--lookahead", type=int, metavar="N", default=Config().lookahead,
                    help=f"channel steps the matcher sees at once: the head and the N-1 after it "
                         f"(default {Config().lookahead})")
+    p.add_argument("--issue-window", type=int, metavar="W", choices=WINDOW_WIDTHS, default=Config().issue_window,
+                   help="dispatcher: 0 (the default) pairs steps for every PE at once; W in 2..8 carries W "
+                        "channels a slot of passes B-D, from which each column (B, D) or row (C) takes its "
+                        "own one or two (wider ports; variants with a matcher only)")
 
 
 def _writable_ancestor(path: str) -> str:

@@ -45,7 +45,8 @@ def cmd_sim_linear(args) -> int:
     check_output_dir(args.out)
     simulator = pick_simulator(args.simulator)
     cfg, x, w = linear_inputs(args, rows=args.rows, cols=args.cols, accumulators=args.accumulators,
-                                lookahead=args.lookahead, pe_stages=args.pe_stages)
+                                lookahead=args.lookahead, issue_window=args.issue_window,
+                                pe_stages=args.pe_stages)
     variant = "pe" if args.design == "baseline" else args.variant
     with run_folder(args.out, OUTPUTS, WAVE_SUFFIXES) as (out, work):
         rtl = simulate_linear(cfg, x, w, args.design, simulator, work, variant, args.schedule, args.waves,
@@ -74,7 +75,8 @@ def cmd_sim_linear(args) -> int:
             "tokens": x.shape[0], "channels": x.shape[1], "outputs": w.shape[1], "heads": heads,
             "rows": cfg.rows, "cols": cfg.cols, "grid": list(cfg.grid), "partition": list(cfg.partition),
             "window": cfg.window, "full_bits": cfg.full_bits, "partial_bits": cfg.partial_bits,
-            "accumulators": cfg.accumulators, "lookahead": cfg.lookahead, "pe_stages": cfg.pe_stages, "tile_groups": model["tiles"],
+            "accumulators": cfg.accumulators, "lookahead": cfg.lookahead, "issue_window": cfg.issue_window,
+            "pe_stages": cfg.pe_stages, "tile_groups": model["tiles"],
         }
         write_npy(out / "out.npy", rtl["out"])
         write_json(out / "stats.json", stats)

@@ -33,6 +33,8 @@ def test_model_presets(model, d, expect):
     (dict(acc_bits=20), "could overflow"),
     (dict(rows=0), "rows must be at least 1"),
     (dict(clusters=2), "cannot hold a queue of 64"),
+    (dict(issue_window=1), "issue window must be 0 (none) or 2 to 8 channels, got 1"),
+    (dict(issue_window=9), "got 9"),
 ])
 def test_bad_configs_say_why(kwargs, message):
     with pytest.raises(ConfigError, match=message.replace("(", r"\(").replace(")", r"\)")):

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from tests.adversarial import CASES, operands
-from golden import Config, approx_scores, run_attention
+from golden import Config, approx_scores, proxy_workload, quantize, run_attention
 from golden.cycle_model import VARIANTS, baseline_cycles, kaleido_cycles, kaleido_tables, variant_parts
 from tb.engine_image import baseline_image, driver_image, kaleido_image
 from tb.engine_sim import simulate_engine
@@ -41,12 +41,12 @@ NEVER_SLOWER = CASES + [
 ]
 
 
-@pytest.mark.parametrize("variant", ["pe", "full"])
+@pytest.mark.parametrize("variant, window", [("pe", 0), ("full", 0), ("full", 4)])
 @pytest.mark.parametrize("case", NEVER_SLOWER, ids=lambda c: f"{c[0]}-{c[1]}-{c[2]}x{c[3]}-{c[6]}")
-def test_kaleido_is_never_slower_than_baseline(case, variant, rng):
+def test_kaleido_is_never_slower_than_baseline(case, variant, window, rng):
     partition, grid, R, C, F, P, kind = case
     cfg = Config(partition=partition, grid=grid, rows=R, cols=C, full_bits=F, partial_bits=P,
-                 queue_depth=8, clusters=2, cluster_capacity=4, lookahead=3)
+                 queue_depth=8, clusters=2, cluster_capacity=4, lookahead=3, issue_window=window)
     q, k = operands(kind, cfg, rng)
     tables = kaleido_tables(q, k, cfg, variant)
     model = kaleido_cycles(q, k, cfg, variant, tables)           # the driver's choice
@@ -161,3 +161,43 @@ def test_two_pe_stages_keep_scores_cycles_and_the_baseline_bound(case, accumulat
     base = simulate_engine(baseline_image(q, k, cfg), cfg, cfg.tokens, cfg.tokens)
     np.testing.assert_array_equal(base["scores"], q.astype(np.int64) @ k.astype(np.int64).T)
     assert base["cycles"] == baseline_cycles(cfg.tokens, cfg.tokens, cfg).cycles >= model.cycles
+
+
+@pytest.mark.parametrize("accumulators", [3, 4])
+@pytest.mark.parametrize("window", [2, 4])
+@pytest.mark.parametrize("case", CASES, ids=lambda c: f"{c[0]}-{c[1]}-{c[2]}x{c[3]}-F{c[4]}P{c[5]}-{c[6]}")
+def test_channel_window_engine_is_exact_and_on_model(case, window, accumulators, rng):
+    """With a channel window each column (B, D) or row (C) takes its own steps:
+    scores stay exact, and cycles and lane work are the window's model."""
+    partition, grid, R, C, F, P, kind = case
+    cfg = Config(partition=partition, grid=grid, rows=R, cols=C, full_bits=F, partial_bits=P,
+                 queue_depth=8, clusters=2, cluster_capacity=4, accumulators=accumulators, issue_window=window)
+    q, k = operands(kind, cfg, rng)
+    tables = kaleido_tables(q, k, cfg, "full")
+    got = simulate_engine(kaleido_image(q, k, cfg, tables), cfg, cfg.tokens, cfg.tokens, matcher=True)
+    np.testing.assert_array_equal(got["scores"], approx_scores(q, k, cfg))
+    model = kaleido_cycles(q, k, cfg, "full", tables, schedule="pairs")
+    assert got["cycles"] == model.engine_cycles == got["last_out"]
+    assert got["lane_work"] == model.lane_work
+    if accumulators == 4:
+        assert got["lane_work"] == 2 * run_attention(q, k, cfg).oracle_macs
+
+
+def test_channel_window_beats_the_matcher_on_the_proxy():
+    """On the proxy (F=5 P=3, 4x4 PEs) the window of 4 issues fewer slots than the
+    matcher, the RTL says so too, and with the window bypassed (``unpaired``) the
+    engine is the unpaired one."""
+    cfg = Config(grid=(1, 4, 8), partition=(12, 10, 10), full_bits=5, partial_bits=3, accumulators=4,
+                 issue_window=4)
+    w = proxy_workload(cfg)
+    q, k = quantize(w["q"])[0], quantize(w["k"])[0]
+    tables = kaleido_tables(q, k, cfg, "pe-m")
+    image = kaleido_image(q, k, cfg, tables)
+    got = simulate_engine(image, cfg, cfg.tokens, cfg.tokens, matcher=True)
+    np.testing.assert_array_equal(got["scores"], approx_scores(q, k, cfg))
+    window = kaleido_cycles(q, k, cfg, "pe-m", tables, schedule="pairs")
+    matcher = kaleido_cycles(q, k, cfg.with_(issue_window=0), "pe-m", tables, schedule="pairs")
+    assert got["cycles"] == window.engine_cycles < matcher.engine_cycles
+    image.unpaired = True
+    got = simulate_engine(image, cfg, cfg.tokens, cfg.tokens, matcher=True)
+    assert got["cycles"] == kaleido_cycles(q, k, cfg, "pe", tables, schedule="pairs").engine_cycles

@@ -204,3 +204,35 @@ def test_sim_attention_two_pe_stages(tmp_path, rng, simulator):
     assert stats["kaleido"]["cycles"] == one + 1
     assert stats["baseline"]["cycles"] == baseline_cycles(cfg.tokens, cfg.tokens, cfg).cycles + 1
     assert stats["kaleido"]["cycles"] <= stats["baseline"]["cycles"]
+
+
+@pytest.mark.parametrize("simulator", ["icarus", "verilator"])
+def test_sim_attention_issue_window(tmp_path, rng, simulator):
+    """``--issue-window 4`` builds the channel window into the RTL: exact scores,
+    cycles the window's model, never more than the matcher's on the same pairs."""
+    from golden import Config
+    from golden.cycle_model import kaleido_cycles
+    from sim import runner
+    if runner.missing(simulator):
+        pytest.skip(runner.missing(simulator))
+    base = rng.integers(-64, 64, (1, 8))
+    ops = {n: np.clip(base + rng.integers(0, 24, (32, 8)), -128, 127).astype(np.int8) for n in "qk"}
+    for name, x in ops.items():
+        np.save(tmp_path / f"{name}.npy", x)
+    r = run("sim", "attention", "--q", "q.npy", "--k", "k.npy", "--grid", "2,4,4", "--partition", "4,2,2",
+            "--rows", "2", "--cols", "3", "--variant", "pe-m", "--schedule", "pairs", "--issue-window", "4",
+            "--accumulators", "4", "--simulator", simulator, "--no-energy", "--out", "w4", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    stats = json.loads((tmp_path / "w4" / "stats.json").read_text())
+    assert stats["issue_window"] == 4 and stats["scores_match"]
+    assert stats["cycles"] == stats["model_cycles"]
+    assert stats["executed_macs"] == stats["oracle_macs"]
+    cfg = Config(grid=(2, 4, 4), partition=(4, 2, 2), rows=2, cols=3, accumulators=4)
+    matcher = kaleido_cycles(ops["q"], ops["k"], cfg, "pe-m", schedule="pairs")
+    assert stats["cycles"] <= matcher.cycles
+
+
+def test_sim_attention_refuses_a_window_of_one(tmp_path):
+    r = run("sim", "attention", "--issue-window", "1", "--out", "w1", cwd=tmp_path)
+    assert r.returncode == 2 and "--issue-window" in r.stderr and "invalid choice" in r.stderr
+    assert not (tmp_path / "w1").exists()

@@ -31,17 +31,18 @@ CASES = [
     ((4, 2, 2), (4, 4, 1), 6, 3, 4, 2, 6, "partial"),        # nibble steps the matcher pairs
 ]
 
-#: (simulator, design, variant, accumulators): Icarus runs every configuration; Verilator,
-#: whose builds take a minute each, both PEs, the matcher and the baseline.
-RUNS = [("icarus", "kaleido", "full", 3), ("icarus", "kaleido", "pe", 4), ("icarus", "baseline", "pe", 3),
-        ("icarus", "kaleido", "pe", 3), ("icarus", "kaleido", "full", 4),
-        ("verilator", "kaleido", "full", 3), ("verilator", "kaleido", "pe", 4),
-        ("verilator", "baseline", "pe", 3)]
+#: (simulator, design, variant, accumulators, issue window): Icarus runs every
+#: configuration; Verilator, whose builds take a minute each, both PEs, the
+#: matcher, the channel window and the baseline.
+RUNS = [("icarus", "kaleido", "full", 3, 0), ("icarus", "kaleido", "pe", 4, 0), ("icarus", "baseline", "pe", 3, 0),
+        ("icarus", "kaleido", "pe", 3, 0), ("icarus", "kaleido", "full", 4, 0), ("icarus", "kaleido", "full", 3, 4),
+        ("verilator", "kaleido", "full", 3, 0), ("verilator", "kaleido", "pe", 4, 0),
+        ("verilator", "kaleido", "full", 4, 3), ("verilator", "baseline", "pe", 3, 0)]
 
 
-def _case(partition, grid, F, P, window, accumulators):
+def _case(partition, grid, F, P, window, accumulators, issue_window=0):
     return Config(partition=partition, grid=grid, rows=3, cols=2, max_channels=32, full_bits=F,
-                  partial_bits=P, window=window, accumulators=accumulators)
+                  partial_bits=P, window=window, accumulators=accumulators, issue_window=issue_window)
 
 
 def _activations(kind, cfg, heads, rng):
@@ -49,17 +50,17 @@ def _activations(kind, cfg, heads, rng):
     return np.concatenate([q, k][:heads], axis=1)
 
 
-@pytest.mark.parametrize("simulator, design, variant, accumulators", RUNS)
-def test_linear_on_simulator(tmp_path, simulator, design, variant, accumulators, rng):
+@pytest.mark.parametrize("simulator, design, variant, accumulators, issue_window", RUNS)
+def test_linear_on_simulator(tmp_path, simulator, design, variant, accumulators, issue_window, rng):
     why = runner.missing(simulator)
     if why:
         pytest.skip(why)
-    build_cfg = _case((8, 8, 8), (1, 1, 1), 5, 3, 4, accumulators)
+    build_cfg = _case((8, 8, 8), (1, 1, 1), 5, 3, 4, accumulators, issue_window)
     top = blocks.engine_top(design)
     build = runner.build(top, blocks.engine_verilog(build_cfg, design, WORDS, WORDS, variant == "full"),
                          simulator, tmp_path / "build")
     for n, (partition, grid, F, P, window, heads, outputs, kind) in enumerate(CASES):
-        cfg = _case(partition, grid, F, P, window, accumulators)
+        cfg = _case(partition, grid, F, P, window, accumulators, issue_window)
         x = _activations(kind, cfg, heads, rng)
         w = rng.integers(-128, 128, (x.shape[1], outputs), dtype=np.int8)
         schedules = ["pairs"] if design == "kaleido" else ["dense"]
@@ -76,7 +77,7 @@ def test_linear_on_simulator(tmp_path, simulator, design, variant, accumulators,
                                  env={"KALEIDO_WORK": str(work), "KALEIDO_DESIGN": design,
                                       "KALEIDO_VARIANT": variant, "KALEIDO_SCHEDULE": schedule,
                                       "KALEIDO_HEAD_CONFIG": cfg.to_json()})
-            label = f"{design} {variant} acc{accumulators} {schedule} case {n} {partition} {grid} w{window} {kind}"
+            label = f"{design} {variant} acc{accumulators} W{issue_window} {schedule} case {n} {partition} {grid} w{window} {kind}"
             assert result.ok, label + "\n" + runner.failure_text(result)
             # The bench checked itself; check what it wrote, independently.
             rtl = json.loads((work / "rtl.json").read_text())

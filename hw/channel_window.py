@@ -1,0 +1,147 @@
+"""The channel-window dispatcher (``Config.issue_window``; :mod:`golden.channel_window`).
+
+In its place of the matcher, it keeps the same table (each valid row's and
+column's reuse state per channel, written while pass A reads every channel).
+Each cycle of pass B, C or D it finds the window, the first ``W`` channels
+that some group (a column in B and D, a row in C) still needs, and gives each
+group its steps: the first window channel the group needs, and the first later
+one whose lanes fit beside it in every PE of the group. The engine reads the
+``W`` channels' words, lets each group pick its bytes from them, and removes
+what each group took from its set.
+"""
+
+from __future__ import annotations
+
+from amaranth import Array, Cat, Const, Module, Mux, Signal
+from amaranth.lib import data, wiring
+from amaranth.lib.wiring import In, Out
+
+from golden.channel_window import row_groups
+from golden.config import Config, require_config
+from golden.pe import Mode
+
+from .matcher import lane_masks, lowest_set, pe_masks, state_entry, state_table
+
+__all__ = ["ChannelWindow", "group_count", "choice_layout"]
+
+
+def group_count(cfg: Config) -> int:
+    """Groups the window serves: the columns (B, D) or the rows (C), whichever are more."""
+    return max(cfg.rows, cfg.cols)
+
+
+def choice_layout(width: int) -> data.StructLayout:
+    """One group's steps in a slot: which of them are present, and their window positions."""
+    return data.StructLayout({"take": 2, "sel": data.ArrayLayout(range(max(2, width)), 2)})
+
+
+class ChannelWindow(wiring.Component):
+    """Window of channel steps, and each group's choice from it.
+
+    Parameters
+    ----------
+    cfg : Config
+        Takes ``group_width`` (table entries), ``rows`` and ``cols``,
+        ``accumulators`` (the PE's lane table) and ``issue_window`` (``W``).
+
+    Members
+    -------
+    wr_en, wr_chan, wr_data : In
+        Write a channel's entry, as :class:`hw.matcher.Matcher`'s.
+    mode : In(Mode)
+        The pass: B and D let the columns choose, C the rows.
+    single : In(1)
+        One step a slot: the lowest channel only, and every group that needs it
+        takes it (an unpaired pass, or one that streams every channel).
+    sets : In(group_width).array(groups)
+        Each group's channels still to take (group ``g``: column ``g`` in B and
+        D, row ``g`` in C; a group beyond the array's rows or columns passes 0).
+    found, chan : Out(1).array(W), Out(range(group_width)).array(W)
+        The window: its channels in order (``found[w]``: position ``w`` holds one).
+    choice : Out(choice_layout(W)).array(groups)
+        Each group's steps: ``take`` bit ``k`` marks step ``k``, ``sel[k]`` its window position.
+    rest : Out(group_width).array(groups)
+        ``sets`` without what each group takes this cycle.
+    more : Out(1)
+        Some group has channels left after this cycle.
+    """
+
+    def __init__(self, cfg: Config):
+        self.cfg = require_config(cfg, self)
+        if cfg.issue_window < 2:
+            raise ValueError("a channel window needs Config.issue_window of 2 or more")
+        G, W, NG = cfg.group_width, cfg.issue_window, group_count(cfg)
+        chan = range(max(2, G))
+        super().__init__({
+            "wr_en": In(1), "wr_chan": In(chan), "wr_data": In(state_entry(cfg.rows, cfg.cols)),
+            "mode": In(Mode), "single": In(1),
+            "sets": In(G).array(NG),
+            "found": Out(1).array(W), "chan": Out(chan).array(W),
+            "choice": Out(choice_layout(W)).array(NG),
+            "rest": Out(G).array(NG),
+            "more": Out(1),
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+        cfg = self.cfg
+        G, R, C, W, NG = cfg.group_width, cfg.rows, cfg.cols, cfg.issue_window, group_count(cfg)
+        table = state_table(m, self, G, state_entry(R, C))
+        lanes = lane_masks(m, self.mode, cfg.accumulators)
+        by_rows = Signal()
+        m.d.comb += by_rows.eq(self.mode == Mode.C)
+        assert row_groups(Mode.C) and not row_groups(Mode.B) and not row_groups(Mode.D)
+
+        # The window: chained priority encoders over the union of the groups' sets.
+        union = Signal(G)
+        m.d.comb += union.eq(Cat(*(Cat(*(s[c] for s in self.sets)).any() for c in range(G))))
+        left = union
+        entries = []
+        for w in range(W):
+            found, idx = lowest_set(m, left, G, f"win{w}")
+            m.d.comb += [self.found[w].eq(found), self.chan[w].eq(idx)]
+            entries.append(pe_masks(m, table[idx], lanes, R, C, f"win{w}"))
+            rest = Signal(G, name=f"unwindowed{w + 1}")
+            m.d.comb += rest.eq(left & ~(Const(1, G) << idx))
+            left = rest
+
+        def group_bits(mask, g):
+            """The bits of a row-major PE mask that belong to group ``g``, for either orientation."""
+            col = Cat(*(mask[i * C + g] for i in range(R))) if g < C else Const(0, R)
+            row = Cat(*(mask[g * C + j] for j in range(C))) if g < R else Const(0, C)
+            return col, row
+
+        chans = Array(self.chan)
+        more = []
+        for g in range(NG):
+            # has[w]: the group still needs window channel w.
+            has = [Signal(name=f"g{g}_has{w}") for w in range(W)]
+            for w in range(W):
+                m.d.comb += has[w].eq(self.found[w] & self.sets[g].bit_select(self.chan[w], 1)
+                                      & (~self.single | (w == 0)))
+            first_ok, first = lowest_set(m, Cat(*has), W, f"g{g}_first")
+            # fits[a][b]: window channels a < b share every PE of the group.
+            some = [group_bits(entries[w][0], g) for w in range(W)]
+            whole = [group_bits(entries[w][1], g) for w in range(W)]
+
+            def fits(a, b):
+                clash = [(whole[a][o] & some[b][o]) | (some[a][o] & whole[b][o]) for o in range(2)]
+                return ~Mux(by_rows, clash[1].any(), clash[0].any())
+
+            second_ok = Signal(name=f"g{g}_second_ok")
+            second = Signal(range(max(2, W)), name=f"g{g}_second")
+            for a in range(W):
+                # The first later channel the group needs that fits beside the first.
+                cand = Cat(*((has[b] & fits(a, b)) if b > a else Const(0) for b in range(W)))
+                ok, idx = lowest_set(m, cand, W, f"g{g}_after{a}")
+                with m.If(first_ok & (first == a)):
+                    m.d.comb += [second_ok.eq(ok), second.eq(idx)]
+            choice = self.choice[g]
+            m.d.comb += [choice.take.eq(Cat(first_ok, second_ok)), choice.sel[0].eq(first),
+                         choice.sel[1].eq(second)]
+            taken = (Mux(first_ok, Const(1, G) << chans[first], 0)
+                     | Mux(second_ok, Const(1, G) << chans[second], 0))
+            m.d.comb += self.rest[g].eq(self.sets[g] & ~taken)
+            more.append(self.rest[g].any())
+        m.d.comb += self.more.eq(Cat(*more).any())
+        return m
