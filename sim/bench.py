@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from golden import Config, approx_scores, proxy_workload, quantize, run_attention
+from golden.channel_window import WINDOW_WIDTHS
 from golden.pe import PE_STAGES
 
 THRESHOLDS = [(3, 1), (4, 2), (5, 3), (6, 4)]
@@ -78,12 +79,14 @@ def bench_pe_sim(cycles: int = 20000) -> dict:
     return out
 
 
-def bench_head(workload: str = "bikes", grid=(8, 16, 16), head_dim: int = 128, pe_stages: int = 1) -> dict:
+def bench_head(workload: str = "bikes", grid=(8, 16, 16), head_dim: int = 128, pe_stages: int = 1,
+               issue_window: int = 0) -> dict:
     """One head's ``Q K^T`` at full size, Kaleido (full, both PEs) against the baseline:
     cycles from the cycle model (which the tests hold equal to the RTL; an RTL run here
     is ~30M cycles), energy and time from the measured energies per action (the
     dispatcher's included) and each array's fmax. ``kaleido`` is the paper's PE,
-    ``kaleido_exact`` the 4-accumulator one; ``pe_stages`` applies to every PE."""
+    ``kaleido_exact`` the 4-accumulator one; ``pe_stages`` applies to every PE,
+    ``issue_window`` to Kaleido's dispatcher."""
     from golden.cycle_model import baseline_cycles, kaleido_cycles
     from golden.pe import ACCUMULATORS
     from synth.flow import default_liberty
@@ -91,12 +94,13 @@ def bench_head(workload: str = "bikes", grid=(8, 16, 16), head_dim: int = 128, p
     from .energy import run_energy
     from .workload_cmd import make_workload
 
-    cfg = Config.for_model("wan2.1", head_dim, grid=grid, pe_stages=pe_stages)
+    cfg = Config.for_model("wan2.1", head_dim, grid=grid, pe_stages=pe_stages, issue_window=issue_window)
     w = make_workload(cfg, workload)
     q, k = quantize(w["q"])[0], quantize(w["k"])[0]
     golden = run_attention(q, k, cfg)
     base = baseline_cycles(cfg.tokens, cfg.tokens, cfg)
     out = {"workload": workload, "grid": list(grid), "partition": list(cfg.partition), "pe_stages": pe_stages,
+           "issue_window": issue_window,
            "full_bits": cfg.full_bits, "partial_bits": cfg.partial_bits,
            "oracle_reduction": golden.oracle_reduction, "oracle_bound": golden.dense_macs / golden.oracle_macs}
     lib = default_liberty()
@@ -207,9 +211,11 @@ def main(argv=None) -> int:
     p.add_argument("--variant", default="full", help="for speed: the dispatcher variant (default full)")
     p.add_argument("--pe-stages", type=int, choices=PE_STAGES, default=1,
                    help="for head: register stages of every PE (default 1)")
+    p.add_argument("--issue-window", type=int, choices=WINDOW_WIDTHS, default=0,
+                   help="for head: Kaleido's channel window (default 0: the matcher)")
     args = p.parse_args(argv)
     table = {"golden": bench_golden, "thresholds": bench_thresholds, "pe-sim": bench_pe_sim,
-             "head": lambda: bench_head(args.workload, pe_stages=args.pe_stages),
+             "head": lambda: bench_head(args.workload, pe_stages=args.pe_stages, issue_window=args.issue_window),
              "speed": lambda: bench_speed(args.variant), "pv": bench_pv}
     result = {}
     for name in args.what:

@@ -18,7 +18,8 @@ SCOPE = ("the PE array: clock, products, register loads, drain, leakage; and the
 DISPATCHER_SCOPE = (
     "The variant's dispatcher parts are clocked for the whole run (no clock gating). The scheduler is "
     "busy for its batches of Q's and K's strings when the run uses it, and is shared by the `clusters` "
-    "arrays it feeds, as in the area split; the matcher (one per array) is busy for every engine cycle "
+    "arrays it feeds, as in the area split; the matcher, or the channel window in its place (one per "
+    "array), is busy for every engine cycle "
     "of passes A-D when the run pairs (an upper bound: pass A does not use it). Busy energy is measured "
     "under random data, an upper bound on a head's correlated strings.")
 
@@ -46,9 +47,11 @@ def dispatcher_energy(cfg, q, k, variant: str, report, liberty: str, cycles: int
         busy = min(cycles, scheduler_busy(q, k, cfg)) if used_scheduler else 0
         out["scheduler"] = unit_energy(cycles, busy, e["energy_pj"], e["leakage_uw"], clock) / cfg.clusters
     if has_matcher:
-        e = energy_per_action("matcher", cfg, liberty)
+        # A channel window takes the matcher's place (Config.issue_window).
+        unit = "channel-window" if cfg.issue_window else "matcher"
+        e = energy_per_action(unit, cfg, liberty)
         busy = min(cycles, report.engine_cycles) if used_matcher else 0
-        out["matcher"] = unit_energy(cycles, busy, e["energy_pj"], e["leakage_uw"], clock)
+        out[unit] = unit_energy(cycles, busy, e["energy_pj"], e["leakage_uw"], clock)
     return out
 
 
@@ -68,7 +71,11 @@ def run_energy(cfg, q, k, design: str, variant: str, cycles: int, schedule: str 
         if liberty is None:
             raise SynthError("no liberty file (make setup fetches OSU018)")
         sta_command()
+        if cfg.issue_window and not (design == "kaleido" and variant_parts(variant)[1]):
+            cfg = cfg.with_(issue_window=0)         # the window comes with a matcher variant only
         pe, array = ("pe", "array") if design == "kaleido" else ("baseline-pe", "baseline-array")
+        if design == "kaleido" and cfg.issue_window:
+            pe = "window-pe"                        # the array's PEs, as hw.array builds them
         per_action = energy_per_action(pe, cfg, liberty)
         clock = block_timing(array, cfg, liberty)["fmax_mhz"]
         if design == "kaleido" and report is None:

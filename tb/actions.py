@@ -24,6 +24,12 @@ The exact PE (``Config.accumulators = 4``) has two more:
 The baseline PE has ``full_mac``, ``idle``, ``hand_over`` (a clear) and
 ``drain_shift``.
 
+The channel window's PE (``window-pe``) has the augmented PE's actions, on its
+wide ports: the step's bytes at positions 0 and 1, selected there, and the
+other ``W - 2`` broadcast bytes random wherever the action moves data (other
+channels of the window pass by). Its registers are inside it, so its bench
+reads them from a VCD, as the units' do.
+
 The dispatcher's blocks and the softmax unit have two: ``busy`` and ``idle``
 (inputs held, the clock running). Their registers are inside them, not ports,
 so their benches read every register's toggles from the simulator's VCD. Busy
@@ -35,6 +41,8 @@ correlated strings, needs and scores: an upper bound.
   the unit fills, draws pivots and assigns as it would on a head;
 - ``matcher``: every cycle a table write of random row and column states to a
   random channel, a random set of remaining steps and a random pass (B, C or D);
+- ``channel-window``: the same writes and passes, and a random set of
+  remaining steps for every group;
 - ``softmax``: a score beat offered every cycle (random scores whose exponents
   span the unit's table), codes taken every cycle; the unit runs its four
   phases, the divider included, as on a head's rows.
@@ -53,10 +61,13 @@ from golden.config import Config
 from golden.matcher import PAIRED_MODES
 from golden.pe import Load, Mode
 from golden.softmax import softmax_cycles, softmax_scale, softmax_spec
+from hw import blocks
+from hw.channel_window import ChannelWindow
 from hw.matcher import Matcher
 from hw.pe import PE, BaselinePE
 from hw.scheduler import Scheduler
 from hw.softmax import SoftmaxUnit
+from hw.window_pe import WindowPE
 
 __all__ = ["ACTIONS", "EXACT_ACTIONS", "UNITS", "actions", "activity"]
 
@@ -65,11 +76,14 @@ ACTIONS = {
     "baseline-pe": ("full_mac", "idle", "hand_over", "drain_shift"),
     "scheduler": ("busy", "idle"),
     "matcher": ("busy", "idle"),
+    "channel-window": ("busy", "idle"),
     "softmax": ("busy", "idle"),
 }
+ACTIONS["window-pe"] = ACTIONS["pe"]
 
 #: The blocks whose registers are internal: their activity comes from a VCD.
-UNITS = {"scheduler": Scheduler, "matcher": Matcher, "softmax": SoftmaxUnit}
+UNITS = {"scheduler": Scheduler, "matcher": Matcher, "softmax": SoftmaxUnit, "channel-window": ChannelWindow,
+         "window-pe": WindowPE}
 
 #: The softmax bench's scores: uniform in +-SOFTMAX_SPAN, at a scale that takes
 #: the largest difference to about 2**-24, past the end of any exponent table.
@@ -83,7 +97,8 @@ def actions(block: str, cfg: Config) -> tuple[str, ...]:
     """The actions ``block`` has at ``cfg`` (the exact PE has :data:`EXACT_ACTIONS` too)."""
     if block not in ACTIONS:
         raise ValueError(f"energy per action is measured for {', '.join(ACTIONS)}, not {block!r}")
-    return ACTIONS[block] + (EXACT_ACTIONS if block == "pe" and cfg.accumulators == 4 else ())
+    exact = block in ("pe", "window-pe") and cfg.accumulators == 4
+    return ACTIONS[block] + (EXACT_ACTIONS if exact else ())
 
 
 def _augmented(action: str, rnd: random.Random) -> tuple[dict, dict, dict]:
@@ -224,8 +239,35 @@ def _unit_stimulus(block: str, dut, cfg: Config, action: str, rnd: random.Random
             for k, v in offer.items():
                 ctx.set(getattr(dut, k), v)
         return step
+    if block == "window-pe":
+        W = dut.cfg.issue_window
+
+        async def step(ctx):
+            row, col, drain = _augmented(action, rnd)
+            # The VCD counts from reset, so what an action does not move stays at 0.
+            moving = row["steps"] != 0
+            others = [rnd.randrange(256) for _ in range(W - 2)] if moving else [0] * (W - 2)
+            ops = ([row["a0"], row["a1"]], [col["b0"], col["b1"]]) if moving else ([0, 0], [0, 0])
+            for w, v in enumerate(ops[0] + others):
+                ctx.set(dut.row_in.a[w], int(v) - 256 if int(v) > 127 else int(v))
+            for w, v in enumerate(ops[1] + others):
+                ctx.set(dut.col_in.b[w], int(v))
+            for w in range(W):
+                ctx.set(dut.row_in.sq[w], int(row[f"sq{w}"]) if w < 2 else 0)
+                ctx.set(dut.col_in.sk[w], int(col[f"sk{w}"]) if w < 2 else 0)
+            for port in (dut.row_in, dut.col_in):
+                ctx.set(port.sel[0], 0)
+                ctx.set(port.sel[1], int(moving))
+            ctx.set(dut.row_in.take, int(row["steps"]))
+            ctx.set(dut.col_in.take, 0b11 if moving else 0)
+            for k in ("mode", "load", "drain"):
+                ctx.set(getattr(dut.row_in, k), int(row[k]))
+            ctx.set(dut.drain_in.score, drain["score"])
+            ctx.set(dut.drain_in.valid, drain["valid"])
+        return step
     G, R, C = cfg.group_width, cfg.rows, cfg.cols
     states = lambda n: [rnd.randrange(3) for _ in range(n)]
+    window = block == "channel-window"
 
     async def step(ctx):
         busy = action == "busy"
@@ -233,7 +275,11 @@ def _unit_stimulus(block: str, dut, cfg: Config, action: str, rnd: random.Random
         ctx.set(dut.wr_chan, rnd.randrange(G) if busy else 0)
         ctx.set(dut.wr_data, {"sq": states(R), "sk": states(C)} if busy else {"sq": [0] * R, "sk": [0] * C})
         ctx.set(dut.mode, rnd.choice(PAIRED_MODES) if busy else Mode.A)
-        ctx.set(dut.steps, rnd.getrandbits(G) if busy else 0)
+        if window:
+            for s in dut.sets:
+                ctx.set(s, rnd.getrandbits(G) if busy else 0)
+        else:
+            ctx.set(dut.steps, rnd.getrandbits(G) if busy else 0)
     return step
 
 
@@ -284,7 +330,7 @@ def vcd_rates(path: str | Path, cycles: int, scope_depth: int = 2) -> dict:
 
 
 def _unit_activity(block: str, cfg: Config, action: str, cycles: int, seed: int) -> dict:
-    dut = UNITS[block](cfg)
+    dut = blocks.build(block, cfg)          # as synthesized (a window block takes W = 4 if cfg has none)
     if block == "softmax":
         # At least two whole rows, so that every phase counts at its share of a row.
         cycles = max(cycles, 2 * softmax_cycles(softmax_spec(cfg.tokens, cfg.acc_bits), cfg.vector_lanes, 1))

@@ -66,3 +66,38 @@ def test_no_head_energy_without_the_qk_figure(measured):
     res = energy.head_energy(cfg, "kaleido", stages, {"energy_pj": None, "energy_note": "no sta"})
     assert res == {"head_energy_pj": None, "head_time_us": None}
     assert not measured
+
+
+@pytest.mark.parametrize("variant", ["full", "pe"])
+def test_a_channel_window_is_priced_as_built(monkeypatch, variant, rng):
+    """With ``issue_window`` a matcher variant's array is built of window PEs and its
+    matcher is the channel window, so those are the blocks measured; a variant without
+    a matcher has neither, and is priced as the plain array."""
+    from golden.cycle_model import kaleido_cycles
+    asked = []
+
+    def per_action(block, cfg, liberty):
+        asked.append((block, cfg.issue_window))
+        return {"energy_pj": PE if "pe" in block else SOFTMAX, "leakage_uw": 2.0}
+
+    def timing(block, cfg, liberty):
+        asked.append((block, cfg.issue_window))
+        return {"fmax_mhz": 100.0}
+
+    monkeypatch.setattr("synth.power.energy_per_action", per_action)
+    monkeypatch.setattr("synth.timing.block_timing", timing)
+    monkeypatch.setattr("synth.flow.default_liberty", lambda: "cells.lib")
+    monkeypatch.setattr("synth.sta.sta_command", lambda: "sta")
+    cfg = Config(grid=(1, 2, 4), partition=(4, 2, 2), rows=2, cols=2, issue_window=4)
+    q = rng.integers(-128, 128, (cfg.tokens, cfg.head_dim), dtype="int8")
+    k = rng.integers(-128, 128, (cfg.tokens, cfg.head_dim), dtype="int8")
+    report = kaleido_cycles(q, k, cfg, variant)
+    res = energy.run_energy(cfg, q, k, "kaleido", variant, report.cycles, report=report)
+    assert res["energy_pj"] > 0
+    blocks = {b for b, _ in asked}
+    if variant == "full":
+        assert ("window-pe", 4) in asked and ("array", 4) in asked
+        assert "dispatcher_channel-window" in res["energy_split_pj"] and "matcher" not in blocks
+    else:
+        assert ("pe", 0) in asked and ("array", 0) in asked
+        assert not {"window-pe", "channel-window", "matcher"} & blocks

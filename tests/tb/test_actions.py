@@ -84,7 +84,8 @@ DISPATCH = Config(partition=(4, 2, 2), rows=2, cols=2, queue_depth=8, clusters=2
 
 
 @pytest.mark.parametrize("block, registers", [("scheduler", ("queue0_", "lfsr_", "pivot0_")),
-                                              ("matcher", ("states0_", "states3_"))])
+                                              ("matcher", ("states0_", "states3_")),
+                                              ("channel-window", ("states0_", "states3_"))])
 def test_a_busy_dispatcher_moves_its_registers(block, registers):
     busy = activity(block, DISPATCH, "busy", cycles=128)
     idle = activity(block, DISPATCH, "idle", cycles=32)
@@ -93,6 +94,18 @@ def test_a_busy_dispatcher_moves_its_registers(block, registers):
     for name in registers:                       # internal registers, read from the VCD
         assert any(n.startswith(name) for n in flops), (name, sorted(flops)[:20])
     assert moving(busy["inputs"]) and set(busy["inputs"]).isdisjoint(busy["flops"])
+
+
+def test_window_pe_full_mac_moves_its_inner_registers_and_the_wide_ports():
+    cfg = Config(partition=(4, 2, 2), issue_window=4)
+    busy = activity("window-pe", cfg, "full_mac", cycles=64)
+    idle = activity("window-pe", cfg, "idle", cycles=32)
+    assert not moving(idle["flops"])
+    flops = moving(busy["flops"])
+    assert any(n.startswith("r0_") for n in flops), sorted(flops)[:20]
+    # The broadcast bytes past the step's two (row_in bits 16-31: a[2], a[3]) move too:
+    # other channels of the window pass by.
+    assert {f"row_in_{i}_" for i in range(16, 32)} & moving(busy["inputs"])
 
 
 def test_vcd_rates_count_toggles_and_time_at_one(tmp_path):
