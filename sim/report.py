@@ -182,31 +182,43 @@ def noise_point(args):
 
 SPEED_DIMS = [16, 32, 64, 128]
 
+#: The dispatchers the speed figure compares: the matcher (0) and a channel window of 4.
+SPEED_WINDOWS = (0, 4)
+
+
+def _pe_key(accumulators: int, issue_window: int) -> str:
+    """The key of a PE in ``pe_areas``: its accumulators, and its window if any."""
+    return f"{accumulators}" + (f"/w{issue_window}" if issue_window else "")
+
 
 def speed_point(args):
     """Speedup over the baseline array (cycle model, variant full, the driver's
-    schedule) and the oracle bound at one design point, for one PE."""
-    cfg_json, accumulators, workload = args
-    cfg = Config.from_json(cfg_json).with_(accumulators=accumulators)
+    schedule) and the oracle bound at one design point, for one PE and dispatcher."""
+    cfg_json, accumulators, workload, window = args
+    cfg = Config.from_json(cfg_json).with_(accumulators=accumulators, issue_window=window)
     ops = _quantized(cfg, workload)
     q, k = ops["q"][0], ops["k"][0]
     golden = run_attention(q, k, cfg)
     base = baseline_cycles(cfg.tokens, cfg.tokens, cfg)
     kal = kaleido_cycles(q, k, cfg, "full")
     return {"D": cfg.head_dim, "F": cfg.full_bits, "P": cfg.partial_bits, "accumulators": accumulators,
-            "speedup": base.cycles / kal.cycles, "pair_speedup": base.cycles / kal.pair_cycles,
+            "issue_window": window, "speedup": base.cycles / kal.cycles, "pair_speedup": base.cycles / kal.pair_cycles,
             "schedule": kal.schedule, "oracle_bound": golden.dense_macs / golden.oracle_macs,
             "executed_over_oracle": kal.executed_macs / golden.oracle_macs if kal.schedule == "pairs" else None}
 
 
-def pe_areas(cfg: Config, liberty) -> dict:
-    """Synthesized area of the baseline PE and of both Kaleido PEs at ``cfg``."""
+def pe_areas(cfg: Config, liberty, windows=SPEED_WINDOWS) -> dict:
+    """Synthesized area of the baseline PE and of both Kaleido PEs at ``cfg``, plain
+    and behind each channel window of ``windows`` (keys from :func:`_pe_key`)."""
     from synth.area import block_area
 
     key = "area_um2" if liberty else "transistors"
-    return {"baseline": block_area("baseline-pe", cfg, liberty)[key],
-            **{str(n): block_area("pe", cfg.with_(accumulators=n), liberty)[key] for n in ACCUMULATORS},
-            "unit": "um^2" if liberty else "transistors"}
+    out = {"baseline": block_area("baseline-pe", cfg, liberty)[key], "unit": "um^2" if liberty else "transistors"}
+    for n in ACCUMULATORS:
+        for w in windows:
+            at = cfg.with_(accumulators=n, issue_window=w)
+            out[_pe_key(n, w)] = block_area("window-pe" if w else "pe", at, liberty)[key]
+    return out
 
 
 # -- Fig. 18b: energy, and throughput per area and per watt -----------------------------------
@@ -373,12 +385,15 @@ def _plot_speed(out: Path, sp: dict) -> None:
         ticks = sorted({p["D"] if xs == "D" else (p["F"], p["P"]) for p in pts})
         x = np.arange(len(ticks))
 
-        def series(n, field):
-            by = {(p["D"] if xs == "D" else (p["F"], p["P"])): p[field] for p in pts if p["accumulators"] == n}
+        def series(n, field, w=0):
+            by = {(p["D"] if xs == "D" else (p["F"], p["P"])): p[field] for p in pts
+                  if p["accumulators"] == n and p.get("issue_window", 0) == w}
             return [by[t] for t in ticks]
         ax.plot(x, series(3, "oracle_bound"), "k--", label="oracle bound (3 acc.)")
         for n, color in ((3, "tab:blue"), (4, "tab:orange")):
-            ax.plot(x, series(n, "speedup"), "o-", color=color, label=f"Kaleido, {n} accumulators")
+            for w in sorted({p.get("issue_window", 0) for p in pts}):
+                ax.plot(x, series(n, "speedup", w), "o-" if not w else "s:", color=color,
+                        label=f"Kaleido, {n} accumulators" + (f", window {w}" if w else ""))
         ax.axhline(1.0, color="gray", lw=0.8)
         ax.set_xticks(x, [str(t) if xs == "D" else f"({t[0]},{t[1]})" for t in ticks])
         ax.set_xlabel(label)
@@ -390,9 +405,11 @@ def _plot_speed(out: Path, sp: dict) -> None:
     ticks = sorted({p["D"] for p in pts})
     x = np.arange(len(ticks))
     for n, color in ((3, "tab:blue"), (4, "tab:orange")):
-        by = {p["D"]: p["speedup"] for p in pts if p["accumulators"] == n}
-        ax.plot(x, [by[t] * area["baseline"] / area[str(n)] for t in ticks], "o-", color=color,
-                label=f"{n} accumulators (PE {area[str(n)] / area['baseline']:.2f}x the area)")
+        for w in sorted({p.get("issue_window", 0) for p in pts}):
+            by = {p["D"]: p["speedup"] for p in pts if p["accumulators"] == n and p.get("issue_window", 0) == w}
+            pe = _pe_key(n, w)
+            ax.plot(x, [by[t] * area["baseline"] / area[pe] for t in ticks], "o-" if not w else "s:", color=color,
+                    label=f"{n} acc.{f', window {w}' if w else ''} (PE {area[pe] / area['baseline']:.2f}x the area)")
     ax.axhline(1.0, color="gray", lw=0.8, label="baseline array")
     ax.set_xticks(x, [str(t) for t in ticks])
     ax.set_xlabel("head dimension D")
@@ -413,9 +430,12 @@ def _speed_markdown(d: dict) -> list[str]:
         "",
         "Variant full; the engine runs passes A-D, or the dense schedule where those would be "
         "slower (`schedule`). Share = speedup / oracle bound. Throughput per PE area = speedup x "
-        f"baseline PE area / Kaleido PE area (PE areas at the cycle-model point: baseline "
-        f"{area['baseline']:,.0f}, 3 accumulators {area['3']:,.0f}, 4 accumulators {area['4']:,.0f} "
-        f"{area['unit']}).",
+        f"baseline PE area / Kaleido PE area (PE areas at the cycle-model point, {area['unit']}: baseline "
+        f"{area['baseline']:,.0f}; " + "; ".join(
+            f"{k.replace('/w', ' acc., window ')}{'' if '/' in k else ' acc.'} {v:,.0f}"
+            for k, v in area.items() if k not in ("baseline", "unit")) + "). A channel window "
+        "(`--issue-window`) lets each column (passes B, D) or row (C) take its own steps from W "
+        "channels a slot, on W-byte ports.",
         "",
         "| point | PE | speedup | oracle bound | share | executed / oracle | schedule | per PE area |",
         "|---|---|---:|---:|---:|---:|---|---:|",
@@ -424,11 +444,15 @@ def _speed_markdown(d: dict) -> list[str]:
         for p in sp[key]:
             where = f"D={p['D']}" if key == "over_d" else f"(F,P)=({p['F']},{p['P']})"
             ex = f"{p['executed_over_oracle']:.3f}" if p["executed_over_oracle"] is not None else "-"
-            per_area = p["speedup"] * area["baseline"] / area[str(p["accumulators"])]
-            lines.append(f"| {where} | {p['accumulators']} acc. | {p['speedup']:.3f} | {p['oracle_bound']:.2f} | "
+            w = p.get("issue_window", 0)
+            per_area = p["speedup"] * area["baseline"] / area[_pe_key(p["accumulators"], w)]
+            pe = f"{p['accumulators']} acc." + (f", window {w}" if w else "")
+            lines.append(f"| {where} | {pe} | {p['speedup']:.3f} | {p['oracle_bound']:.2f} | "
                          f"{p['speedup'] / p['oracle_bound']:.2f} | {ex} | {p['schedule']} | {per_area:.2f} |")
-    best = max(p["speedup"] * area["baseline"] / area[str(p["accumulators"])] for k in ("over_d", "over_fp")
-               for p in sp[k])
+    best = max(p["speedup"] * area["baseline"] / area[_pe_key(p["accumulators"], p.get("issue_window", 0))]
+               for k in ("over_d", "over_fp") for p in sp[k])
+    share = {w: max(p["speedup"] / p["oracle_bound"] for p in sp["over_d"] if p.get("issue_window", 0) == w)
+             for w in sorted({p.get("issue_window", 0) for p in sp["over_d"]})}
     lines += [
         "",
         (f"Ours: at equal PE area Kaleido {'wins' if best > 1 else 'loses'} at every point here "
@@ -437,6 +461,10 @@ def _speed_markdown(d: dict) -> list[str]:
          "area its PE costs. It is never slower than the baseline array (the dense schedule "
          "covers the rest), and the exact PE executes exactly the oracle's MACs." if best <= 1 else
          f"Ours: best throughput per PE area {best:.2f}x the baseline's."),
+        "",
+        "Best share of the oracle bound over D: " + ", ".join(
+            f"{v:.2f} with {'the matcher' if not w else f'a window of {w}'}" for w, v in share.items())
+        + ". The window buys cycles, but its PE costs more area than the cycles it saves.",
         "",
     ]
     return lines
@@ -661,10 +689,10 @@ def build_report(out: Path, seed: int = 1, jobs: int = 2, rtl: bool = True,
 
     liberty = default_liberty()
     over_d = [(mid.with_(partition=Config.for_model("wan2.1", D).partition, max_channels=None,
-                         acc_bits=None, pe_acc_bits=None).to_json(), n, w)
-              for D in SPEED_DIMS for n in ACCUMULATORS]
-    over_fp = [(mid.with_(full_bits=F, partial_bits=P).to_json(), n, w)
-               for F, P in THRESHOLDS for n in ACCUMULATORS]
+                         acc_bits=None, pe_acc_bits=None).to_json(), n, w, W)
+              for D in SPEED_DIMS for n in ACCUMULATORS for W in SPEED_WINDOWS]
+    over_fp = [(mid.with_(full_bits=F, partial_bits=P).to_json(), n, w, W)
+               for F, P in THRESHOLDS for n in ACCUMULATORS for W in SPEED_WINDOWS]
     data["speed"] = {"over_d": _sweep(speed_point, over_d, "speed over D", jobs),
                      "over_fp": _sweep(speed_point, over_fp, "speed over F,P", jobs),
                      "pe_area": pe_areas(mid, liberty)}

@@ -25,6 +25,10 @@ Mechanisms, per pass B, C, D of a tile group (pass A is dense and unchanged):
     leaves the window once every PE has served it. It needs ``W`` row bytes (or
     column bytes in C), a select per lane, and operand buffers that columns or
     rows address on their own.
+``bound``
+    No schedule: the fewest slots any packing within a pass could take, the
+    busiest PE's lanes (two a slot) or steps (two a slot). What is left
+    beyond it would need PEs to run different passes at once.
 ``nn-order`` (or ``nn-order+NAME``)
     The built matcher (or mechanism ``NAME``), on pairs reordered so neighbouring pairs (hence the
     columns or rows of one tile) have alike reuse states: a greedy
@@ -46,7 +50,7 @@ from golden.matcher import match
 from golden.pe import Mode
 from golden.tiling import PairTable
 
-__all__ = ["Step", "check_pass", "schedule_pairs", "schedule_steps", "schedule_window", "schedule_d_partners",
+__all__ = ["Step", "check_pass", "pass_bound", "schedule_pairs", "schedule_steps", "schedule_window", "schedule_d_partners",
            "nn_order", "study", "MECHANISMS", "main"]
 
 #: One step of a slot: (pass, channel, the PEs it serves, ``[Rv, Cv]`` bool).
@@ -192,8 +196,19 @@ def nn_order(tables: Sequence[PairTable]) -> list[PairTable]:
     return out
 
 
+def pass_bound(needs: np.ndarray) -> int:
+    """The fewest slots a pass with ``needs`` (lanes ``[Dg, Rv, Cv]``) can take: its
+    busiest PE's lanes, or its steps, two a slot."""
+    if not needs.size:
+        return 0
+    lanes, steps = needs.sum(axis=0), (needs > 0).sum(axis=0)
+    return int(max(-(-lanes.max() // 2), -(-steps.max() // 2)))
+
+
 def _mechanism(name: str, cfg: Config) -> Callable[[dict], dict]:
     la = cfg.lookahead
+    if name == "bound":
+        return lambda work: {m: [None] * pass_bound(work[m]) for m in PAIRED}
     kind, _, arg = name.partition(":")
     if kind == "pairs":
         if arg and (not arg.isdigit() or int(arg) < 1):
@@ -227,7 +242,7 @@ def _parse(name: str, cfg: Config) -> tuple[bool, Callable[[dict], dict]]:
 
 #: What :func:`study` tries by default: today's matcher, then one change at a time.
 MECHANISMS = ("pairs", "pairs:8", "steps:4", "d-partners", "nn-order",
-              "window:2,rc", "window:4,rc", "window:4,pe", "window:8,rc", "nn-order+window:4,rc")
+              "window:2,rc", "window:4,rc", "window:4,pe", "window:8,rc", "nn-order+window:4,rc", "bound")
 
 
 def study(q: np.ndarray, k: np.ndarray, cfg: Config, mechanisms=MECHANISMS, variant: str = "full",
@@ -246,7 +261,7 @@ def study(q: np.ndarray, k: np.ndarray, cfg: Config, mechanisms=MECHANISMS, vari
         rows = []
         for a_slots, work in tile_lane_needs(qt, kt, cfg):
             slots = run(work)
-            if check:
+            if check and None not in (s for m in PAIRED for s in slots[m]):      # bound: no schedule
                 check_pass(work, [s for m in PAIRED for s in slots[m]])
             rows.append([a_slots] + [len(slots[m]) for m in PAIRED])
         passes = np.array(rows, np.int64).reshape(-1, 4)

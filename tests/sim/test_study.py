@@ -26,6 +26,13 @@ def test_study_schedules_serve_the_work_exactly(rng, acc):
     assert res["pairs"]["cycles"] == model.engine_cycles
     # Pass A is dense under every mechanism.
     assert len({r["slots"]["A"] for r in res.values()}) == 1
+    # The window the RTL builds (Config.issue_window) is the study's column/row window.
+    built = kaleido_cycles(q, k, cfg.with_(issue_window=4), "full", schedule="pairs")
+    assert res["window:4,rc"]["cycles"] == built.engine_cycles
+    # No packing within a pass of the same tiles beats the bound (d-partners moves D's
+    # steps into B and C; nn-order makes other tiles).
+    assert all(res["bound"]["cycles"] <= r["cycles"] for name, r in res.items()
+               if name != "d-partners" and not name.startswith("nn-order"))
 
 
 def test_study_check_catches_a_bad_schedule(rng):
