@@ -138,16 +138,17 @@ def test_matcher_saves_cycles_on_nibble_work(rng):
     assert runs["pe-m"]["lane_work"] == runs["pe"]["lane_work"]      # same work, fewer cycles
 
 
-@pytest.mark.parametrize("accumulators", [3, 4])
+@pytest.mark.parametrize("accumulators, window", [(3, 0), (4, 0), (4, 4)])
 @pytest.mark.parametrize("case", NEVER_SLOWER[::3], ids=lambda c: f"{c[0]}-{c[1]}-{c[2]}x{c[3]}-{c[6]}")
-def test_two_pe_stages_keep_scores_cycles_and_the_baseline_bound(case, accumulators, rng):
+def test_two_pe_stages_keep_scores_cycles_and_the_baseline_bound(case, accumulators, window, rng):
     """With ``pe_stages=2`` every PE (Kaleido's and the baseline's) registers its
     products first: scores stay exact, cycles stay the model's (one more cycle of
-    tail), and Kaleido stays no slower than the baseline built the same way."""
+    tail), and Kaleido stays no slower than the baseline built the same way; with
+    a channel window too."""
     partition, grid, R, C, F, P, kind = case
     cfg = Config(partition=partition, grid=grid, rows=R, cols=C, full_bits=F, partial_bits=P,
                  queue_depth=8, clusters=2, cluster_capacity=4, lookahead=3, accumulators=accumulators,
-                 pe_stages=2)
+                 pe_stages=2, issue_window=window)
     q, k = operands(kind, cfg, rng)
     tables = kaleido_tables(q, k, cfg, "full")
     model = kaleido_cycles(q, k, cfg, "full", tables)
