@@ -10,8 +10,7 @@ lets each column (pass B, D) or each row (pass C) choose its own steps:
 * each *group* (a column in B and D, whose work depends on the column's state
   or on both; a row in C, whose work depends on the row's state) takes the
   first window channel it still needs, and the first later one whose lanes fit
-  beside it in every PE of the group (two steps share a PE when each takes one
-  lane, :func:`golden.matcher.compatible`'s rule);
+  beside it in every PE of the group (the matcher's rule, :func:`golden.matcher.share`);
 * a channel leaves a group's set once the group took it, and leaves the window
   once every group has.
 
@@ -25,6 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .matcher import share, step_masks
 from .pe import Mode
 
 __all__ = ["WINDOW_WIDTHS", "row_groups", "window_slots"]
@@ -49,12 +49,10 @@ def window_slots(needs: np.ndarray, mode: int, width: int) -> list[tuple[list[in
     needs = np.asarray(needs)
     if row_groups(mode):
         needs = needs.transpose(0, 2, 1)              # [Dg, group PEs (columns), groups (rows)]
-    dg, pes, groups = needs.shape
-    # Per group and channel: the group's PEs that use a lane, and that use both (bit masks).
-    weights = 1 << np.arange(pes, dtype=np.int64)
-    some = np.einsum("cpg,p->gc", (needs >= 1).astype(np.int64), weights).tolist()
-    whole = np.einsum("cpg,p->gc", (needs == 2).astype(np.int64), weights).tolist()
-    left = [{c for c in range(dg) if some[g][c]} for g in range(groups)]
+    dg, _, groups = needs.shape
+    # Per group and channel: the group's PEs that use a lane, and that use both.
+    masks = [step_masks(needs[:, :, g]) for g in range(groups)]
+    left = [{c for c in range(dg) if masks[g][0][c]} for g in range(groups)]
     slots = []
     while any(left):
         window = sorted(set().union(*left))[:width]
@@ -65,7 +63,7 @@ def window_slots(needs: np.ndarray, mode: int, width: int) -> list[tuple[list[in
                 continue
             first, second = mine[0], None
             for c in mine[1:]:
-                if not (whole[g][first] & some[g][c]) and not (some[g][first] & whole[g][c]):
+                if share(*masks[g], first, c):
                     second = c
                     break
             steps[g] = (first, second)

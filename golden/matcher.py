@@ -24,7 +24,7 @@ import numpy as np
 
 from .pe import Mode, need_lanes, step_need
 
-__all__ = ["PAIRED_MODES", "lanes_of", "pe_needs", "compatible", "match"]
+__all__ = ["PAIRED_MODES", "lanes_of", "pe_needs", "compatible", "step_masks", "share", "match"]
 
 #: The passes whose steps the matcher pairs.
 PAIRED_MODES = (Mode.B, Mode.C, Mode.D)
@@ -52,21 +52,30 @@ def compatible(a: np.ndarray, b: np.ndarray) -> bool:
     return bool(np.all(np.asarray(a) + np.asarray(b) <= 2))
 
 
-def match(channels, needs: np.ndarray, lookahead: int) -> list[tuple[int, int | None]]:
-    """Issue order of a pass's ``channels``: ``(head, partner or None)`` per cycle."""
-    # Each channel's needs as two PE masks (some lanes; both lanes): two steps
-    # fit when neither takes both lanes of a PE the other uses at all.
+def step_masks(needs: np.ndarray) -> tuple[list[int], list[int]]:
+    """Each step's needs (``needs[c]``, lanes per PE) as two PE bit masks: the PEs
+    it uses some lane of, and those it uses both lanes of."""
     needs = np.asarray(needs).reshape(len(needs), -1)
     weights = np.array([1 << j for j in range(needs.shape[1])], dtype=object)
-    some = ((needs >= 1).astype(object) @ weights).tolist()
-    whole = ((needs == 2).astype(object) @ weights).tolist()
+    return ((needs >= 1).astype(object) @ weights).tolist(), ((needs == 2).astype(object) @ weights).tolist()
+
+
+def share(some: list[int], whole: list[int], a: int, b: int) -> bool:
+    """Steps ``a`` and ``b`` (:func:`step_masks`) fit in one cycle: neither takes both
+    lanes of a PE the other uses at all."""
+    return not (whole[a] & some[b]) and not (some[a] & whole[b])
+
+
+def match(channels, needs: np.ndarray, lookahead: int) -> list[tuple[int, int | None]]:
+    """Issue order of a pass's ``channels``: ``(head, partner or None)`` per cycle."""
+    some, whole = step_masks(needs)
     rem = list(channels)
     out = []
     while rem:
         head = rem.pop(0)
         partner = None
         for pos, c in enumerate(rem[:lookahead - 1]):
-            if not (whole[head] & some[c]) and not (some[head] & whole[c]):
+            if share(some, whole, head, c):
                 partner = rem.pop(pos)
                 break
         out.append((head, partner))

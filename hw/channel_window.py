@@ -12,7 +12,7 @@ what each group took from its set.
 
 from __future__ import annotations
 
-from amaranth import Array, Cat, Const, Module, Mux, Signal
+from amaranth import Array, Cat, Const, Module, Mux, Signal, Value
 from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In, Out
 
@@ -22,12 +22,18 @@ from golden.pe import Mode
 
 from .matcher import lane_masks, lowest_set, pe_masks, state_entry, state_table
 
-__all__ = ["ChannelWindow", "group_count", "choice_layout"]
+__all__ = ["ChannelWindow", "group_count", "choice_layout", "rows_choose"]
 
 
 def group_count(cfg: Config) -> int:
     """Groups the window serves: the columns (B, D) or the rows (C), whichever are more."""
     return max(cfg.rows, cfg.cols)
+
+
+def rows_choose(mode) -> Value:
+    """1 where the pass ``mode`` (a signal) lets the rows choose (pass C), 0 where
+    the columns do (:func:`golden.channel_window.row_groups`)."""
+    return Cat(*(mode == m for m in Mode if row_groups(m))).any()
 
 
 def choice_layout(width: int) -> data.StructLayout:
@@ -89,8 +95,7 @@ class ChannelWindow(wiring.Component):
         table = state_table(m, self, G, state_entry(R, C))
         lanes = lane_masks(m, self.mode, cfg.accumulators)
         by_rows = Signal()
-        m.d.comb += by_rows.eq(self.mode == Mode.C)
-        assert row_groups(Mode.C) and not row_groups(Mode.B) and not row_groups(Mode.D)
+        m.d.comb += by_rows.eq(rows_choose(self.mode))
 
         # The window: chained priority encoders over the union of the groups' sets.
         union = Signal(G)

@@ -61,15 +61,15 @@ from amaranth.lib import data, wiring
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
+from golden.channel_window import row_groups
 from golden.config import Config, require_config
-from golden.matcher import lanes_of
 from golden.drain import drain_spacing, tail_cycles
 from golden.pe import Load, Mode
 from golden.reuse import State
 
 from .array import BaselineArray, KaleidoArray
-from .channel_window import ChannelWindow, choice_layout, group_count
-from .matcher import INVALID, Matcher, lowest_set
+from .channel_window import ChannelWindow, choice_layout, group_count, rows_choose
+from .matcher import INVALID, Matcher, lane_masks, lowest_set, pe_masks
 
 __all__ = ["AttentionEngine", "pair_entry", "token_entry", "entry_layout", "word_layout", "entry_bits",
            "slot_layout",
@@ -341,7 +341,6 @@ class AttentionEngine(wiring.Component):
                              match.sets[gr].eq(group_left[gr])]
             m.d.comb += [match.mode.eq(pss), match.single.eq(single)]
             found, first_left = match.found[0], match.chan[0]
-            self._dbg = dict(needs=needs, pss=pss, slot=slot, left=group_left, rest=group_rest, chans=list(match.chan), found=list(match.found), choice=list(match.choice), s1=s1)
         elif paired:
             m.d.comb += [match.steps.eq(left), match.mode.eq(pss)]
             found, first_left = match.head_valid, match.head
@@ -418,9 +417,10 @@ class AttentionEngine(wiring.Component):
             with m.If(dense_pass):
                 m.d.sync += chan.eq(chan + have)
             with m.Else():
-                m.d.sync += remaining.eq(left & ~taken)
                 if windowed:
                     m.d.sync += [group_rest[gr].eq(match.rest[gr]) for gr in range(NG)]
+                else:
+                    m.d.sync += remaining.eq(left & ~taken)
             with m.If(~more):                     # the pass's last slot
                 m.d.sync += [slot.eq(0), chan.eq(0), very_first.eq(0)]
                 next_tile = Signal()
@@ -529,24 +529,23 @@ class AttentionEngine(wiring.Component):
             # the pairs where neither side is a full reuse.
             d_work = (qn & (k0 | k1)) if exact else ((q2 & (k2 | k1)) | (qn & (k0 | k1)))
             m.d.comb += [bits[0].eq(k1 | k0), bits[1].eq(qn), bits[2].eq(d_work)]
-            if windowed:
-                # Per group: a column needs the channel in B (D) when some valid row of
-                # it has work there; a row in C when some valid column has.
-                def work(mode, a, b):
-                    lanes = lanes_of(mode, cfg.accumulators)
-                    return Cat(*((a == x) & (b == y) for x in range(3) for y in range(3) if lanes[x][y])).any()
-                for j in range(C):
-                    for p, mode in ((0, Mode.B), (2, Mode.D)):
-                        m.d.comb += needs.groups[p][j].eq(
-                            kv[j] & Cat(*(qv[i] & work(mode, sq[i], sk[j]) for i in range(R))).any())
-                for i in range(R):
-                    m.d.comb += needs.groups[1][i].eq(
-                        qv[i] & Cat(*(kv[j] & work(Mode.C, sq[i], sk[j]) for j in range(C))).any())
             if paired or windowed:
                 # The matcher keeps every row's and column's state (golden.matcher).
                 m.d.comb += [match.wr_en.eq(a_in_s1), match.wr_chan.eq(s1_c)]
                 m.d.comb += [match.wr_data.sq[i].eq(Mux(qv[i], sq[i], INVALID)) for i in range(R)]
                 m.d.comb += [match.wr_data.sk[j].eq(Mux(kv[j], sk[j], INVALID)) for j in range(C)]
+            if windowed:
+                # Per group: a column needs the channel in B (D) when some PE of it has
+                # work there, a row in C likewise; the matcher's masks over that entry
+                # (an invalid row or column needs nothing).
+                for p, mode in enumerate((Mode.B, Mode.C, Mode.D)):
+                    some, _ = pe_masks(m, match.wr_data, lane_masks(m, Const(mode, Mode), cfg.accumulators),
+                                       R, C, f"needs_{'BCD'[p]}")
+                    if row_groups(mode):
+                        m.d.comb += [needs.groups[p][i].eq(some[i * C:(i + 1) * C].any()) for i in range(R)]
+                    else:
+                        m.d.comb += [needs.groups[p][j].eq(Cat(*(some[i * C + j] for i in range(R))).any())
+                                     for j in range(C)]
         else:
             for i, e in enumerate(rows):
                 m.d.sync += [
@@ -565,7 +564,7 @@ class AttentionEngine(wiring.Component):
         cfg = self.cfg
         R, C, W = cfg.rows, cfg.cols, self.window
         by_rows = Signal()
-        m.d.comb += by_rows.eq(s1.mode == Mode.C)
+        m.d.comb += by_rows.eq(rows_choose(s1.mode))
         q_words = [data.View(word_layout(self.design, R), q.data) for q, _ in reads]
         k_words = [data.View(word_layout(self.design, C), k.data) for _, k in reads]
         issued = s1.valid & s1.steps

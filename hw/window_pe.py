@@ -21,11 +21,11 @@ from amaranth import Module, Mux, Signal, signed
 from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In, Out
 
-from golden.channel_window import row_groups
 from golden.config import Config, require_config
 from golden.pe import Load, Mode
 from golden.reuse import State
 
+from .channel_window import rows_choose
 from .pe import LANES, PE, drain_signature
 
 __all__ = ["window_row_layout", "window_col_layout", "WindowPE"]
@@ -93,8 +93,7 @@ class WindowPE(wiring.Component):
         row, col = self.row_in, self.col_in
         m.d.sync += [self.row_out.eq(row), self.col_out.eq(col)]
         by_rows = Signal()
-        m.d.comb += by_rows.eq(row.mode == Mode.C)
-        assert row_groups(Mode.C)
+        m.d.comb += by_rows.eq(rows_choose(row.mode))
         # The choosing side's steps sit at positions 0 and 1; the other side's
         # bytes are picked by the chooser's window positions.
         for k in range(2):

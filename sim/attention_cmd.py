@@ -25,7 +25,7 @@ from golden.head_cycles import PV_SCHEDULES
 from golden.opcount import dense_macs, pv_oracle_macs
 
 from . import runner
-from .common import (UserError, add_accumulators_arg, add_lookahead_arg, add_pe_stages_arg, check_output_dir,
+from .common import (UserError, add_accumulators_arg, add_dispatcher_args, add_pe_stages_arg, check_output_dir,
                      print_json, run_folder, write_json, write_npy)
 from .operands import add_operand_args, load_attention_inputs
 from .energy import head_energy, run_energy
@@ -59,7 +59,7 @@ def add_args(p) -> None:
     p.add_argument("--rows", type=int, default=4, help="PE rows of the array (default 4)")
     p.add_argument("--cols", type=int, default=4, help="PE columns of the array (default 4)")
     add_accumulators_arg(p)
-    add_lookahead_arg(p)
+    add_dispatcher_args(p)
     add_pe_stages_arg(p)
     p.add_argument("--waves", action="store_true",
                    help="keep every simulation's waveform (engine, and scheduler where it runs) in DIR")

@@ -8,7 +8,7 @@ import sys
 from golden import Config, model_partition
 from hw import blocks
 
-from .common import (UserError, add_accumulators_arg, add_lookahead_arg, add_pe_stages_arg,
+from .common import (UserError, add_accumulators_arg, add_dispatcher_args, add_pe_stages_arg,
                      add_partition_args, atomic_output, check_output_dir, print_json, triple)
 
 
@@ -26,7 +26,7 @@ def add_block_args(p) -> None:
     p.add_argument("--vector-lanes", type=int, default=4, metavar="L",
                    help="scores the softmax unit takes per cycle (default 4)")
     add_accumulators_arg(p)
-    add_lookahead_arg(p)
+    add_dispatcher_args(p)
     add_pe_stages_arg(p)
 
 

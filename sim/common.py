@@ -19,7 +19,7 @@ from golden.channel_window import WINDOW_WIDTHS
 from golden.pe import ACCUMULATORS, PE_STAGES
 
 __all__ = ["UserError", "triple", "check_output_file", "check_output_dir", "atomic_output",
-           "json_safe", "print_json", "add_partition_args", "add_accumulators_arg", "add_lookahead_arg",
+           "json_safe", "print_json", "add_partition_args", "add_accumulators_arg", "add_dispatcher_args",
            "add_pe_stages_arg", "MAX_TOKENS", "check_tokens"]
 
 #: The largest grid a command takes: ``S~`` alone is ``N x N`` int64, 32 GiB at 65,536 tokens.
@@ -76,7 +76,8 @@ def add_pe_stages_arg(p) -> None:
                         "critical path, one more cycle of drain)")
 
 
-def add_lookahead_arg(p) -> None:
+def add_dispatcher_args(p) -> None:
+    """The matcher's lookahead and the channel window, on every command that builds a design point."""
     p.add_argument("--lookahead", type=int, metavar="N", default=Config().lookahead,
                    help=f"channel steps the matcher sees at once: the head and the N-1 after it "
                         f"(default {Config().lookahead})")

@@ -19,7 +19,7 @@ from golden.linear_cycles import baseline_linear_cycles
 
 from . import runner
 from .attention_cmd import VARIANT_HELP
-from .common import (UserError, add_accumulators_arg, add_lookahead_arg, add_pe_stages_arg, check_output_dir,
+from .common import (UserError, add_accumulators_arg, add_dispatcher_args, add_pe_stages_arg, check_output_dir,
                      print_json, run_folder, write_json, write_npy)
 from .golden_cmd import add_linear_args, linear_inputs
 from .simulate import WAVE_SUFFIXES, pick_simulator
@@ -110,7 +110,7 @@ def register(what, parser_class) -> None:
     p.add_argument("--rows", type=int, default=4, help="PE rows of the array (default 4)")
     p.add_argument("--cols", type=int, default=4, help="PE columns of the array (default 4)")
     add_accumulators_arg(p)
-    add_lookahead_arg(p)
+    add_dispatcher_args(p)
     add_pe_stages_arg(p)
     p.add_argument("--waves", action="store_true", help="keep the engine's waveform in DIR")
     p.add_argument("--json", action="store_true", help="print stats.json to stdout")

@@ -213,25 +213,31 @@ def test_sim_attention_two_pe_stages(tmp_path, rng, simulator):
 
 
 @pytest.mark.parametrize("simulator", ["icarus", "verilator"])
-def test_sim_attention_issue_window(tmp_path, rng, simulator):
+def test_sim_attention_issue_window(tmp_path, simulator):
     """``--issue-window 4`` builds the channel window into the RTL: exact scores, and
-    cycles the window's model, not the matcher's."""
-    from golden import Config
+    cycles the window's model, which on this proxy head are fewer than the matcher's
+    (so a window that did not reach the RTL would show)."""
+    from golden import Config, proxy_workload, quantize
     from golden.cycle_model import kaleido_cycles
     from sim import runner
     if runner.missing(simulator):
         pytest.skip(runner.missing(simulator))
-    ops = _alike_operands(tmp_path, rng)
-    r = run("sim", "attention", "--q", "q.npy", "--k", "k.npy", "--grid", "2,4,4", "--partition", "4,2,2",
-            "--rows", "2", "--cols", "3", "--variant", "pe-m", "--schedule", "pairs", "--issue-window", "4",
+    cfg = Config(grid=(1, 4, 8), partition=(12, 10, 10), accumulators=4, issue_window=4)
+    w = proxy_workload(cfg)
+    ops = {n: quantize(w[n])[0] for n in "qk"}
+    for name, x in ops.items():
+        np.save(tmp_path / f"{name}.npy", x)
+    r = run("sim", "attention", "--q", "q.npy", "--k", "k.npy", "--grid", "1,4,8", "--partition", "12,10,10",
+            "--variant", "pe-m", "--schedule", "pairs", "--issue-window", "4",
             "--accumulators", "4", "--simulator", simulator, "--no-energy", "--out", "w4", cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     stats = json.loads((tmp_path / "w4" / "stats.json").read_text())
     assert stats["issue_window"] == 4 and stats["scores_match"]
     assert stats["cycles"] == stats["model_cycles"]
     assert stats["executed_macs"] == stats["oracle_macs"]
-    cfg = Config(grid=(2, 4, 4), partition=(4, 2, 2), rows=2, cols=3, accumulators=4, issue_window=4)
-    assert stats["cycles"] == kaleido_cycles(ops["q"], ops["k"], cfg, "pe-m", schedule="pairs").cycles
+    window = kaleido_cycles(ops["q"], ops["k"], cfg, "pe-m", schedule="pairs").cycles
+    matcher = kaleido_cycles(ops["q"], ops["k"], cfg.with_(issue_window=0), "pe-m", schedule="pairs").cycles
+    assert stats["cycles"] == window < matcher
 
 
 def test_sim_attention_refuses_a_window_of_one(tmp_path):
