@@ -16,7 +16,12 @@ from dataclasses import dataclass, replace
 from .channel_window import WINDOW_WIDTHS
 from .pe import ACCUMULATORS, PE_STAGES
 
-__all__ = ["Config", "ConfigError", "MODELS", "model_partition", "GROUPS", "DIRECTIONS",
+#: How the dispatcher's scheduler orders a batch of pairs: ``pivots`` (the paper's
+#: Hamming clustering, DESIGN.md §5.4) or ``weight`` (heaviest work first; see
+#: :mod:`golden.scheduler`).
+CLUSTER_RULES = ("pivots", "weight")
+
+__all__ = ["Config", "ConfigError", "CLUSTER_RULES", "MODELS", "model_partition", "GROUPS", "DIRECTIONS",
            "require_config"]
 
 
@@ -124,6 +129,11 @@ class Config:
     queue_depth, clusters, cluster_capacity, string_bits : int
         Dispatcher scheduler: string queue entries, pivot clusters, entries per
         cluster queue, channels per reuse string.
+    cluster_rule : str
+        How the scheduler orders a batch: ``pivots`` (the paper's clustering by
+        Hamming distance to pivot strings; the default) or ``weight`` (pairs
+        sorted by the work their partners need, heaviest first, which evens the
+        columns and rows of a tile: :mod:`golden.scheduler`).
     lookahead : int
         Dispatcher matcher: channel steps the merge unit may look ahead.
     issue_window : int
@@ -156,6 +166,7 @@ class Config:
     clusters: int = 4
     cluster_capacity: int = 16
     string_bits: int = 16
+    cluster_rule: str = "pivots"
     lookahead: int = 4
     issue_window: int = 0
     window: int = 4
@@ -207,6 +218,8 @@ class Config:
         if self.issue_window not in WINDOW_WIDTHS:
             raise ConfigError(f"issue window must be 0 (none) or 2 to {WINDOW_WIDTHS[-1]} channels, "
                               f"got {self.issue_window}")
+        if self.cluster_rule not in CLUSTER_RULES:
+            raise ConfigError(f"cluster rule must be one of {', '.join(CLUSTER_RULES)}, got {self.cluster_rule!r}")
         if self.pe_stages not in PE_STAGES:
             raise ConfigError(f"PE stages must be one of {PE_STAGES}, got {self.pe_stages}")
         if (self.data_bits, self.nibble_bits) != (8, 4):

@@ -17,6 +17,18 @@ The hardware takes one cycle per string to fill the queue, one per cluster to
 pick pivots and one per string to assign; a stream may end a batch early
 (``last``). :func:`schedule` gives each assignment with the cycle it appears
 on, counted from the first string's cycle, which the RTL must match exactly.
+
+``Config.cluster_rule = "weight"`` (not the paper's; issue 9) replaces the
+pivots. A pass of B, C or D lasts as long as its busiest column or row, and a
+column's work in pass B (a row's in C) is the lanes its pair's partner still
+needs: so pairs of alike *amount* of work, not of alike reuse pattern, belong
+in one tile. Each queue entry is then the pair's **work weight** (lanes its
+partner needs over the group: 2 a channel it does not reuse, 1 a nibble
+reuse, 0 a full reuse; :func:`work_weights`), and each entry's "cluster" is its
+**rank** in the batch (heavier first, ties in queue order; :func:`weight_ranks`):
+a cluster of one, so :func:`cluster_order` sorts the batch by weight. It takes
+one cycle per string to fill and one per string to rank (64 comparisons and a
+popcount at once), and no pivots.
 """
 
 from __future__ import annotations
@@ -25,10 +37,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .config import Config
+from .config import CLUSTER_RULES, Config
 
-__all__ = ["LFSR_TAPS", "lfsr_step", "lfsr_seed", "Assignment", "schedule", "batch_sizes",
-           "reuse_strings", "cluster_order", "operand_stream", "cluster_tables"]
+__all__ = ["LFSR_TAPS", "CLUSTER_RULES", "lfsr_step", "lfsr_seed", "Assignment", "schedule", "batch_sizes",
+           "reuse_strings", "work_weights", "weight_ranks", "cluster_order", "operand_stream", "cluster_tables"]
 
 LFSR_TAPS = 0xB400
 
@@ -56,6 +68,8 @@ def schedule(strings: list[int], last: list[bool], cfg: Config) -> tuple[list[As
 
     Returns the assignments, in string order, and the batch sizes.
     """
+    if cfg.cluster_rule == "weight":
+        return _rank_schedule(strings, last, cfg)
     out = []
     state = lfsr_seed(cfg.seed)
     cycle, start = 0, 0
@@ -76,6 +90,26 @@ def schedule(strings: list[int], last: list[bool], cfg: Config) -> tuple[list[As
             k = next(k for _, k in keys if counts[k] < cfg.cluster_capacity)
             counts[k] += 1
             out.append(Assignment(k, cycle))
+            cycle += 1
+    return out, sizes
+
+
+def weight_ranks(weights: list[int]) -> list[int]:
+    """Rank of each weight in its batch: heavier first, equal weights in queue order."""
+    return [sum(v > w for v in weights) + sum(v == w for v in weights[:i]) for i, w in enumerate(weights)]
+
+
+def _rank_schedule(strings, last, cfg: Config):
+    # The weight rule: fill, then one rank a cycle in queue order (no pivots).
+    out, cycle, start = [], 0, 0
+    mask = (1 << cfg.string_bits) - 1
+    sizes = batch_sizes(last, cfg.queue_depth)
+    for n in sizes:
+        batch = [s & mask for s in strings[start:start + n]]
+        start += n
+        cycle += n
+        for rank in weight_ranks(batch):
+            out.append(Assignment(rank, cycle))
             cycle += 1
     return out, sizes
 
@@ -104,6 +138,14 @@ def reuse_strings(states: np.ndarray, string_bits: int) -> list[int]:
     return [int(v) for v in (bits.astype(np.int64) * weights).sum(axis=1)]
 
 
+def work_weights(states: np.ndarray, string_bits: int) -> list[int]:
+    """Work weights of pairs from their partner states ``[P, Dg]``: the lanes a
+    partner needs over the group (2 a channel it does not reuse, 1 a nibble, 0 a
+    full reuse), saturated to ``string_bits`` (see module doc)."""
+    lanes = (2 - states.astype(np.int64)).sum(axis=1)
+    return [int(v) for v in np.minimum(lanes, (1 << string_bits) - 1)]
+
+
 def cluster_order(assignments: list[Assignment], batch_sizes: list[int]) -> np.ndarray:
     """Order of the pairs after clustering: batch by batch, cluster by cluster,
     queue order within a cluster (a stable sort)."""
@@ -119,10 +161,12 @@ def cluster_order(assignments: list[Assignment], batch_sizes: list[int]) -> np.n
 
 def operand_stream(tables, cfg: Config) -> tuple[list[int], list[bool]]:
     """The string stream of one operand: every group's pairs in order, the last
-    pair of each group ending its batch (clusters never mix groups)."""
+    pair of each group ending its batch (clusters never mix groups). The strings
+    are reuse strings, or work weights under the weight rule."""
     strings, last = [], []
+    key = work_weights if cfg.cluster_rule == "weight" else reuse_strings
     for t in tables:
-        s = reuse_strings(t.state, cfg.string_bits)
+        s = key(t.state, cfg.string_bits)
         strings += s
         last += [False] * (len(s) - 1) + [True]
     return strings, last

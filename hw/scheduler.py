@@ -8,6 +8,11 @@ distance: XOR and a popcount adder tree), ties to the lower cluster, falling
 back to the next nearest when a cluster already holds ``cluster_capacity``
 strings. Each assignment appears on ``out_valid``/``out_cluster`` in queue
 order. :mod:`golden.scheduler` is the same unit, cycle for cycle.
+
+Under ``Config.cluster_rule = "weight"`` each string is a pair's work weight,
+there are no pivots, and the unit ranks one queued weight per cycle against
+the whole queue at once (heavier first, ties in queue order: a comparator per
+entry and a popcount), which it gives as that string's cluster.
 """
 
 from __future__ import annotations
@@ -60,7 +65,8 @@ class Scheduler(wiring.Component):
     out_valid : Out(1)
         ``out_cluster`` is the next queued string's cluster, in queue order.
     out_cluster : Out(range(clusters))
-        The cluster the string goes to.
+        The cluster the string goes to; under the weight rule (``in_string``
+        then holds a work weight) its rank in the batch, ``range(queue_depth)``.
     """
 
     @staticmethod
@@ -73,25 +79,27 @@ class Scheduler(wiring.Component):
         super().__init__({
             "in_valid": In(1), "in_ready": Out(1),
             "in_string": In(cfg.string_bits), "in_last": In(1),
-            "out_valid": Out(1), "out_cluster": Out(range(max(2, cfg.clusters))),
+            "out_valid": Out(1), "out_cluster": Out(range(max(2, self.keys(cfg)))),
         })
+
+    @staticmethod
+    def keys(cfg: Config) -> int:
+        """How many values a string's cluster takes: a cluster, or a rank in the batch."""
+        return cfg.queue_depth if cfg.cluster_rule == "weight" else cfg.clusters
 
     def elaborate(self, platform):
         m = Module()
         cfg = self.cfg
-        Q, K, W = cfg.queue_depth, cfg.clusters, cfg.string_bits
+        Q, W = cfg.queue_depth, cfg.string_bits
         # Storage is written before it is read in every batch, so it needs no reset.
         queue = Array(Signal(W, name=f"queue{i}", reset_less=True) for i in range(Q))
         n = Signal(range(Q + 1))             # strings in the queue
-        i = Signal(range(Q + 1))             # assignment position / pivot counter
-        pivots = [Signal(W, name=f"pivot{k}", reset_less=True) for k in range(K)]
-        # One read port serves both PIVOT (a drawn index) and ASSIGN (the next string):
-        # the two never read in the same cycle, so they share one Q:1 multiplexer.
+        i = Signal(range(Q + 1))             # assignment (rank) position / pivot counter
+        # One read port serves PIVOT (a drawn index) and ASSIGN or RANK (the next
+        # string): they never read in the same cycle, so they share one Q:1 multiplexer.
         raddr = Signal(range(Q))
         rdata = Signal(W)
         m.d.comb += rdata.eq(queue[raddr])
-        counts = [Signal(range(cfg.cluster_capacity + 1), name=f"count{k}") for k in range(K)]
-        lfsr = Signal(16, init=lfsr_seed(cfg.seed))
 
         # `ready` is a register (high exactly in FILL) rather than a decode of the
         # FSM state, so that it is defined from time 0 in every simulator.
@@ -103,52 +111,81 @@ class Scheduler(wiring.Component):
                     m.d.sync += [queue[n].eq(self.in_string), n.eq(n + 1)]
                     with m.If(self.in_last | (n + 1 == Q)):
                         m.d.sync += [i.eq(0), ready.eq(0)]
-                        m.next = "PIVOT"
-            with m.State("PIVOT"):
-                nxt = Signal(16)
-                m.d.comb += nxt.eq(Mux(lfsr[0], (lfsr >> 1) ^ LFSR_TAPS, lfsr >> 1))
-                index = Signal(range(Q))
-                m.d.comb += index.eq((nxt * n) >> 16)
-                m.d.sync += [lfsr.eq(nxt), i.eq(i + 1)]
-                m.d.comb += raddr.eq(index)
-                with m.Switch(i):
-                    for k in range(K):
-                        with m.Case(k):
-                            m.d.sync += pivots[k].eq(rdata)
-                with m.If(i == K - 1):
-                    m.d.sync += i.eq(0)
-                    m.next = "ASSIGN"
-            with m.State("ASSIGN"):
-                m.d.comb += raddr.eq(i)
-                s = rdata
-                # Key of cluster k: (distance, k), with full clusters out of reach.
-                keys = []
-                for k in range(K):
-                    dist = popcount_tree(m, list(s ^ pivots[k]), f"dist{k}")
-                    key = Signal(range((W + 2) * K + 1), name=f"key{k}")
-                    full = counts[k] == cfg.cluster_capacity
-                    m.d.comb += key.eq(Mux(full, (W + 1) * K + k, dist * K + k))
-                    keys.append((key, Const(k, range(max(2, K)))))
-                # Argmin by a tree of comparisons; keys are distinct, so ties cannot occur.
-                while len(keys) > 1:
-                    nxt_keys = []
-                    for a in range(0, len(keys) - 1, 2):
-                        (ka, ia), (kb, ib) = keys[a], keys[a + 1]
-                        key = Signal.like(ka)
-                        idx = Signal(range(max(2, K)))
-                        m.d.comb += [key.eq(Mux(kb < ka, kb, ka)), idx.eq(Mux(kb < ka, ib, ia))]
-                        nxt_keys.append((key, idx))
-                    if len(keys) % 2:
-                        nxt_keys.append(keys[-1])
-                    keys = nxt_keys
-                winner = keys[0][1]
-                m.d.comb += [self.out_valid.eq(1), self.out_cluster.eq(winner)]
-                with m.Switch(winner):
-                    for k in range(K):
-                        with m.Case(k):
-                            m.d.sync += counts[k].eq(counts[k] + 1)
-                m.d.sync += i.eq(i + 1)
-                with m.If(i + 1 == n):
-                    m.d.sync += [n.eq(0), i.eq(0), ready.eq(1)] + [c.eq(0) for c in counts]
-                    m.next = "FILL"
+                        m.next = "RANK" if cfg.cluster_rule == "weight" else "PIVOT"
+            if cfg.cluster_rule == "weight":
+                with m.State("RANK"):
+                    self._rank(m, queue, n, i, raddr, rdata, ready)
+            else:
+                self._cluster(m, n, i, raddr, rdata, ready)
         return m
+
+    def _cluster(self, m, n, i, raddr, rdata, ready):
+        # The paper's rule: one pivot a cycle, then one assignment a cycle.
+        cfg = self.cfg
+        Q, K, W = cfg.queue_depth, cfg.clusters, cfg.string_bits
+        pivots = [Signal(W, name=f"pivot{k}", reset_less=True) for k in range(K)]
+        counts = [Signal(range(cfg.cluster_capacity + 1), name=f"count{k}") for k in range(K)]
+        lfsr = Signal(16, init=lfsr_seed(cfg.seed))
+        with m.State("PIVOT"):
+            nxt = Signal(16)
+            m.d.comb += nxt.eq(Mux(lfsr[0], (lfsr >> 1) ^ LFSR_TAPS, lfsr >> 1))
+            index = Signal(range(Q))
+            m.d.comb += index.eq((nxt * n) >> 16)
+            m.d.sync += [lfsr.eq(nxt), i.eq(i + 1)]
+            m.d.comb += raddr.eq(index)
+            with m.Switch(i):
+                for k in range(K):
+                    with m.Case(k):
+                        m.d.sync += pivots[k].eq(rdata)
+            with m.If(i == K - 1):
+                m.d.sync += i.eq(0)
+                m.next = "ASSIGN"
+        with m.State("ASSIGN"):
+            m.d.comb += raddr.eq(i)
+            s = rdata
+            # Key of cluster k: (distance, k), with full clusters out of reach.
+            keys = []
+            for k in range(K):
+                dist = popcount_tree(m, list(s ^ pivots[k]), f"dist{k}")
+                key = Signal(range((W + 2) * K + 1), name=f"key{k}")
+                full = counts[k] == cfg.cluster_capacity
+                m.d.comb += key.eq(Mux(full, (W + 1) * K + k, dist * K + k))
+                keys.append((key, Const(k, range(max(2, K)))))
+            # Argmin by a tree of comparisons; keys are distinct, so ties cannot occur.
+            while len(keys) > 1:
+                nxt_keys = []
+                for a in range(0, len(keys) - 1, 2):
+                    (ka, ia), (kb, ib) = keys[a], keys[a + 1]
+                    key = Signal.like(ka)
+                    idx = Signal(range(max(2, K)))
+                    m.d.comb += [key.eq(Mux(kb < ka, kb, ka)), idx.eq(Mux(kb < ka, ib, ia))]
+                    nxt_keys.append((key, idx))
+                if len(keys) % 2:
+                    nxt_keys.append(keys[-1])
+                keys = nxt_keys
+            winner = keys[0][1]
+            m.d.comb += [self.out_valid.eq(1), self.out_cluster.eq(winner)]
+            with m.Switch(winner):
+                for k in range(K):
+                    with m.Case(k):
+                        m.d.sync += counts[k].eq(counts[k] + 1)
+            m.d.sync += i.eq(i + 1)
+            with m.If(i + 1 == n):
+                m.d.sync += [n.eq(0), i.eq(0), ready.eq(1)] + [c.eq(0) for c in counts]
+                m.next = "FILL"
+
+    def _rank(self, m, queue, n, i, raddr, rdata, ready):
+        # Entry j goes before string i when it is heavier, or as heavy and earlier
+        # in the queue; only the n queued entries count.
+        Q = self.cfg.queue_depth
+        m.d.comb += raddr.eq(i)
+        before = []
+        for j in range(Q):
+            b = Signal(name=f"before{j}")
+            m.d.comb += b.eq((j < n) & ((queue[j] > rdata) | ((queue[j] == rdata) & (j < i))))
+            before.append(b)
+        m.d.comb += [self.out_valid.eq(1), self.out_cluster.eq(popcount_tree(m, before, "rank"))]
+        m.d.sync += i.eq(i + 1)
+        with m.If(i + 1 == n):
+            m.d.sync += [n.eq(0), i.eq(0), ready.eq(1)]
+            m.next = "FILL"

@@ -120,7 +120,8 @@ def cmd_sim_attention(args) -> int:
             "scores_match": bool(np.array_equal(rtl["scores"], expected)),
             "rows": cfg.rows, "cols": cfg.cols, "grid": list(cfg.grid),
             "partition": list(cfg.partition), "full_bits": cfg.full_bits, "accumulators": cfg.accumulators,
-            "lookahead": cfg.lookahead, "issue_window": cfg.issue_window, "pe_stages": cfg.pe_stages,
+            "lookahead": cfg.lookahead, "issue_window": cfg.issue_window, "cluster_rule": cfg.cluster_rule,
+            "pe_stages": cfg.pe_stages,
             "partial_bits": cfg.partial_bits, "tile_groups": model["tiles"],
             "sim_cycles_per_second": rtl["cycles"] / rtl["test_seconds"] if rtl["test_seconds"] else None,
         }

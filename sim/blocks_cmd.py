@@ -42,7 +42,8 @@ def block_config(args) -> Config:
     grid = triple(args.grid, "grid") if args.grid else Config().grid
     return Config(partition=partition, grid=grid, max_channels=args.max_channels, acc_bits=args.acc_bits,
                   rows=args.rows, cols=args.cols, accumulators=args.accumulators,
-                  lookahead=args.lookahead, issue_window=args.issue_window, pe_stages=args.pe_stages,
+                  lookahead=args.lookahead, issue_window=args.issue_window, cluster_rule=args.cluster_rule,
+                  pe_stages=args.pe_stages,
                   vector_lanes=args.vector_lanes)
 
 

@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from golden import MODELS, Config
+from golden.config import CLUSTER_RULES
 from golden.channel_window import WINDOW_WIDTHS
 from golden.pe import ACCUMULATORS, PE_STAGES
 
@@ -85,6 +86,10 @@ def add_dispatcher_args(p) -> None:
                    help="dispatcher: 0 (the default) pairs steps for every PE at once; W in 2..8 carries W "
                         "channels a slot of passes B-D, from which each column (B, D) or row (C) takes its "
                         "own one or two (wider ports; variants with a matcher only)")
+    p.add_argument("--cluster-rule", choices=CLUSTER_RULES, default=Config().cluster_rule,
+                   help="how the scheduler orders a batch of pairs: pivots (the paper's Hamming clustering; "
+                        "the default) or weight (heaviest work first, which evens a tile's columns and rows; "
+                        "variants with a scheduler only)")
 
 
 def _writable_ancestor(path: str) -> str:

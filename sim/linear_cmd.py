@@ -45,7 +45,7 @@ def cmd_sim_linear(args) -> int:
     check_output_dir(args.out)
     simulator = pick_simulator(args.simulator)
     cfg, x, w = linear_inputs(args, rows=args.rows, cols=args.cols, accumulators=args.accumulators,
-                                lookahead=args.lookahead, issue_window=args.issue_window,
+                                lookahead=args.lookahead, issue_window=args.issue_window, cluster_rule=args.cluster_rule,
                                 pe_stages=args.pe_stages)
     variant = "pe" if args.design == "baseline" else args.variant
     with run_folder(args.out, OUTPUTS, WAVE_SUFFIXES) as (out, work):
@@ -76,6 +76,7 @@ def cmd_sim_linear(args) -> int:
             "rows": cfg.rows, "cols": cfg.cols, "grid": list(cfg.grid), "partition": list(cfg.partition),
             "window": cfg.window, "full_bits": cfg.full_bits, "partial_bits": cfg.partial_bits,
             "accumulators": cfg.accumulators, "lookahead": cfg.lookahead, "issue_window": cfg.issue_window,
+            "cluster_rule": cfg.cluster_rule,
             "pe_stages": cfg.pe_stages, "tile_groups": model["tiles"],
         }
         write_npy(out / "out.npy", rtl["out"])

@@ -165,7 +165,7 @@ def test_two_pe_stages_keep_scores_cycles_and_the_baseline_bound(case, accumulat
 
 
 @pytest.mark.parametrize("accumulators", [3, 4])
-@pytest.mark.parametrize("window", [2, 4])
+@pytest.mark.parametrize("window", [2, 4, 8])
 @pytest.mark.parametrize("case", CASES, ids=lambda c: f"{c[0]}-{c[1]}-{c[2]}x{c[3]}-F{c[4]}P{c[5]}-{c[6]}")
 def test_channel_window_engine_is_exact_and_on_model(case, window, accumulators, rng):
     """With a channel window each column (B, D) or row (C) takes its own steps:

@@ -6,7 +6,7 @@ import pytest
 from amaranth.sim import Simulator
 
 from golden import Config
-from golden.scheduler import schedule
+from golden.scheduler import batch_sizes, schedule, weight_ranks
 from hw.scheduler import Scheduler
 
 
@@ -74,3 +74,28 @@ def test_default_sizes_and_short_streams(rng):
     last = [False] * 69 + [True]
     check(strings, last, cfg)
     check([7], [True], cfg)                    # a batch of one: every pivot is that string
+
+
+@pytest.mark.parametrize("kind", ["random", "equal", "few", "saturated"])
+def test_weight_rule_ranks_like_golden(kind, rng):
+    """The weight rule: no pivots, each string's rank in its batch (heavier first,
+    ties in queue order), one a cycle after the batch fills."""
+    cfg = Config(queue_depth=16, string_bits=8, cluster_rule="weight")
+    n = 40
+    strings = {"random": lambda: [int(v) for v in rng.integers(0, 256, n)],
+               "equal": lambda: [9] * n,
+               "few": lambda: [int(v) for v in rng.choice([0, 1, 2, 40], n)],
+               "saturated": lambda: [255] * 20 + [int(v) for v in rng.integers(250, 256, n - 20)]}[kind]()
+    last = [False] * n
+    last[5] = last[22] = last[-1] = True
+    want = check(strings, last, cfg)
+    ranks = [a.cluster for a in want]
+    sizes = batch_sizes(last, cfg.queue_depth)
+    assert sizes == [6, 16, 1, 16, 1]
+    for start, stop in zip(np.cumsum([0] + sizes[:-1]), np.cumsum(sizes)):
+        batch = ranks[start:stop]
+        assert sorted(batch) == list(range(stop - start))          # a permutation of the batch
+        heavier_first = [strings[start + i] for i in np.argsort(batch)]
+        assert heavier_first == sorted(strings[start:stop], reverse=True)
+    assert want[0].cycle == 6                                      # no pivot cycles
+    assert weight_ranks([3, 5, 3, 5]) == [2, 0, 3, 1]

@@ -13,7 +13,7 @@ from golden.pe import ColIn, Load, Mode, PEModel, RowIn
 from hw.window_pe import WindowPE
 
 
-@pytest.mark.parametrize("width", [2, 4])
+@pytest.mark.parametrize("width", [2, 4, 8])
 @pytest.mark.parametrize("accumulators", [3, 4])
 def test_window_pe_picks_its_steps_and_matches_golden_pe(width, accumulators, seed):
     rnd = random.Random(seed)
