@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from golden import Config, approx_scores, proxy_workload, quantize, run_attention
+from golden.config import CLUSTER_RULES
 from golden.channel_window import WINDOW_WIDTHS
 from golden.pe import PE_STAGES
 
@@ -80,13 +81,13 @@ def bench_pe_sim(cycles: int = 20000) -> dict:
 
 
 def bench_head(workload: str = "bikes", grid=(8, 16, 16), head_dim: int = 128, pe_stages: int = 1,
-               issue_window: int = 0) -> dict:
+               issue_window: int = 0, cluster_rule: str = "pivots") -> dict:
     """One head's ``Q K^T`` at full size, Kaleido (full, both PEs) against the baseline:
     cycles from the cycle model (which the tests hold equal to the RTL; an RTL run here
     is ~30M cycles), energy and time from the measured energies per action (the
     dispatcher's included) and each array's fmax. ``kaleido`` is the paper's PE,
     ``kaleido_exact`` the 4-accumulator one; ``pe_stages`` applies to every PE,
-    ``issue_window`` to Kaleido's dispatcher."""
+    ``issue_window`` and ``cluster_rule`` to Kaleido's dispatcher."""
     from golden.cycle_model import baseline_cycles, kaleido_cycles
     from golden.pe import ACCUMULATORS
     from synth.flow import default_liberty
@@ -94,13 +95,14 @@ def bench_head(workload: str = "bikes", grid=(8, 16, 16), head_dim: int = 128, p
     from .energy import run_energy
     from .workload_cmd import make_workload
 
-    cfg = Config.for_model("wan2.1", head_dim, grid=grid, pe_stages=pe_stages, issue_window=issue_window)
+    cfg = Config.for_model("wan2.1", head_dim, grid=grid, pe_stages=pe_stages, issue_window=issue_window,
+                              cluster_rule=cluster_rule)
     w = make_workload(cfg, workload)
     q, k = quantize(w["q"])[0], quantize(w["k"])[0]
     golden = run_attention(q, k, cfg)
     base = baseline_cycles(cfg.tokens, cfg.tokens, cfg)
     out = {"workload": workload, "grid": list(grid), "partition": list(cfg.partition), "pe_stages": pe_stages,
-           "issue_window": issue_window,
+           "issue_window": issue_window, "cluster_rule": cluster_rule,
            "full_bits": cfg.full_bits, "partial_bits": cfg.partial_bits,
            "oracle_reduction": golden.oracle_reduction, "oracle_bound": golden.dense_macs / golden.oracle_macs}
     lib = default_liberty()
@@ -130,12 +132,17 @@ SPEED_CASES = {
 }
 
 
+#: Kaleido's dispatchers the speed bench compares, ``(issue_window, cluster_rule)``:
+#: the paper's (matcher, pivots), a window of 4, and the weight rule with windows of 4 and 8.
+SPEED_DISPATCHERS = ((0, "pivots"), (4, "pivots"), (4, "weight"), (8, "weight"))
+
+
 def bench_speed(variant: str = "full", cases=tuple(SPEED_CASES), accumulators=(3, 4),
-                issue_windows=(0, 4)) -> list:
+                dispatchers=SPEED_DISPATCHERS) -> list:
     """Kaleido against the baseline on the cycle model (which the tests hold equal to
     the RTL): cycles, speedup, share of the oracle bound, executed over oracle
-    MACs, utilization, and lane use per pass, for both PEs, with the matcher
-    (``issue_window`` 0) and with a channel window. ``cycles`` is the faster of
+    MACs, utilization, and lane use per pass, for both PEs and each of
+    ``dispatchers`` (``(issue_window, cluster_rule)``). ``cycles`` is the faster of
     passes A-D (every dispatcher part) and the dense schedule; the pass figures
     are those of passes A-D."""
     from golden.cycle_model import baseline_cycles, kaleido_cycles, pass_profile
@@ -143,9 +150,9 @@ def bench_speed(variant: str = "full", cases=tuple(SPEED_CASES), accumulators=(3
     rows = []
     for name in cases:
         grid, partition = SPEED_CASES[name]
-        for acc, window in ((a, w) for a in accumulators for w in issue_windows):
+        for acc, (window, rule) in ((a, d) for a in accumulators for d in dispatchers):
             cfg = Config(grid=grid, partition=partition, full_bits=5, partial_bits=3, accumulators=acc,
-                         issue_window=window)
+                         issue_window=window, cluster_rule=rule)
             w = proxy_workload(cfg)
             q, k = quantize(w["q"])[0], quantize(w["k"])[0]
             golden = run_attention(q, k, cfg)
@@ -154,7 +161,8 @@ def bench_speed(variant: str = "full", cases=tuple(SPEED_CASES), accumulators=(3
             ran = pairs if pairs.cycles <= base.cycles else kaleido_cycles(q, k, cfg, variant, schedule="dense")
             bound = golden.dense_macs / golden.oracle_macs
             rows.append({
-                "case": name, "accumulators": acc, "issue_window": window, "variant": variant,
+                "case": name, "accumulators": acc, "issue_window": window, "cluster_rule": rule,
+                "variant": variant,
                 "baseline_cycles": base.cycles, "pair_cycles": pairs.cycles, "cycles": ran.cycles,
                 "schedule": ran.schedule, "speedup": base.cycles / ran.cycles,
                 "pair_speedup": base.cycles / pairs.cycles, "oracle_bound": bound,
@@ -163,7 +171,8 @@ def bench_speed(variant: str = "full", cases=tuple(SPEED_CASES), accumulators=(3
                 "utilization": pairs.utilization,
                 "lane_use": {p: v["lane_use"] for p, v in pass_profile(q, k, cfg, variant).items()},
             })
-            print(f"bench speed: {name}, {acc} accumulators, issue window {window}: {rows[-1]['speedup']:.3f}x "
+            print(f"bench speed: {name}, {acc} accumulators, issue window {window}, {rule} rule: "
+                  f"{rows[-1]['speedup']:.3f}x "
                   f"({rows[-1]['share_of_bound']:.2f} of the bound)", file=sys.stderr)
     return rows
 
@@ -213,9 +222,12 @@ def main(argv=None) -> int:
                    help="for head: register stages of every PE (default 1)")
     p.add_argument("--issue-window", type=int, choices=WINDOW_WIDTHS, default=0,
                    help="for head: Kaleido's channel window (default 0: the matcher)")
+    p.add_argument("--cluster-rule", choices=CLUSTER_RULES, default="pivots",
+                   help="for head: Kaleido's scheduler rule (default pivots, the paper's)")
     args = p.parse_args(argv)
     table = {"golden": bench_golden, "thresholds": bench_thresholds, "pe-sim": bench_pe_sim,
-             "head": lambda: bench_head(args.workload, pe_stages=args.pe_stages, issue_window=args.issue_window),
+             "head": lambda: bench_head(args.workload, pe_stages=args.pe_stages, issue_window=args.issue_window,
+                                         cluster_rule=args.cluster_rule),
              "speed": lambda: bench_speed(args.variant), "pv": bench_pv}
     result = {}
     for name in args.what:

@@ -182,8 +182,19 @@ def noise_point(args):
 
 SPEED_DIMS = [16, 32, 64, 128]
 
-#: The dispatchers the speed figure compares: the matcher (0) and a channel window of 4.
-SPEED_WINDOWS = (0, 4)
+#: The dispatchers the speed figure compares, ``(issue_window, cluster_rule)``: the
+#: paper's (the matcher, pivot clustering) and the weight rule behind channel windows of 4 and 8.
+SPEED_DISPATCHERS = ((0, "pivots"), (4, "weight"), (8, "weight"))
+
+
+def _dispatcher(p: dict) -> tuple[int, str]:
+    """A speed point's dispatcher, ``(issue_window, cluster_rule)``."""
+    return p.get("issue_window", 0), p.get("cluster_rule", "pivots")
+
+
+def _dispatcher_label(window: int, rule: str) -> str:
+    """How the figure and table name a dispatcher beside the PE ('' for the paper's)."""
+    return (f", window {window}" if window else "") + (f", {rule} rule" if rule != "pivots" else "")
 
 
 def _pe_key(accumulators: int, issue_window: int) -> str:
@@ -194,20 +205,20 @@ def _pe_key(accumulators: int, issue_window: int) -> str:
 def speed_point(args):
     """Speedup over the baseline array (cycle model, variant full, the driver's
     schedule) and the oracle bound at one design point, for one PE and dispatcher."""
-    cfg_json, accumulators, workload, window = args
-    cfg = Config.from_json(cfg_json).with_(accumulators=accumulators, issue_window=window)
+    cfg_json, accumulators, workload, (window, rule) = args
+    cfg = Config.from_json(cfg_json).with_(accumulators=accumulators, issue_window=window, cluster_rule=rule)
     ops = _quantized(cfg, workload)
     q, k = ops["q"][0], ops["k"][0]
     golden = run_attention(q, k, cfg)
     base = baseline_cycles(cfg.tokens, cfg.tokens, cfg)
     kal = kaleido_cycles(q, k, cfg, "full")
     return {"D": cfg.head_dim, "F": cfg.full_bits, "P": cfg.partial_bits, "accumulators": accumulators,
-            "issue_window": window, "speedup": base.cycles / kal.cycles, "pair_speedup": base.cycles / kal.pair_cycles,
+            "issue_window": window, "cluster_rule": rule, "speedup": base.cycles / kal.cycles, "pair_speedup": base.cycles / kal.pair_cycles,
             "schedule": kal.schedule, "oracle_bound": golden.dense_macs / golden.oracle_macs,
             "executed_over_oracle": kal.executed_macs / golden.oracle_macs if kal.schedule == "pairs" else None}
 
 
-def pe_areas(cfg: Config, liberty, windows=SPEED_WINDOWS) -> dict:
+def pe_areas(cfg: Config, liberty, windows=tuple(sorted({w for w, _ in SPEED_DISPATCHERS}))) -> dict:
     """Synthesized area of the baseline PE and of both Kaleido PEs at ``cfg``, plain
     and behind each channel window of ``windows`` (keys from :func:`_pe_key`)."""
     from synth.area import block_area
@@ -385,15 +396,15 @@ def _plot_speed(out: Path, sp: dict) -> None:
         ticks = sorted({p["D"] if xs == "D" else (p["F"], p["P"]) for p in pts})
         x = np.arange(len(ticks))
 
-        def series(n, field, w=0):
+        def series(n, field, d=(0, "pivots")):
             by = {(p["D"] if xs == "D" else (p["F"], p["P"])): p[field] for p in pts
-                  if p["accumulators"] == n and p.get("issue_window", 0) == w}
+                  if p["accumulators"] == n and _dispatcher(p) == d}
             return [by[t] for t in ticks]
         ax.plot(x, series(3, "oracle_bound"), "k--", label="oracle bound (3 acc.)")
         for n, color in ((3, "tab:blue"), (4, "tab:orange")):
-            for w in sorted({p.get("issue_window", 0) for p in pts}):
-                ax.plot(x, series(n, "speedup", w), "o-" if not w else "s:", color=color,
-                        label=f"Kaleido, {n} accumulators" + (f", window {w}" if w else ""))
+            for i, d in enumerate(sorted({_dispatcher(p) for p in pts})):
+                ax.plot(x, series(n, "speedup", d), ("o-", "s:", "^-.", "v--")[i % 4], color=color,
+                        label=f"Kaleido, {n} accumulators" + _dispatcher_label(*d))
         ax.axhline(1.0, color="gray", lw=0.8)
         ax.set_xticks(x, [str(t) if xs == "D" else f"({t[0]},{t[1]})" for t in ticks])
         ax.set_xlabel(label)
@@ -405,11 +416,12 @@ def _plot_speed(out: Path, sp: dict) -> None:
     ticks = sorted({p["D"] for p in pts})
     x = np.arange(len(ticks))
     for n, color in ((3, "tab:blue"), (4, "tab:orange")):
-        for w in sorted({p.get("issue_window", 0) for p in pts}):
-            by = {p["D"]: p["speedup"] for p in pts if p["accumulators"] == n and p.get("issue_window", 0) == w}
-            pe = _pe_key(n, w)
-            ax.plot(x, [by[t] * area["baseline"] / area[pe] for t in ticks], "o-" if not w else "s:", color=color,
-                    label=f"{n} acc.{f', window {w}' if w else ''} (PE {area[pe] / area['baseline']:.2f}x the area)")
+        for i, d in enumerate(sorted({_dispatcher(p) for p in pts})):
+            by = {p["D"]: p["speedup"] for p in pts if p["accumulators"] == n and _dispatcher(p) == d}
+            pe = _pe_key(n, d[0])
+            ax.plot(x, [by[t] * area["baseline"] / area[pe] for t in ticks], ("o-", "s:", "^-.", "v--")[i % 4],
+                    color=color, label=f"{n} acc.{_dispatcher_label(*d)} (PE {area[pe] / area['baseline']:.2f}x "
+                                       "the area)")
     ax.axhline(1.0, color="gray", lw=0.8, label="baseline array")
     ax.set_xticks(x, [str(t) for t in ticks])
     ax.set_xlabel("head dimension D")
@@ -435,7 +447,8 @@ def _speed_markdown(d: dict) -> list[str]:
             f"{k.replace('/w', ' acc., window ')}{'' if '/' in k else ' acc.'} {v:,.0f}"
             for k, v in area.items() if k not in ("baseline", "unit")) + "). A channel window "
         "(`--issue-window`) lets each column (passes B, D) or row (C) take its own steps from W "
-        "channels a slot, on W-byte ports.",
+        "channels a slot, on W-byte ports; the weight rule (`--cluster-rule weight`) has the "
+        "scheduler sort pairs by their partners' work, so a tile's columns and rows finish together.",
         "",
         "| point | PE | speedup | oracle bound | share | executed / oracle | schedule | per PE area |",
         "|---|---|---:|---:|---:|---:|---|---:|",
@@ -446,13 +459,13 @@ def _speed_markdown(d: dict) -> list[str]:
             ex = f"{p['executed_over_oracle']:.3f}" if p["executed_over_oracle"] is not None else "-"
             w = p.get("issue_window", 0)
             per_area = p["speedup"] * area["baseline"] / area[_pe_key(p["accumulators"], w)]
-            pe = f"{p['accumulators']} acc." + (f", window {w}" if w else "")
+            pe = f"{p['accumulators']} acc." + _dispatcher_label(*_dispatcher(p))
             lines.append(f"| {where} | {pe} | {p['speedup']:.3f} | {p['oracle_bound']:.2f} | "
                          f"{p['speedup'] / p['oracle_bound']:.2f} | {ex} | {p['schedule']} | {per_area:.2f} |")
     best = max(p["speedup"] * area["baseline"] / area[_pe_key(p["accumulators"], p.get("issue_window", 0))]
                for k in ("over_d", "over_fp") for p in sp[k])
-    share = {w: max(p["speedup"] / p["oracle_bound"] for p in sp["over_d"] if p.get("issue_window", 0) == w)
-             for w in sorted({p.get("issue_window", 0) for p in sp["over_d"]})}
+    share = {d: max(p["speedup"] / p["oracle_bound"] for p in sp["over_d"] if _dispatcher(p) == d)
+             for d in sorted({_dispatcher(p) for p in sp["over_d"]})}
     lines += [
         "",
         (f"Ours: at equal PE area Kaleido {'wins' if best > 1 else 'loses'} at every point here "
@@ -463,8 +476,10 @@ def _speed_markdown(d: dict) -> list[str]:
          f"Ours: best throughput per PE area {best:.2f}x the baseline's."),
         "",
         "Best share of the oracle bound over D: " + ", ".join(
-            f"{v:.2f} with {'the matcher' if not w else f'a window of {w}'}" for w, v in share.items())
-        + ". The window buys cycles, but its PE costs more area than the cycles it saves.",
+            f"{v:.2f} with " + ("the matcher" if not d[0] else f"a window of {d[0]}")
+            + (f" and the {d[1]} rule" if d[1] != "pivots" else "") for d, v in share.items())
+        + ". The window and the weight rule buy cycles, but the window's PE costs more area than the "
+          "cycles it saves.",
         "",
     ]
     return lines
@@ -690,9 +705,9 @@ def build_report(out: Path, seed: int = 1, jobs: int = 2, rtl: bool = True,
     liberty = default_liberty()
     over_d = [(mid.with_(partition=Config.for_model("wan2.1", D).partition, max_channels=None,
                          acc_bits=None, pe_acc_bits=None).to_json(), n, w, W)
-              for D in SPEED_DIMS for n in ACCUMULATORS for W in SPEED_WINDOWS]
+              for D in SPEED_DIMS for n in ACCUMULATORS for W in SPEED_DISPATCHERS]
     over_fp = [(mid.with_(full_bits=F, partial_bits=P).to_json(), n, w, W)
-               for F, P in THRESHOLDS for n in ACCUMULATORS for W in SPEED_WINDOWS]
+               for F, P in THRESHOLDS for n in ACCUMULATORS for W in SPEED_DISPATCHERS]
     data["speed"] = {"over_d": _sweep(speed_point, over_d, "speed over D", jobs),
                      "over_fp": _sweep(speed_point, over_fp, "speed over F,P", jobs),
                      "pe_area": pe_areas(mid, liberty)}

@@ -3,7 +3,7 @@
 import numpy as np
 
 from golden import Config
-from golden.scheduler import cluster_order, lfsr_seed, lfsr_step, reuse_strings, schedule
+from golden.scheduler import cluster_order, lfsr_seed, lfsr_step, reuse_strings, schedule, work_weights
 
 
 def test_lfsr_is_maximal():
@@ -30,3 +30,28 @@ def test_reuse_strings_and_order():
     assert sorted(order.tolist()) == [0, 1, 2, 3]
     clusters = [want[i].cluster for i in order]
     assert clusters == sorted(clusters)
+
+
+def test_weight_rule_sorts_each_batch_by_work(rng):
+    """Under the weight rule a pair's string is the lanes its partner needs (2 a
+    channel without reuse, 1 a nibble, 0 a full reuse, saturated), and each batch
+    runs heaviest first, ties in queue order."""
+    states = np.array([[2, 2, 2, 2], [2, 1, 2, 2], [0, 2, 2, 0], [0, 0, 0, 0]])
+    assert work_weights(states, 16) == [0, 1, 4, 8]
+    assert work_weights(states, 2) == [0, 1, 3, 3]                   # saturated to the string's bits
+    cfg = Config(queue_depth=8, string_bits=8, cluster_rule="weight")
+    states = rng.integers(0, 3, (21, 6)).astype(np.int8)
+    weights = work_weights(states, cfg.string_bits)
+    last = [False] * 20 + [True]
+    want, sizes = schedule(weights, last, cfg)
+    assert sizes == [8, 8, 5]
+    order = cluster_order(want, sizes)
+    start = 0
+    for n in sizes:
+        batch = order[start:start + n]
+        assert sorted(batch.tolist()) == list(range(start, start + n))
+        keys = [(-weights[i], i) for i in batch]
+        assert keys == sorted(keys)
+        start += n
+    # No pivot cycles: the first rank appears as the first batch is full.
+    assert want[0].cycle == 8 and want[8].cycle == 8 + 8 + 8

@@ -41,12 +41,14 @@ NEVER_SLOWER = CASES + [
 ]
 
 
-@pytest.mark.parametrize("variant, window", [("pe", 0), ("full", 0), ("full", 4)])
+@pytest.mark.parametrize("variant, window, rule", [("pe", 0, "pivots"), ("full", 0, "pivots"), ("full", 4, "pivots"),
+                                                  ("full", 8, "weight")])
 @pytest.mark.parametrize("case", NEVER_SLOWER, ids=lambda c: f"{c[0]}-{c[1]}-{c[2]}x{c[3]}-{c[6]}")
-def test_kaleido_is_never_slower_than_baseline(case, variant, window, rng):
+def test_kaleido_is_never_slower_than_baseline(case, variant, window, rule, rng):
     partition, grid, R, C, F, P, kind = case
     cfg = Config(partition=partition, grid=grid, rows=R, cols=C, full_bits=F, partial_bits=P,
-                 queue_depth=8, clusters=2, cluster_capacity=4, lookahead=3, issue_window=window)
+                 queue_depth=8, clusters=2, cluster_capacity=4, lookahead=3, issue_window=window,
+                 cluster_rule=rule)
     q, k = operands(kind, cfg, rng)
     tables = kaleido_tables(q, k, cfg, variant)
     model = kaleido_cycles(q, k, cfg, variant, tables)           # the driver's choice

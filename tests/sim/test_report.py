@@ -76,15 +76,17 @@ def test_report_writes_every_figure(tmp_path, monkeypatch):
     # baseline; the exact PE executes the oracle count whenever it runs passes A-D.
     assert (tmp_path / "r" / "speed_vs_bound.png").read_bytes()[:4] == b"\x89PNG"
     sp = data["speed"]
-    assert ({(p["D"], p["accumulators"], p["issue_window"]) for p in sp["over_d"]}
-            == {(D, n, w) for D in (16, 32, 64, 128) for n in (3, 4) for w in (0, 4)})
+    assert ({(p["D"], p["accumulators"], p["issue_window"], p["cluster_rule"]) for p in sp["over_d"]}
+            == {(D, n, w, r) for D in (16, 32, 64, 128) for n in (3, 4)
+                for w, r in ((0, "pivots"), (4, "weight"), (8, "weight"))})
     for p in sp["over_d"] + sp["over_fp"]:
         assert p["speedup"] >= 1.0 and p["speedup"] <= p["oracle_bound"] + 1e-9
         if p["accumulators"] == 4 and p["schedule"] == "pairs":
             assert p["executed_over_oracle"] == pytest.approx(1.0)
     assert sp["pe_area"]["4"] > sp["pe_area"]["3"] > sp["pe_area"]["baseline"] > 0
     assert sp["pe_area"]["3/w4"] > sp["pe_area"]["3"] and sp["pe_area"]["4/w4"] > sp["pe_area"]["4"]
-    assert "3 acc., window 4" in text           # the table says which dispatcher each row is
+    assert sp["pe_area"]["4/w8"] > sp["pe_area"]["4/w4"]
+    assert "3 acc., window 4, weight rule" in text        # the table says which dispatcher each row is
     assert "Speed against the oracle bound" in text
     # Pure noise leaves less to reuse than the clean clip.
     noise = {p["sigma"]: p for p in data["noise"]["points"]}
