@@ -267,6 +267,12 @@ class Config:
         return max(self.partition)
 
     @property
+    def entry_bits(self) -> int:
+        """Bits of a scheduler queue entry: a reuse string of ``string_bits``, or under
+        the weight rule a work weight, at most two lanes a channel of the widest group."""
+        return (2 * self.group_width).bit_length() if self.cluster_rule == "weight" else self.string_bits
+
+    @property
     def tokens(self) -> int:
         T, H, W = self.grid
         return T * H * W

@@ -73,7 +73,7 @@ def schedule(strings: list[int], last: list[bool], cfg: Config) -> tuple[list[As
     out = []
     state = lfsr_seed(cfg.seed)
     cycle, start = 0, 0
-    mask = (1 << cfg.string_bits) - 1
+    mask = (1 << cfg.entry_bits) - 1
     sizes = batch_sizes(last, cfg.queue_depth)
     for n in sizes:
         batch = [s & mask for s in strings[start:start + n]]
@@ -102,7 +102,7 @@ def weight_ranks(weights: list[int]) -> list[int]:
 def _rank_schedule(strings, last, cfg: Config):
     # The weight rule: fill, then one rank a cycle in queue order (no pivots).
     out, cycle, start = [], 0, 0
-    mask = (1 << cfg.string_bits) - 1
+    mask = (1 << cfg.entry_bits) - 1
     sizes = batch_sizes(last, cfg.queue_depth)
     for n in sizes:
         batch = [s & mask for s in strings[start:start + n]]
@@ -138,12 +138,13 @@ def reuse_strings(states: np.ndarray, string_bits: int) -> list[int]:
     return [int(v) for v in (bits.astype(np.int64) * weights).sum(axis=1)]
 
 
-def work_weights(states: np.ndarray, string_bits: int) -> list[int]:
+def work_weights(states: np.ndarray, bits: int) -> list[int]:
     """Work weights of pairs from their partner states ``[P, Dg]``: the lanes a
     partner needs over the group (2 a channel it does not reuse, 1 a nibble, 0 a
-    full reuse), saturated to ``string_bits`` (see module doc)."""
+    full reuse), saturated to ``bits`` (``Config.entry_bits``, which a group of
+    the design point never reaches; see module doc)."""
     lanes = (2 - states.astype(np.int64)).sum(axis=1)
-    return [int(v) for v in np.minimum(lanes, (1 << string_bits) - 1)]
+    return [int(v) for v in np.minimum(lanes, (1 << bits) - 1)]
 
 
 def cluster_order(assignments: list[Assignment], batch_sizes: list[int]) -> np.ndarray:
@@ -166,7 +167,7 @@ def operand_stream(tables, cfg: Config) -> tuple[list[int], list[bool]]:
     strings, last = [], []
     key = work_weights if cfg.cluster_rule == "weight" else reuse_strings
     for t in tables:
-        s = key(t.state, cfg.string_bits)
+        s = key(t.state, cfg.entry_bits)
         strings += s
         last += [False] * (len(s) - 1) + [True]
     return strings, last

@@ -38,7 +38,8 @@ BLOCKS = {
     "baseline-pe": (BaselinePE, "plain output-stationary 8-bit MAC"),
     "array": (KaleidoArray, "R x C augmented PEs with input skew and drain chains"),
     "baseline-array": (BaselineArray, "R x C baseline PEs with input skew and drain chains"),
-    "scheduler": (Scheduler, "dispatcher clustering unit: string queue, LFSR pivots, Hamming argmin"),
+    "scheduler": (Scheduler, "dispatcher clustering unit: string queue, LFSR pivots, Hamming argmin "
+                             "(or, --cluster-rule weight, a rank by work weight)"),
     "matcher": (Matcher, "dispatcher merge unit: per-channel column needs, lookahead window"),
     "window-pe": (_windowed(WindowPE), "augmented PE behind a channel window's step select "
                                        "(--issue-window, 4 if unset)"),

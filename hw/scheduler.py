@@ -49,8 +49,8 @@ class Scheduler(wiring.Component):
     Parameters
     ----------
     cfg : Config
-        Takes ``queue_depth``, ``clusters``, ``cluster_capacity``, ``string_bits``
-        and ``seed``.
+        Takes ``queue_depth``, ``clusters``, ``cluster_capacity``, ``string_bits``,
+        ``cluster_rule`` and ``seed``; a queue entry is ``entry_bits`` wide.
 
     Members
     -------
@@ -58,8 +58,9 @@ class Scheduler(wiring.Component):
         ``in_string`` holds a string.
     in_ready : Out(1)
         The queue takes a string this cycle (it is filling).
-    in_string : In(string_bits)
-        A reuse string: bit ``b`` is 0 when the pair fully reuses on the channels of bit ``b``.
+    in_string : In(entry_bits)
+        A reuse string: bit ``b`` is 0 when the pair fully reuses on the channels of bit ``b``;
+        under the weight rule, the pair's work weight.
     in_last : In(1)
         ``in_string`` ends its batch: the queue stops filling and starts assigning.
     out_valid : Out(1)
@@ -72,13 +73,13 @@ class Scheduler(wiring.Component):
     @staticmethod
     def storage_bits(cfg: Config) -> int:
         """Bits of the string queue: what an SRAM macro could hold instead of flip-flops."""
-        return cfg.queue_depth * cfg.string_bits
+        return cfg.queue_depth * cfg.entry_bits
 
     def __init__(self, cfg: Config):
         self.cfg = require_config(cfg, self)
         super().__init__({
             "in_valid": In(1), "in_ready": Out(1),
-            "in_string": In(cfg.string_bits), "in_last": In(1),
+            "in_string": In(cfg.entry_bits), "in_last": In(1),
             "out_valid": Out(1), "out_cluster": Out(range(max(2, self.keys(cfg)))),
         })
 
@@ -90,7 +91,7 @@ class Scheduler(wiring.Component):
     def elaborate(self, platform):
         m = Module()
         cfg = self.cfg
-        Q, W = cfg.queue_depth, cfg.string_bits
+        Q, W = cfg.queue_depth, cfg.entry_bits
         # Storage is written before it is read in every batch, so it needs no reset.
         queue = Array(Signal(W, name=f"queue{i}", reset_less=True) for i in range(Q))
         n = Signal(range(Q + 1))             # strings in the queue

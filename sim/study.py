@@ -33,6 +33,9 @@ Mechanisms, per pass B, C, D of a tile group (pass A is dense and unchanged):
     The built matcher (or mechanism ``NAME``), on pairs reordered so neighbouring pairs (hence the
     columns or rows of one tile) have alike reuse states: a greedy
     nearest-neighbour chain by Hamming distance of the need bits.
+``weight`` (or ``weight+NAME``)
+    The same, on pairs in the order of the scheduler's weight rule (built:
+    ``--cluster-rule weight``): heaviest partner work first, within each batch.
 """
 
 from __future__ import annotations
@@ -229,20 +232,30 @@ def _mechanism(name: str, cfg: Config) -> Callable[[dict], dict]:
     raise ValueError(f"unknown mechanism {name!r}")
 
 
-def _parse(name: str, cfg: Config) -> tuple[bool, Callable[[dict], dict]]:
-    """``(reorder the pairs, scheduler)`` of a mechanism's name."""
-    rest = name.removeprefix("nn-order")
-    if rest != name and rest and not rest.startswith("+"):
-        raise ValueError(f"unknown mechanism {name!r}")
+#: Orders a mechanism's name may start with (``ORDER+NAME``): see the module doc.
+ORDERS = ("nn-order", "weight")
+
+
+def _parse(name: str, cfg: Config) -> tuple[str | None, Callable[[dict], dict]]:
+    """``(how the pairs are reordered, or None; scheduler)`` of a mechanism's name."""
+    for order in ORDERS:
+        rest = name.removeprefix(order)
+        if rest != name:
+            if rest and not rest.startswith("+"):
+                raise ValueError(f"unknown mechanism {name!r}")
+            break
+    else:
+        order, rest = None, name
     try:
-        return rest != name, _mechanism(rest.removeprefix("+") or "pairs", cfg)
+        return order, _mechanism(rest.removeprefix("+") or "pairs", cfg)
     except ValueError:
         raise ValueError(f"unknown mechanism {name!r}") from None
 
 
 #: What :func:`study` tries by default: today's matcher, then one change at a time.
 MECHANISMS = ("pairs", "pairs:8", "steps:4", "d-partners", "nn-order",
-              "window:2,rc", "window:4,rc", "window:4,pe", "window:8,rc", "nn-order+window:4,rc", "bound")
+              "window:2,rc", "window:4,rc", "window:4,pe", "window:8,rc", "nn-order+window:4,rc", "bound",
+              "weight", "weight+window:4,rc", "weight+window:8,rc", "weight+bound")
 
 
 def study(q: np.ndarray, k: np.ndarray, cfg: Config, mechanisms=MECHANISMS, variant: str = "full",
@@ -253,10 +266,14 @@ def study(q: np.ndarray, k: np.ndarray, cfg: Config, mechanisms=MECHANISMS, vari
     schedule with :func:`check_pass`."""
     base = baseline_cycles(q.shape[0], k.shape[0], cfg).cycles
     runs = {name: _parse(name, cfg) for name in mechanisms}        # a bad name fails before any work
-    tables = kaleido_tables(q, k, cfg, variant)
+    tables = {None: kaleido_tables(q, k, cfg.with_(cluster_rule="pivots"), variant)}
     out = {}
     for name in mechanisms:
-        qt, kt = (nn_order(tables[0]), nn_order(tables[1])) if runs[name][0] else tables
+        order = runs[name][0]
+        if order not in tables:
+            tables[order] = (tuple(map(nn_order, tables[None])) if order == "nn-order" else
+                             kaleido_tables(q, k, cfg.with_(cluster_rule="weight"), "full"))
+        qt, kt = tables[order]
         run = runs[name][1]
         rows = []
         for a_slots, work in tile_lane_needs(qt, kt, cfg):

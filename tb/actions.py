@@ -234,7 +234,7 @@ def _unit_stimulus(block: str, dut, cfg: Config, action: str, rnd: random.Random
 
         async def step(ctx):
             if action == "busy" and (not offer["in_valid"] or ctx.get(dut.in_ready)):
-                offer.update(in_valid=1, in_string=rnd.getrandbits(cfg.string_bits),
+                offer.update(in_valid=1, in_string=rnd.getrandbits(cfg.entry_bits),
                              in_last=int(rnd.random() < 1 / cfg.queue_depth))
             for k, v in offer.items():
                 ctx.set(getattr(dut, k), v)

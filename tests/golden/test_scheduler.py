@@ -39,9 +39,10 @@ def test_weight_rule_sorts_each_batch_by_work(rng):
     states = np.array([[2, 2, 2, 2], [2, 1, 2, 2], [0, 2, 2, 0], [0, 0, 0, 0]])
     assert work_weights(states, 16) == [0, 1, 4, 8]
     assert work_weights(states, 2) == [0, 1, 3, 3]                   # saturated to the string's bits
-    cfg = Config(queue_depth=8, string_bits=8, cluster_rule="weight")
+    cfg = Config(queue_depth=8, partition=(6, 6, 6), cluster_rule="weight")
+    assert cfg.entry_bits == 4 and Config(partition=(6, 6, 6)).entry_bits == 16
     states = rng.integers(0, 3, (21, 6)).astype(np.int8)
-    weights = work_weights(states, cfg.string_bits)
+    weights = work_weights(states, cfg.entry_bits)
     last = [False] * 20 + [True]
     want, sizes = schedule(weights, last, cfg)
     assert sizes == [8, 8, 5]

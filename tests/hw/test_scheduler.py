@@ -80,7 +80,8 @@ def test_default_sizes_and_short_streams(rng):
 def test_weight_rule_ranks_like_golden(kind, rng):
     """The weight rule: no pivots, each string's rank in its batch (heavier first,
     ties in queue order), one a cycle after the batch fills."""
-    cfg = Config(queue_depth=16, string_bits=8, cluster_rule="weight")
+    cfg = Config(queue_depth=16, partition=(100, 8, 8), cluster_rule="weight")
+    assert cfg.entry_bits == 8                                     # weights up to 2 x 100 lanes
     n = 40
     strings = {"random": lambda: [int(v) for v in rng.integers(0, 256, n)],
                "equal": lambda: [9] * n,

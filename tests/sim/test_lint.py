@@ -11,3 +11,11 @@ def test_verilator_lint_clean(tmp_path, block):
     if why:
         pytest.skip(why)
     assert lint.lint(block, Config(), tmp_path) == []
+
+
+def test_verilator_lint_clean_weight_rule(tmp_path):
+    # The scheduler's rank (the weight rule) is other RTL than its pivots.
+    why = runner.missing("verilator")
+    if why:
+        pytest.skip(why)
+    assert lint.lint("scheduler", Config(cluster_rule="weight"), tmp_path) == []

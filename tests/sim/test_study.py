@@ -29,10 +29,15 @@ def test_study_schedules_serve_the_work_exactly(rng, acc):
     # The window the RTL builds (Config.issue_window) is the study's column/row window.
     built = kaleido_cycles(q, k, cfg.with_(issue_window=4), "full", schedule="pairs")
     assert res["window:4,rc"]["cycles"] == built.engine_cycles
+    # ... and so is the window behind the scheduler's weight rule.
+    weighted = kaleido_cycles(q, k, cfg.with_(issue_window=4, cluster_rule="weight"), "full", schedule="pairs")
+    assert res["weight+window:4,rc"]["cycles"] == weighted.engine_cycles
     # No packing within a pass of the same tiles beats the bound (d-partners moves D's
-    # steps into B and C; nn-order makes other tiles).
-    assert all(res["bound"]["cycles"] <= r["cycles"] for name, r in res.items()
-               if name != "d-partners" and not name.startswith("nn-order"))
+    # steps into B and C; a reordering makes other tiles, with a bound of their own).
+    for order in (None, "weight"):
+        bound = res["bound" if order is None else f"{order}+bound"]["cycles"]
+        assert all(bound <= r["cycles"] for name, r in res.items()
+                   if name != "d-partners" and study._parse(name, cfg)[0] == order)
 
 
 def test_study_check_catches_a_bad_schedule(rng):

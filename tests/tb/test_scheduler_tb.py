@@ -27,6 +27,8 @@ def test_scheduler_verilog(tmp_path, simulator, rule, rng):
         "ties": [int(v) for v in rng.choice([0x00FF, 0xFF00, 0x0F0F, 0xF0F0], n)],
         "sparse": [1 << int(b) for b in rng.integers(0, 16, n)],
     }
+    # A queue entry is a 16-bit string, or a work weight of fewer bits (Config.entry_bits).
+    streams = {name: [s & ((1 << cfg.entry_bits) - 1) for s in strings] for name, strings in streams.items()}
     doc = {}
     for name, strings in streams.items():
         last = [False] * n
