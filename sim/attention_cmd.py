@@ -25,8 +25,8 @@ from golden.head_cycles import PV_SCHEDULES
 from golden.opcount import dense_macs, pv_oracle_macs
 
 from . import runner
-from .common import (UserError, add_accumulators_arg, add_dispatcher_args, add_pe_stages_arg, check_output_dir,
-                     print_json, run_folder, write_json, write_npy)
+from .common import (UserError, add_accumulators_arg, add_dispatcher_args, add_pe_stages_arg,
+                     check_dispatcher_args, check_output_dir, print_json, run_folder, write_json, write_npy)
 from .operands import add_operand_args, load_attention_inputs
 from .energy import head_energy, run_energy
 from .head import STAGES, baseline_head_cycles, simulate_head
@@ -77,6 +77,7 @@ def cmd_sim_attention(args) -> int:
         raise UserError("the baseline has no dispatcher: --variant applies to --design kaleido")
     if args.design == "baseline":
         args.variant = "pe"
+    check_dispatcher_args(args)
     if args.pv_schedule != "auto" and (args.design == "baseline" or args.v is None):
         raise UserError("--pv-schedule says how P V~ runs on the Kaleido array: it needs --v and "
                         "--design kaleido")

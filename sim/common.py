@@ -17,10 +17,12 @@ import numpy as np
 from golden import MODELS, Config
 from golden.config import CLUSTER_RULES
 from golden.channel_window import WINDOW_WIDTHS
+from golden.cycle_model import variant_parts
 from golden.pe import ACCUMULATORS, PE_STAGES
 
 __all__ = ["UserError", "triple", "check_output_file", "check_output_dir", "atomic_output",
            "json_safe", "print_json", "add_partition_args", "add_accumulators_arg", "add_dispatcher_args",
+           "check_dispatcher_args",
            "add_pe_stages_arg", "MAX_TOKENS", "check_tokens"]
 
 #: The largest grid a command takes: ``S~`` alone is ``N x N`` int64, 32 GiB at 65,536 tokens.
@@ -90,6 +92,19 @@ def add_dispatcher_args(p) -> None:
                    help="how the scheduler orders a batch of pairs: pivots (the paper's Hamming clustering; "
                         "the default) or weight (heaviest work first, which evens a tile's columns and rows; "
                         "variants with a scheduler only)")
+
+
+def check_dispatcher_args(args) -> None:
+    """Refuse a dispatcher option that ``--variant`` has no part for (Kaleido only)."""
+    if args.design != "kaleido":
+        return
+    with_scheduler, with_matcher = variant_parts(args.variant)
+    if args.cluster_rule != "pivots" and not with_scheduler:
+        raise UserError(f"--cluster-rule {args.cluster_rule} orders the scheduler's batches: --variant "
+                        f"{args.variant} has no scheduler (use pe-sh or full)")
+    if args.issue_window and not with_matcher:
+        raise UserError(f"--issue-window takes the matcher's place: --variant {args.variant} has no matcher "
+                        "(use pe-m or full)")
 
 
 def _writable_ancestor(path: str) -> str:

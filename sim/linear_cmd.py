@@ -19,8 +19,8 @@ from golden.linear_cycles import baseline_linear_cycles
 
 from . import runner
 from .attention_cmd import VARIANT_HELP
-from .common import (UserError, add_accumulators_arg, add_dispatcher_args, add_pe_stages_arg, check_output_dir,
-                     print_json, run_folder, write_json, write_npy)
+from .common import (UserError, add_accumulators_arg, add_dispatcher_args, add_pe_stages_arg,
+                     check_dispatcher_args, check_output_dir, print_json, run_folder, write_json, write_npy)
 from .golden_cmd import add_linear_args, linear_inputs
 from .simulate import WAVE_SUFFIXES, pick_simulator
 
@@ -42,6 +42,7 @@ def cmd_sim_linear(args) -> int:
     for name in ("rows", "cols"):
         if getattr(args, name) < 1:
             raise UserError(f"--{name} must be at least 1, got {getattr(args, name)}")
+    check_dispatcher_args(args)
     check_output_dir(args.out)
     simulator = pick_simulator(args.simulator)
     cfg, x, w = linear_inputs(args, rows=args.rows, cols=args.cols, accumulators=args.accumulators,

@@ -271,3 +271,12 @@ def test_sim_attention_weight_rule(tmp_path, simulator):
     assert stats["executed_macs"] == stats["oracle_macs"]
     pivots = kaleido_cycles(ops["q"], ops["k"], cfg.with_(cluster_rule="pivots"), "full").cycles
     assert stats["cycles"] < pivots
+
+
+@pytest.mark.parametrize("flags, needs", [(("--cluster-rule", "weight", "--variant", "pe-m"), "no scheduler"),
+                                          (("--issue-window", "4", "--variant", "pe-sh"), "no matcher")])
+def test_sim_attention_refuses_a_dispatcher_option_the_variant_lacks(tmp_path, flags, needs):
+    r = run("sim", "attention", "--q", "q.npy", "--k", "k.npy", "--grid", "1,2,2", "--model", "wan2.1", *flags,
+            "--out", "x", cwd=tmp_path)
+    assert r.returncode == 2 and needs in r.stderr and len(r.stderr.strip().splitlines()) == 1
+    assert not (tmp_path / "x").exists()
