@@ -42,6 +42,9 @@ def cmd_sim_linear(args) -> int:
     for name in ("rows", "cols"):
         if getattr(args, name) < 1:
             raise UserError(f"--{name} must be at least 1, got {getattr(args, name)}")
+    if args.cluster_rule != "pivots":
+        raise UserError("--cluster-rule: a linear layer runs without the scheduler (its windows are not "
+                        "reordered; full runs as pe-m)")
     check_dispatcher_args(args)
     check_output_dir(args.out)
     simulator = pick_simulator(args.simulator)
