@@ -79,8 +79,9 @@ def add_pe_stages_arg(p) -> None:
                         "critical path, one more cycle of drain)")
 
 
-def add_dispatcher_args(p) -> None:
-    """The matcher's lookahead and the channel window, on every command that builds a design point."""
+def add_dispatcher_args(p, scheduler: bool = True) -> None:
+    """The matcher's lookahead, the channel window and (``scheduler``) the scheduler's
+    rule, on every command that builds a design point."""
     p.add_argument("--lookahead", type=int, metavar="N", default=Config().lookahead,
                    help=f"channel steps the matcher sees at once: the head and the N-1 after it "
                         f"(default {Config().lookahead})")
@@ -88,6 +89,8 @@ def add_dispatcher_args(p) -> None:
                    help="dispatcher: 0 (the default) pairs steps for every PE at once; W in 2..8 carries W "
                         "channels a slot of passes B-D, from which each column (B, D) or row (C) takes its "
                         "own one or two (wider ports; variants with a matcher only)")
+    if not scheduler:
+        return
     p.add_argument("--cluster-rule", choices=CLUSTER_RULES, default=Config().cluster_rule,
                    help="how the scheduler orders a batch of pairs: pivots (the paper's Hamming clustering; "
                         "the default) or weight (heaviest work first, which evens a tile's columns and rows; "
@@ -99,7 +102,7 @@ def check_dispatcher_args(args) -> None:
     if args.design != "kaleido":
         return
     with_scheduler, with_matcher = variant_parts(args.variant)
-    if args.cluster_rule != "pivots" and not with_scheduler:
+    if getattr(args, "cluster_rule", "pivots") != "pivots" and not with_scheduler:
         raise UserError(f"--cluster-rule {args.cluster_rule} orders the scheduler's batches: --variant "
                         f"{args.variant} has no scheduler (use pe-sh or full)")
     if args.issue_window and not with_matcher:

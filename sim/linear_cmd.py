@@ -42,14 +42,11 @@ def cmd_sim_linear(args) -> int:
     for name in ("rows", "cols"):
         if getattr(args, name) < 1:
             raise UserError(f"--{name} must be at least 1, got {getattr(args, name)}")
-    if args.cluster_rule != "pivots":
-        raise UserError("--cluster-rule: a linear layer runs without the scheduler (its windows are not "
-                        "reordered; full runs as pe-m)")
     check_dispatcher_args(args)
     check_output_dir(args.out)
     simulator = pick_simulator(args.simulator)
     cfg, x, w = linear_inputs(args, rows=args.rows, cols=args.cols, accumulators=args.accumulators,
-                                lookahead=args.lookahead, issue_window=args.issue_window, cluster_rule=args.cluster_rule,
+                                lookahead=args.lookahead, issue_window=args.issue_window,
                                 pe_stages=args.pe_stages)
     variant = "pe" if args.design == "baseline" else args.variant
     with run_folder(args.out, OUTPUTS, WAVE_SUFFIXES) as (out, work):
@@ -80,7 +77,6 @@ def cmd_sim_linear(args) -> int:
             "rows": cfg.rows, "cols": cfg.cols, "grid": list(cfg.grid), "partition": list(cfg.partition),
             "window": cfg.window, "full_bits": cfg.full_bits, "partial_bits": cfg.partial_bits,
             "accumulators": cfg.accumulators, "lookahead": cfg.lookahead, "issue_window": cfg.issue_window,
-            "cluster_rule": cfg.cluster_rule,
             "pe_stages": cfg.pe_stages, "tile_groups": model["tiles"],
         }
         write_npy(out / "out.npy", rtl["out"])
@@ -115,7 +111,7 @@ def register(what, parser_class) -> None:
     p.add_argument("--rows", type=int, default=4, help="PE rows of the array (default 4)")
     p.add_argument("--cols", type=int, default=4, help="PE columns of the array (default 4)")
     add_accumulators_arg(p)
-    add_dispatcher_args(p)
+    add_dispatcher_args(p, scheduler=False)          # a linear layer's windows are never reordered
     add_pe_stages_arg(p)
     p.add_argument("--waves", action="store_true", help="keep the engine's waveform in DIR")
     p.add_argument("--json", action="store_true", help="print stats.json to stdout")

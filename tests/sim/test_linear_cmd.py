@@ -58,7 +58,7 @@ def test_sim_linear_end_to_end(tmp_path, rng, design, accumulators):
     ({"--grid": "2,3,3"}, "18"),
     ({"--rows": "0"}, "--rows"),
     ({"--variant": "pe-sh", "--design": "baseline"}, "no dispatcher"),
-    ({"--cluster-rule": "weight"}, "without the scheduler"),
+    ({"--cluster-rule": "weight"}, "unrecognized arguments"),
     ({"--issue-window": "4", "--variant": "pe-sh"}, "no matcher"),
 ])
 def test_sim_linear_bad_inputs(tmp_path, rng, change, message):
