@@ -38,11 +38,16 @@ from dataclasses import dataclass
 import numpy as np
 
 from .config import CLUSTER_RULES, Config
+from .reuse import State
 
-__all__ = ["LFSR_TAPS", "CLUSTER_RULES", "lfsr_step", "lfsr_seed", "Assignment", "schedule", "batch_sizes",
+__all__ = ["LFSR_TAPS", "CLUSTER_RULES", "PARTNER_LANES", "lfsr_step", "lfsr_seed", "Assignment", "schedule", "batch_sizes",
            "reuse_strings", "work_weights", "weight_ranks", "cluster_order", "operand_stream", "cluster_tables"]
 
 LFSR_TAPS = 0xB400
+
+#: Lanes of a channel a partner in each reuse state still needs (the weight rule),
+#: indexed by :class:`golden.reuse.State`.
+PARTNER_LANES = np.array([{State.COMPUTE: 2, State.PARTIAL: 1, State.FULL: 0}[s] for s in State], np.int64)
 
 
 def lfsr_seed(seed: int) -> int:
@@ -131,7 +136,7 @@ def reuse_strings(states: np.ndarray, string_bits: int) -> list[int]:
     """Reuse strings of pairs from their partner states ``[P, Dg]`` (see module doc)."""
     P, dg = states.shape
     bits = np.zeros((P, string_bits), bool)
-    not_full = states != 2
+    not_full = states != State.FULL
     for b in range(min(string_bits, dg)):
         bits[:, b] = not_full[:, b::string_bits].any(axis=1)
     weights = 1 << np.arange(string_bits, dtype=np.int64)
@@ -143,7 +148,7 @@ def work_weights(states: np.ndarray, bits: int) -> list[int]:
     partner needs over the group (2 a channel it does not reuse, 1 a nibble, 0 a
     full reuse), saturated to ``bits`` (``Config.entry_bits``, which a group of
     the design point never reaches; see module doc)."""
-    lanes = (2 - states.astype(np.int64)).sum(axis=1)
+    lanes = PARTNER_LANES[states.astype(np.int64)].sum(axis=1)
     return [int(v) for v in np.minimum(lanes, (1 << bits) - 1)]
 
 
