@@ -73,8 +73,6 @@ def schedule(strings: list[int], last: list[bool], cfg: Config) -> tuple[list[As
 
     Returns the assignments, in string order, and the batch sizes.
     """
-    if cfg.cluster_rule == "weight":
-        return _rank_schedule(strings, last, cfg)
     out = []
     state = lfsr_seed(cfg.seed)
     cycle, start = 0, 0
@@ -84,39 +82,36 @@ def schedule(strings: list[int], last: list[bool], cfg: Config) -> tuple[list[As
         batch = [s & mask for s in strings[start:start + n]]
         start += n
         cycle += n                                    # fill
-        pivots = []
-        for _ in range(cfg.clusters):                 # one pivot per cycle
-            state = lfsr_step(state)
-            pivots.append(batch[(state * n) >> 16])
-        cycle += cfg.clusters
-        counts = [0] * cfg.clusters
-        for s in batch:                               # one assignment per cycle
-            keys = sorted((bin(s ^ p).count("1"), k) for k, p in enumerate(pivots))
-            k = next(k for _, k in keys if counts[k] < cfg.cluster_capacity)
-            counts[k] += 1
+        if cfg.cluster_rule == "weight":
+            clusters = weight_ranks(batch)
+        else:
+            pivots = []
+            for _ in range(cfg.clusters):             # one pivot per cycle
+                state = lfsr_step(state)
+                pivots.append(batch[(state * n) >> 16])
+            cycle += cfg.clusters
+            clusters = _nearest_pivots(batch, pivots, cfg.cluster_capacity)
+        for k in clusters:                            # one assignment (rank) per cycle
             out.append(Assignment(k, cycle))
             cycle += 1
     return out, sizes
 
 
+def _nearest_pivots(batch: list[int], pivots: list[int], capacity: int) -> list[int]:
+    # Each string's nearest pivot with room, ties to the lower cluster.
+    counts = [0] * len(pivots)
+    out = []
+    for s in batch:
+        keys = sorted((bin(s ^ p).count("1"), k) for k, p in enumerate(pivots))
+        k = next(k for _, k in keys if counts[k] < capacity)
+        counts[k] += 1
+        out.append(k)
+    return out
+
+
 def weight_ranks(weights: list[int]) -> list[int]:
     """Rank of each weight in its batch: heavier first, equal weights in queue order."""
     return [sum(v > w for v in weights) + sum(v == w for v in weights[:i]) for i, w in enumerate(weights)]
-
-
-def _rank_schedule(strings, last, cfg: Config):
-    # The weight rule: fill, then one rank a cycle in queue order (no pivots).
-    out, cycle, start = [], 0, 0
-    mask = (1 << cfg.entry_bits) - 1
-    sizes = batch_sizes(last, cfg.queue_depth)
-    for n in sizes:
-        batch = [s & mask for s in strings[start:start + n]]
-        start += n
-        cycle += n
-        for rank in weight_ranks(batch):
-            out.append(Assignment(rank, cycle))
-            cycle += 1
-    return out, sizes
 
 
 def batch_sizes(last: list[bool], depth: int) -> list[int]:

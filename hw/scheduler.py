@@ -123,7 +123,7 @@ class Scheduler(wiring.Component):
     def _cluster(self, m, n, i, raddr, rdata, ready):
         # The paper's rule: one pivot a cycle, then one assignment a cycle.
         cfg = self.cfg
-        Q, K, W = cfg.queue_depth, cfg.clusters, cfg.string_bits
+        Q, K, W = cfg.queue_depth, cfg.clusters, cfg.entry_bits
         pivots = [Signal(W, name=f"pivot{k}", reset_less=True) for k in range(K)]
         counts = [Signal(range(cfg.cluster_capacity + 1), name=f"count{k}") for k in range(K)]
         lfsr = Signal(16, init=lfsr_seed(cfg.seed))
@@ -165,15 +165,11 @@ class Scheduler(wiring.Component):
                     nxt_keys.append(keys[-1])
                 keys = nxt_keys
             winner = keys[0][1]
-            m.d.comb += [self.out_valid.eq(1), self.out_cluster.eq(winner)]
             with m.Switch(winner):
                 for k in range(K):
                     with m.Case(k):
                         m.d.sync += counts[k].eq(counts[k] + 1)
-            m.d.sync += i.eq(i + 1)
-            with m.If(i + 1 == n):
-                m.d.sync += [n.eq(0), i.eq(0), ready.eq(1)] + [c.eq(0) for c in counts]
-                m.next = "FILL"
+            self._emit(m, n, i, ready, winner, [c.eq(0) for c in counts])
 
     def _rank(self, m, queue, n, i, raddr, rdata, ready):
         # Entry j goes before string i when it is heavier, or as heavy and earlier
@@ -185,8 +181,12 @@ class Scheduler(wiring.Component):
             b = Signal(name=f"before{j}")
             m.d.comb += b.eq((j < n) & ((queue[j] > rdata) | ((queue[j] == rdata) & (j < i))))
             before.append(b)
-        m.d.comb += [self.out_valid.eq(1), self.out_cluster.eq(popcount_tree(m, before, "rank"))]
+        self._emit(m, n, i, ready, popcount_tree(m, before, "rank"))
+
+    def _emit(self, m, n, i, ready, cluster, clear=()):
+        # String i's cluster (or rank) goes out; after the batch's last, fill again.
+        m.d.comb += [self.out_valid.eq(1), self.out_cluster.eq(cluster)]
         m.d.sync += i.eq(i + 1)
         with m.If(i + 1 == n):
-            m.d.sync += [n.eq(0), i.eq(0), ready.eq(1)]
+            m.d.sync += [n.eq(0), i.eq(0), ready.eq(1), *clear]
             m.next = "FILL"
