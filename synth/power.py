@@ -31,7 +31,8 @@ from tb.actions import ACTIONS, actions, activity
 
 from .sta import flop_outputs, power
 from .flow import cache_key
-from .timing import CACHE, _cached, block_netlist, block_timing
+from .cache import cached_json
+from .timing import CACHE, block_netlist, block_timing
 
 __all__ = ["energy_per_action", "METHOD", "ACTIONS"]
 
@@ -79,4 +80,4 @@ def energy_per_action(block: str, cfg: Config, liberty: str, cycles: int = 256) 
         return {"block": block, "liberty": liberty, "energy_pj": energy,
                 "leakage_uw": idle["leakage_w"] * 1e6, "clock_mhz": clock["fmax_mhz"],
                 "method": METHOD, "bench_cycles": cycles}
-    return _cached(path, make)
+    return cached_json(path, make)

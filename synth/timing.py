@@ -6,13 +6,12 @@ and the liberty file, so a block is mapped and timed once.
 
 from __future__ import annotations
 
-import json
-import os
 from pathlib import Path
 
 from golden.config import Config
 from hw import blocks
 
+from .cache import cached_json, cached_text
 from .flow import cache_key, gate_netlist
 from .sta import timing
 
@@ -21,27 +20,11 @@ __all__ = ["block_timing", "block_netlist", "CACHE"]
 CACHE = Path(__file__).resolve().parent.parent / ".cache" / "timing"
 
 
-def _cached(path: Path, make) -> dict:
-    if path.exists():
-        return json.loads(path.read_text())
-    value = make()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(f".{os.getpid()}.tmp")
-    tmp.write_text(json.dumps(value))
-    os.replace(tmp, path)
-    return value
-
-
 def block_netlist(name: str, cfg: Config, liberty: str) -> str:
     """The block's gate netlist (cached beside its timing)."""
     text = blocks.verilog(name, cfg)
     path = CACHE / f"{name}-{cache_key(text, liberty)}.v"
-    if not path.exists():
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(gate_netlist(text, blocks.top_name(name), liberty))
-        os.replace(tmp, path)
-    return path.read_text()
+    return cached_text(path, lambda: gate_netlist(text, blocks.top_name(name), liberty))
 
 
 def block_timing(name: str, cfg: Config, liberty: str) -> dict:
@@ -51,4 +34,4 @@ def block_timing(name: str, cfg: Config, liberty: str) -> dict:
     def make():
         res = timing(block_netlist(name, cfg, liberty), blocks.top_name(name), liberty)
         return {"block": name, "liberty": liberty, **res}
-    return _cached(path, make)
+    return cached_json(path, make)

@@ -5,15 +5,19 @@ import numpy as np
 import pytest
 
 from tests.adversarial import CASES, operands
+from tests.sweep import ident, sweep
 from golden import Config, approx_scores, proxy_workload, quantize, run_attention
 from golden.cycle_model import VARIANTS, baseline_cycles, kaleido_cycles, kaleido_tables, variant_parts
 from tb.engine_image import baseline_image, driver_image, kaleido_image
 from tb.engine_sim import simulate_engine
 
 
-@pytest.mark.parametrize("accumulators", [3, 4])
-@pytest.mark.parametrize("variant", list(VARIANTS))
-@pytest.mark.parametrize("case", CASES, ids=lambda c: f"{c[0]}-{c[1]}-{c[2]}x{c[3]}-F{c[4]}P{c[5]}-{c[6]}")
+def _case_id(c):
+    return f"{c[0]}-{c[1]}-{c[2]}x{c[3]}-F{c[4]}P{c[5]}-{c[6]}" if isinstance(c, tuple) and len(c) == 7 else ident(c)
+
+
+# make test: every case once, every variant and PE among them (a Latin walk); make test-all: all.
+@sweep("case, variant, accumulators", CASES, list(VARIANTS), [3, 4], ids=_case_id)
 def test_kaleido_engine_is_exact_and_on_model(case, variant, accumulators, rng):
     partition, grid, R, C, F, P, kind = case
     cfg = Config(partition=partition, grid=grid, rows=R, cols=C, full_bits=F, partial_bits=P,
@@ -41,11 +45,15 @@ NEVER_SLOWER = CASES + [
 ]
 
 
-@pytest.mark.parametrize("variant, window, rule", [("pe", 0, "pivots"), ("full", 0, "pivots"), ("full", 4, "pivots"),
-                                                  ("full", 8, "weight")])
-@pytest.mark.parametrize("case", NEVER_SLOWER, ids=lambda c: f"{c[0]}-{c[1]}-{c[2]}x{c[3]}-{c[6]}")
-def test_kaleido_is_never_slower_than_baseline(case, variant, window, rule, rng):
+# (variant, issue_window, cluster_rule). In this order the Latin walk gives the 8x8
+# array the plain PE, its cheapest simulation.
+DISPATCHERS = [("full", 0, "pivots"), ("full", 4, "pivots"), ("full", 8, "weight"), ("pe", 0, "pivots")]
+
+
+@sweep("case, dispatcher", NEVER_SLOWER, DISPATCHERS, ids=_case_id)
+def test_kaleido_is_never_slower_than_baseline(case, dispatcher, rng):
     partition, grid, R, C, F, P, kind = case
+    variant, window, rule = dispatcher
     cfg = Config(partition=partition, grid=grid, rows=R, cols=C, full_bits=F, partial_bits=P,
                  queue_depth=8, clusters=2, cluster_capacity=4, lookahead=3, issue_window=window,
                  cluster_rule=rule)
@@ -140,13 +148,13 @@ def test_matcher_saves_cycles_on_nibble_work(rng):
     assert runs["pe-m"]["lane_work"] == runs["pe"]["lane_work"]      # same work, fewer cycles
 
 
-@pytest.mark.parametrize("accumulators, window", [(3, 0), (4, 0), (4, 4)])
-@pytest.mark.parametrize("case", NEVER_SLOWER[::3], ids=lambda c: f"{c[0]}-{c[1]}-{c[2]}x{c[3]}-{c[6]}")
-def test_two_pe_stages_keep_scores_cycles_and_the_baseline_bound(case, accumulators, window, rng):
+@sweep("case, pe", NEVER_SLOWER[::3], [(3, 0), (4, 0), (4, 4)], ids=_case_id)
+def test_two_pe_stages_keep_scores_cycles_and_the_baseline_bound(case, pe, rng):
     """With ``pe_stages=2`` every PE (Kaleido's and the baseline's) registers its
     products first: scores stay exact, cycles stay the model's (one more cycle of
     tail), and Kaleido stays no slower than the baseline built the same way; with
     a channel window too."""
+    accumulators, window = pe
     partition, grid, R, C, F, P, kind = case
     cfg = Config(partition=partition, grid=grid, rows=R, cols=C, full_bits=F, partial_bits=P,
                  queue_depth=8, clusters=2, cluster_capacity=4, lookahead=3, accumulators=accumulators,
@@ -166,9 +174,7 @@ def test_two_pe_stages_keep_scores_cycles_and_the_baseline_bound(case, accumulat
     assert base["cycles"] == baseline_cycles(cfg.tokens, cfg.tokens, cfg).cycles >= model.cycles
 
 
-@pytest.mark.parametrize("accumulators", [3, 4])
-@pytest.mark.parametrize("window", [2, 4, 8])
-@pytest.mark.parametrize("case", CASES, ids=lambda c: f"{c[0]}-{c[1]}-{c[2]}x{c[3]}-F{c[4]}P{c[5]}-{c[6]}")
+@sweep("case, window, accumulators", CASES, [4, 8, 2], [3, 4], ids=_case_id)
 def test_channel_window_engine_is_exact_and_on_model(case, window, accumulators, rng):
     """With a channel window each column (B, D) or row (C) takes its own steps:
     scores stay exact, and cycles and lane work are the window's model."""
@@ -186,6 +192,7 @@ def test_channel_window_engine_is_exact_and_on_model(case, window, accumulators,
         assert got["lane_work"] == 2 * run_attention(q, k, cfg).oracle_macs
 
 
+@pytest.mark.slow      # make test: the CLI's window test shows the same on the RTL
 def test_channel_window_beats_the_matcher_on_the_proxy():
     """On the proxy (F=5 P=3, 4x4 PEs) the window of 4 issues fewer slots than the
     matcher, the RTL says so too, and with the window bypassed (``unpaired``) the

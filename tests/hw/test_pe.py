@@ -9,6 +9,7 @@ from amaranth.sim import Simulator
 from golden import Config
 from golden.pe import BaselinePEModel, ColIn, Load, Mode, PEModel, RowIn, decode
 from hw.pe import PE, BaselinePE
+from tests.sweep import sweep
 
 CFG = Config(partition=(16, 8, 8))
 
@@ -31,6 +32,7 @@ def s8(v):
     return v - 256 if v > 127 else v
 
 
+@pytest.mark.slow      # make formal proves the same for every operand (flags off = the baseline MAC)
 def test_full_product_all_operand_pairs():
     dut = PE(CFG)
     got = []
@@ -85,9 +87,7 @@ def random_row(rnd):
         drain=rnd.random() < 0.15)
 
 
-@pytest.mark.parametrize("stages", [1, 2])
-@pytest.mark.parametrize("accumulators", [3, 4])
-@pytest.mark.parametrize("run", [1, 2])
+@sweep("run, accumulators, stages", [1, 2], [3, 4], [1, 2])
 def test_random_sequences_match_golden_pe(run, accumulators, stages, seed):
     rnd = random.Random(seed)
     # A narrow accumulator, so wrapping is exercised.
@@ -118,8 +118,7 @@ def test_random_sequences_match_golden_pe(run, accumulators, stages, seed):
     simulate(dut, tb)
 
 
-@pytest.mark.parametrize("stages", [1, 2])
-@pytest.mark.parametrize("run", [1, 2])
+@sweep("run, stages", [1, 2], [1, 2])
 def test_baseline_pe_matches_model(run, stages, seed):
     rnd = random.Random(seed)
     cfg = CFG.with_(pe_stages=stages)

@@ -11,10 +11,10 @@ from amaranth.sim import Simulator
 from golden import Config
 from golden.pe import ColIn, Load, Mode, PEModel, RowIn
 from hw.window_pe import WindowPE
+from tests.sweep import sweep
 
 
-@pytest.mark.parametrize("width", [2, 4, 8])
-@pytest.mark.parametrize("accumulators", [3, 4])
+@sweep("width, accumulators", [2, 4, 8], [3, 4], keep=[(2, 3), (4, 4)])
 def test_window_pe_picks_its_steps_and_matches_golden_pe(width, accumulators, seed):
     rnd = random.Random(seed)
     cfg = Config(partition=(2, 1, 1), accumulators=accumulators, issue_window=width)

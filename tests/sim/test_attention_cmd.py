@@ -8,6 +8,8 @@ import sys
 import numpy as np
 import pytest
 
+from tests.sweep import sweep
+
 KALEIDO = [sys.executable, "-m", "sim"]
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -99,8 +101,11 @@ def test_sim_attention_bad_variant(tmp_path):
         assert "--pv-schedule" in r.stderr and not (tmp_path / "o").exists()
 
 
-@pytest.mark.parametrize("simulator, design, pv", [("icarus", "kaleido", "shared"), ("verilator", "kaleido", "shared"),
-                                                   ("icarus", "kaleido", "dense"), ("icarus", "baseline", "auto")])
+# make test: both designs' heads on Icarus; the Verilator head and the dense P V~ in test-all
+# (the engine and the softmax unit are each checked on Verilator by their benches).
+@sweep("simulator, design, pv", [("icarus", "kaleido", "shared"), ("verilator", "kaleido", "shared"),
+                                 ("icarus", "kaleido", "dense"), ("icarus", "baseline", "auto")],
+       keep=[("icarus", "kaleido", "shared"), ("icarus", "baseline", "auto")])
 def test_sim_attention_whole_head(tmp_path, rng, simulator, design, pv):
     """--v: S~, the softmax unit and P V~ on the RTL. out.npy is held against an
     independent reading of §3 (V~ from the loop reference, O = P V~ by loops),
@@ -187,7 +192,7 @@ def _alike_operands(folder, rng):
     return ops
 
 
-@pytest.mark.parametrize("simulator", ["icarus", "verilator"])
+@sweep("simulator", ["icarus", "verilator"])          # make test: Icarus
 def test_sim_attention_two_pe_stages(tmp_path, rng, simulator):
     """``--pe-stages 2`` on both designs and both simulators: exact scores, cycles
     the model's, one more than with one stage, and Kaleido no slower."""
@@ -212,8 +217,13 @@ def test_sim_attention_two_pe_stages(tmp_path, rng, simulator):
     assert stats["kaleido"]["cycles"] <= stats["baseline"]["cycles"]
 
 
-@pytest.mark.parametrize("simulator", ["icarus", "verilator"])
-def test_sim_attention_issue_window(tmp_path, simulator):
+# (grid, partition, rows = cols): the proxy head on the default array, and a small one
+# on which the window still beats the matcher (1,292 slots against 1,303).
+WINDOW_HEADS = [((1, 4, 8), (12, 10, 10), 4), ((1, 4, 4), (6, 5, 5), 2)]
+
+
+@sweep("simulator, head", ["icarus", "verilator"], WINDOW_HEADS, keep=[("icarus", WINDOW_HEADS[1])])
+def test_sim_attention_issue_window(tmp_path, simulator, head):
     """``--issue-window 4`` builds the channel window into the RTL: exact scores, and
     cycles the window's model, which on this proxy head are fewer than the matcher's
     (so a window that did not reach the RTL would show)."""
@@ -222,12 +232,14 @@ def test_sim_attention_issue_window(tmp_path, simulator):
     from sim import runner
     if runner.missing(simulator):
         pytest.skip(runner.missing(simulator))
-    cfg = Config(grid=(1, 4, 8), partition=(12, 10, 10), accumulators=4, issue_window=4)
+    grid, partition, size = head
+    cfg = Config(grid=grid, partition=partition, rows=size, cols=size, accumulators=4, issue_window=4)
     w = proxy_workload(cfg)
     ops = {n: quantize(w[n])[0] for n in "qk"}
     for name, x in ops.items():
         np.save(tmp_path / f"{name}.npy", x)
-    r = run("sim", "attention", "--q", "q.npy", "--k", "k.npy", "--grid", "1,4,8", "--partition", "12,10,10",
+    r = run("sim", "attention", "--q", "q.npy", "--k", "k.npy", "--grid", ",".join(map(str, grid)),
+            "--partition", ",".join(map(str, partition)), "--rows", str(size), "--cols", str(size),
             "--variant", "pe-m", "--schedule", "pairs", "--issue-window", "4",
             "--accumulators", "4", "--simulator", simulator, "--no-energy", "--out", "w4", cwd=tmp_path)
     assert r.returncode == 0, r.stderr
@@ -246,6 +258,7 @@ def test_sim_attention_refuses_a_window_of_one(tmp_path):
     assert not (tmp_path / "w1").exists()
 
 
+@pytest.mark.slow         # make test: test_sim_attention_weight_rule_small
 @pytest.mark.parametrize("simulator", ["icarus", "verilator"])
 def test_sim_attention_weight_rule(tmp_path, simulator):
     """``--cluster-rule weight`` reaches the scheduler RTL: the engine runs the pairs
@@ -280,3 +293,26 @@ def test_sim_attention_refuses_a_dispatcher_option_the_variant_lacks(tmp_path, f
             "--out", "x", cwd=tmp_path)
     assert r.returncode == 2 and needs in r.stderr and len(r.stderr.strip().splitlines()) == 1
     assert not (tmp_path / "x").exists()
+
+
+def test_sim_attention_weight_rule_small(tmp_path, rng):
+    """``--cluster-rule weight`` reaches the scheduler RTL, on a head small enough for
+    every `make test`: scores exact, and cycles the weight rule's model, which differs
+    from the pivots' on these operands (so a rule that did not reach the RTL would show)."""
+    from golden import Config
+    from golden.cycle_model import kaleido_cycles
+    from sim import runner
+    if runner.missing("icarus"):
+        pytest.skip(runner.missing("icarus"))
+    ops = _alike_operands(tmp_path, rng)
+    cfg = Config(grid=(2, 4, 4), partition=(4, 2, 2), rows=2, cols=2, cluster_rule="weight")
+    weight = kaleido_cycles(ops["q"], ops["k"], cfg, "full", schedule="pairs").cycles
+    pivots = kaleido_cycles(ops["q"], ops["k"], cfg.with_(cluster_rule="pivots"), "full", schedule="pairs").cycles
+    assert weight != pivots, "operands that do not tell the rules apart"
+    r = run("sim", "attention", "--q", "q.npy", "--k", "k.npy", "--grid", "2,4,4", "--partition", "4,2,2",
+            "--rows", "2", "--cols", "2", "--cluster-rule", "weight", "--schedule", "pairs",
+            "--simulator", "icarus", "--no-energy", "--out", "weight", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    stats = json.loads((tmp_path / "weight" / "stats.json").read_text())
+    assert stats["cluster_rule"] == "weight" and stats["scores_match"]
+    assert stats["cycles"] == stats["model_cycles"] == weight

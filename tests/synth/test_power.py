@@ -5,10 +5,10 @@ import shutil
 import pytest
 
 from golden import Config
-from synth import timing as timing_module
 from synth.flow import default_liberty
 from synth.power import ACTIONS, energy_per_action
 from tb.actions import EXACT_ACTIONS
+from tests.sweep import sweep
 
 pytestmark = pytest.mark.skipif(shutil.which("sta") is None or default_liberty() is None,
                                 reason="needs OpenSTA (sta) and the OSU018 liberty (make setup)")
@@ -16,7 +16,7 @@ pytestmark = pytest.mark.skipif(shutil.which("sta") is None or default_liberty()
 
 @pytest.mark.parametrize("block, accumulators", [("pe", 3), ("pe", 4), ("baseline-pe", 3)])
 def test_actions_cost_what_they_move(tmp_path, monkeypatch, block, accumulators):
-    monkeypatch.setattr(timing_module, "CACHE", tmp_path)
+    # The energy lands in an empty cache (the netlist and timing come from the shared one).
     monkeypatch.setattr("synth.power.CACHE", tmp_path)
     cfg = Config(partition=(2, 1, 1), accumulators=accumulators)
     res = energy_per_action(block, cfg, default_liberty(), cycles=64)
@@ -38,9 +38,9 @@ def test_actions_cost_what_they_move(tmp_path, monkeypatch, block, accumulators)
     assert list(tmp_path.glob(f"{block}-*-energy-64.json"))
 
 
-@pytest.mark.parametrize("block", ["scheduler", "matcher", "softmax"])
+# make test: the dispatcher's units; the softmax unit's netlist takes minutes to map.
+@sweep("block", ["scheduler", "matcher", "softmax"], keep=["scheduler", "matcher"])
 def test_a_busy_unit_costs_more_than_its_clock(tmp_path, monkeypatch, block):
-    monkeypatch.setattr(timing_module, "CACHE", tmp_path)
     monkeypatch.setattr("synth.power.CACHE", tmp_path)
     cfg = Config(partition=(4, 2, 2), rows=2, cols=2, queue_depth=8, clusters=2, cluster_capacity=4,
                  grid=(1, 2, 4))

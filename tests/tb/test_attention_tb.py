@@ -14,6 +14,7 @@ from golden.cycle_model import VARIANTS, baseline_cycles, kaleido_cycles, kaleid
 from hw import blocks
 from sim import runner
 from sim.simulate import run_scheduler
+from tests.sweep import ident as _ident, sweep
 
 WORDS = 256
 CASES = [
@@ -37,59 +38,68 @@ def _case_config(partition, grid, F=5, P=3, accumulators=3):
 RUNS = [("baseline", "pe")] + [("kaleido", v) for v in VARIANTS]
 
 
-@pytest.mark.parametrize("simulator", runner.SIMULATORS)
-@pytest.mark.parametrize("design, variant", RUNS)
-def test_engine_on_simulator(tmp_path, simulator, design, variant, rng):
+def _keep(runs_by_simulator):
+    """make test's points: on each simulator every case once, its runs taking turns."""
+    return [(sim, runs[i % len(runs)], case) for sim, runs in runs_by_simulator.items()
+            for i, case in enumerate(CASES)]
+
+
+# make test: every case on both simulators, each with one of both designs (Kaleido with its
+# whole dispatcher, and on Icarus the plain PE too); make test-all: every variant with every
+# case. The Amaranth engine tests cover every variant on many more shapes.
+@sweep("simulator, run, case", runner.SIMULATORS, RUNS, CASES, ids=_ident,
+       keep=_keep({"icarus": [RUNS[0], RUNS[1], RUNS[-1]], "verilator": [RUNS[0], RUNS[-1]]}))
+def test_engine_on_simulator(tmp_path, simulator, run, case, rng):
+    design, variant = run
     why = runner.missing(simulator)
     if why:
         pytest.skip(why)
     build_cfg = _case_config((8, 0, 0), (1, 1, 1))
     top = blocks.engine_top(design)
     with_scheduler, with_matcher = variant_parts(variant)
-    build = runner.build(top, blocks.engine_verilog(build_cfg, design, WORDS, WORDS, with_matcher),
-                         simulator, tmp_path / "build")
+    build = runner.build(top, blocks.engine_verilog(build_cfg, design, WORDS, WORDS, with_matcher), simulator)
     sched_build = None
     if with_scheduler:
-        sched_build = runner.build(blocks.top_name("scheduler"), blocks.verilog("scheduler", build_cfg),
-                                   simulator, tmp_path / "build_scheduler")
-    cases = CASES if variant in ("pe", "full") else CASES[:4] + CASES[-1:]
-    for n, (partition, grid, F, P, kind) in enumerate(cases):
-        cfg = _case_config(partition, grid, F, P)
-        q, k = operands(kind, cfg, rng)
-        # Kaleido runs passes A-D (forced, so that they are checked even where the dense
-        # schedule would win), and then, where it differs, the driver's choice.
-        schedules = ["pairs"] if design == "kaleido" else ["dense"]
-        if design == "kaleido" and kaleido_cycles(q, k, cfg, variant).schedule == "dense":
-            schedules.append("auto")
-        for schedule in schedules:
-            work = tmp_path / f"case{n}-{schedule}"
-            work.mkdir()
-            np.save(work / "q.npy", q)
-            np.save(work / "k.npy", k)
-            if with_scheduler:
-                run_scheduler(cfg, q, k, simulator, work, sched_build)
-            result = runner.test(top, simulator, build, "tb.attention_tb", work, cfg,
-                                 env={"KALEIDO_WORK": str(work), "KALEIDO_DESIGN": design,
-                                      "KALEIDO_VARIANT": variant, "KALEIDO_SCHEDULE": schedule})
-            label = f"{variant} {schedule} case {n} {partition} {grid} F{F}P{P} {kind}"
-            assert result.ok, label + "\n" + runner.failure_text(result)
-            # The bench checked itself; check what it wrote, independently.
-            rtl = json.loads((work / "rtl.json").read_text())
-            scores = np.load(work / "scores.npy")
-            base = baseline_cycles(cfg.tokens, cfg.tokens, cfg)
-            if design == "kaleido":
-                np.testing.assert_array_equal(scores, approx_scores(q, k, cfg), err_msg=label)
-                model = kaleido_cycles(q, k, cfg, variant, kaleido_tables(q, k, cfg, variant), schedule)
-                if schedule == "auto":       # never slower than the baseline array
-                    assert rtl["schedule"] == "dense" and rtl["cycles"] == base.engine_cycles, label
-            else:
-                np.testing.assert_array_equal(scores, q.astype(np.int64) @ k.astype(np.int64).T, err_msg=label)
-                model = base
-            assert (rtl["cycles"], rtl["lane_work"]) == (model.engine_cycles, model.lane_work), label
+        sched_build = runner.build(blocks.top_name("scheduler"), blocks.verilog("scheduler", build_cfg), simulator)
+    n = CASES.index(case)
+    partition, grid, F, P, kind = case
+    cfg = _case_config(partition, grid, F, P)
+    q, k = operands(kind, cfg, rng)
+    # Kaleido runs passes A-D (forced, so that they are checked even where the dense
+    # schedule would win), and then, where it differs, the driver's choice.
+    schedules = ["pairs"] if design == "kaleido" else ["dense"]
+    if design == "kaleido" and kaleido_cycles(q, k, cfg, variant).schedule == "dense":
+        schedules.append("auto")
+    for schedule in schedules:
+        work = tmp_path / f"case{n}-{schedule}"
+        work.mkdir()
+        np.save(work / "q.npy", q)
+        np.save(work / "k.npy", k)
+        if with_scheduler:
+            run_scheduler(cfg, q, k, simulator, work, sched_build)
+        result = runner.test(top, simulator, build, "tb.attention_tb", work, cfg,
+                             env={"KALEIDO_WORK": str(work), "KALEIDO_DESIGN": design,
+                                  "KALEIDO_VARIANT": variant, "KALEIDO_SCHEDULE": schedule})
+        label = f"{variant} {schedule} case {n} {partition} {grid} F{F}P{P} {kind}"
+        assert result.ok, label + "\n" + runner.failure_text(result)
+        # The bench checked itself; check what it wrote, independently.
+        rtl = json.loads((work / "rtl.json").read_text())
+        scores = np.load(work / "scores.npy")
+        base = baseline_cycles(cfg.tokens, cfg.tokens, cfg)
+        if design == "kaleido":
+            np.testing.assert_array_equal(scores, approx_scores(q, k, cfg), err_msg=label)
+            model = kaleido_cycles(q, k, cfg, variant, kaleido_tables(q, k, cfg, variant), schedule)
+            if schedule == "auto":       # never slower than the baseline array
+                assert rtl["schedule"] == "dense" and rtl["cycles"] == base.engine_cycles, label
+        else:
+            np.testing.assert_array_equal(scores, q.astype(np.int64) @ k.astype(np.int64).T, err_msg=label)
+            model = base
+        assert (rtl["cycles"], rtl["lane_work"]) == (model.engine_cycles, model.lane_work), label
 
 
-@pytest.mark.parametrize("simulator", runner.SIMULATORS)
-def test_exact_pe_engine_on_simulator(tmp_path, simulator, rng):
+# make test: every other case on Icarus; make test-all: every case on both.
+@sweep("simulator, case", runner.SIMULATORS, CASES, ids=_ident, keep=[("icarus", c) for c in CASES[::2]])
+def test_exact_pe_engine_on_simulator(tmp_path, simulator, case, rng):
     """The exact PE (4 accumulators) in the full variant: S~ bit for bit, cycles on
     the model, and lane work equal to the oracle count."""
     why = runner.missing(simulator)
@@ -97,25 +107,23 @@ def test_exact_pe_engine_on_simulator(tmp_path, simulator, rng):
         pytest.skip(why)
     build_cfg = _case_config((8, 0, 0), (1, 1, 1), accumulators=4)
     top = blocks.engine_top("kaleido")
-    build = runner.build(top, blocks.engine_verilog(build_cfg, "kaleido", WORDS, WORDS, True),
-                         simulator, tmp_path / "build")
-    sched_build = runner.build(blocks.top_name("scheduler"), blocks.verilog("scheduler", build_cfg),
-                               simulator, tmp_path / "build_scheduler")
-    for n, (partition, grid, F, P, kind) in enumerate(CASES):
-        cfg = _case_config(partition, grid, F, P, accumulators=4)
-        q, k = operands(kind, cfg, rng)
-        work = tmp_path / f"case{n}"
-        work.mkdir()
-        np.save(work / "q.npy", q)
-        np.save(work / "k.npy", k)
-        run_scheduler(cfg, q, k, simulator, work, sched_build)
-        result = runner.test(top, simulator, build, "tb.attention_tb", work, cfg,
-                             env={"KALEIDO_WORK": str(work), "KALEIDO_DESIGN": "kaleido",
-                                  "KALEIDO_VARIANT": "full", "KALEIDO_SCHEDULE": "pairs"})
-        label = f"exact PE case {n} {partition} {grid} F{F}P{P} {kind}"
-        assert result.ok, label + "\n" + runner.failure_text(result)
-        rtl = json.loads((work / "rtl.json").read_text())
-        np.testing.assert_array_equal(np.load(work / "scores.npy"), approx_scores(q, k, cfg), err_msg=label)
-        model = kaleido_cycles(q, k, cfg, "full", kaleido_tables(q, k, cfg, "full"), "pairs")
-        assert (rtl["cycles"], rtl["lane_work"]) == (model.engine_cycles, model.lane_work), label
-        assert rtl["lane_work"] == 2 * run_attention(q, k, cfg).oracle_macs, label
+    build = runner.build(top, blocks.engine_verilog(build_cfg, "kaleido", WORDS, WORDS, True), simulator)
+    sched_build = runner.build(blocks.top_name("scheduler"), blocks.verilog("scheduler", build_cfg), simulator)
+    n, (partition, grid, F, P, kind) = CASES.index(case), case
+    cfg = _case_config(partition, grid, F, P, accumulators=4)
+    q, k = operands(kind, cfg, rng)
+    work = tmp_path / f"case{n}"
+    work.mkdir()
+    np.save(work / "q.npy", q)
+    np.save(work / "k.npy", k)
+    run_scheduler(cfg, q, k, simulator, work, sched_build)
+    result = runner.test(top, simulator, build, "tb.attention_tb", work, cfg,
+                         env={"KALEIDO_WORK": str(work), "KALEIDO_DESIGN": "kaleido",
+                              "KALEIDO_VARIANT": "full", "KALEIDO_SCHEDULE": "pairs"})
+    label = f"exact PE case {n} {partition} {grid} F{F}P{P} {kind}"
+    assert result.ok, label + "\n" + runner.failure_text(result)
+    rtl = json.loads((work / "rtl.json").read_text())
+    np.testing.assert_array_equal(np.load(work / "scores.npy"), approx_scores(q, k, cfg), err_msg=label)
+    model = kaleido_cycles(q, k, cfg, "full", kaleido_tables(q, k, cfg, "full"), "pairs")
+    assert (rtl["cycles"], rtl["lane_work"]) == (model.engine_cycles, model.lane_work), label
+    assert rtl["lane_work"] == 2 * run_attention(q, k, cfg).oracle_macs, label

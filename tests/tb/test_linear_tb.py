@@ -17,6 +17,7 @@ from hw import blocks
 from sim import runner
 from tests import reference
 from tests.adversarial import operands
+from tests.sweep import sweep
 
 WORDS = 256
 CASES = [
@@ -50,7 +51,9 @@ def _activations(kind, cfg, heads, rng):
     return np.concatenate([q, k][:heads], axis=1)
 
 
-@pytest.mark.parametrize("simulator, design, variant, accumulators, issue_window", RUNS)
+# make test: both designs on Icarus (Kaleido with its matcher, the plain PE with the exact
+# one); the engine's Verilator builds are covered by the attention bench.
+@sweep("simulator, design, variant, accumulators, issue_window", RUNS, keep=[RUNS[0], RUNS[2]])
 def test_linear_on_simulator(tmp_path, simulator, design, variant, accumulators, issue_window, rng):
     why = runner.missing(simulator)
     if why:

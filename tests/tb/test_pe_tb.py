@@ -4,14 +4,19 @@ import pytest
 
 from golden import Config
 from sim import runner
+from tests.sweep import sweep
 
 
-@pytest.mark.parametrize("simulator", runner.SIMULATORS)
-@pytest.mark.parametrize("block, testcase, accumulators, stages", [
-    ("pe", "augmented_pe_random", 3, 1), ("pe", "augmented_pe_random", 4, 1),
-    ("pe", "augmented_pe_random", 3, 2), ("pe", "augmented_pe_random", 4, 2),
-    ("baseline-pe", "baseline_pe_random", 3, 1), ("baseline-pe", "baseline_pe_random", 3, 2)])
-def test_pe_verilog(tmp_path, simulator, block, testcase, accumulators, stages, seed):
+PES = [("pe", "augmented_pe_random", 3, 1), ("pe", "augmented_pe_random", 4, 1),
+       ("pe", "augmented_pe_random", 3, 2), ("pe", "augmented_pe_random", 4, 2),
+       ("baseline-pe", "baseline_pe_random", 3, 1), ("baseline-pe", "baseline_pe_random", 3, 2)]
+
+
+# make test: both PEs on both simulators, both register counts and both depths among them.
+@sweep("simulator, pe", runner.SIMULATORS, PES,
+       keep=[("icarus", PES[0]), ("verilator", PES[3]), ("icarus", PES[5]), ("verilator", PES[4])])
+def test_pe_verilog(tmp_path, simulator, pe, seed):
+    block, testcase, accumulators, stages = pe
     why = runner.missing(simulator)
     if why:
         pytest.skip(why)

@@ -11,10 +11,12 @@ import pytest
 from golden import Config
 from golden.config import CLUSTER_RULES
 from sim import runner
+from tests.sweep import sweep
 
 
-@pytest.mark.parametrize("rule", CLUSTER_RULES)
-@pytest.mark.parametrize("simulator", runner.SIMULATORS)
+# make test: both rules on Icarus, the weight rule on Verilator.
+@sweep("simulator, rule", runner.SIMULATORS, CLUSTER_RULES,
+       keep=[("icarus", "pivots"), ("icarus", "weight"), ("verilator", "weight")])
 def test_scheduler_verilog(tmp_path, simulator, rule, rng):
     why = runner.missing(simulator)
     if why:

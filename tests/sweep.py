@@ -1,0 +1,49 @@
+"""Sweeps with one representative point in `make test` and the rest in `make test-all`.
+
+A property that holds at one size holds, or fails, the same way at the next, so
+``make test`` runs a few chosen points of each sweep and marks the others
+``slow``; ``make test-all`` runs them all. The points kept are chosen so that
+every value of every axis still appears at least once (a Latin walk over the
+axes), unless the caller names them.
+"""
+
+import itertools
+
+import pytest
+
+__all__ = ["sweep", "latin", "ident"]
+
+
+def ident(value) -> str:
+    """A readable test id for one parameter: a tuple's parts joined by dashes."""
+    if isinstance(value, tuple):
+        return "-".join(ident(v) for v in value)
+    return str(value)
+
+
+def latin(*axes):
+    """Points of the product of ``axes`` such that every value of every axis appears:
+    point i takes value i mod len(axis) of each axis."""
+    n = max(len(a) for a in axes)
+    return [tuple(a[i % len(a)] for a in axes) for i in range(n)]
+
+
+def sweep(argnames: str, *axes, keep=None, ids=None):
+    """``pytest.mark.parametrize(argnames, ...)`` over the product of ``axes``, every
+    point not in ``keep`` marked ``slow``. ``keep`` defaults to :func:`latin` of the
+    axes; with one axis (whose values are whole points), to its first value."""
+    names = [n.strip() for n in argnames.split(",")]
+    if len(axes) == 1:
+        points = list(axes[0])
+        fast = points[:1] if keep is None else list(keep)
+    else:
+        if len(axes) != len(names):
+            raise ValueError(f"{len(axes)} axes for {len(names)} names")
+        points = list(itertools.product(*axes))
+        fast = latin(*axes) if keep is None else list(keep)
+    missing = [p for p in fast if p not in points]
+    if missing:
+        raise ValueError(f"kept points not in the sweep: {missing}")
+    params = [pytest.param(*(p if len(names) > 1 else (p,)), marks=() if p in fast else pytest.mark.slow)
+              for p in points]
+    return pytest.mark.parametrize(argnames, params, ids=ids or ident)
