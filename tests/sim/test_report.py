@@ -13,7 +13,27 @@ from synth import area
 from synth.flow import default_liberty
 
 
-@pytest.mark.slow
+def test_report_on_the_shared_cache(tmp_path):
+    """`kaleido report` in every `make test`: every figure but the energy one, on tiny
+    design points, its areas from the shared synthesis cache."""
+    tiny = Config.for_model("wan2.1", 16, grid=(2, 4, 4), rows=2, cols=2)
+    sizes = {"golden": tiny, "cycle_model": tiny, "rtl": tiny,
+             "area": Config(partition=(4, 2, 2), rows=2, cols=2, queue_depth=8, clusters=2,
+                            cluster_capacity=4)}
+    data = build_report(tmp_path / "r", jobs=2, rtl=False, sizes=sizes, workload="carphone",
+                        clips=("carphone",), energy=False)
+    for name in ("fig7_directions", "fig9_reuse_vs_skip", "fig19_ablation", "fig21_array_size",
+                 "fig23_thresholds", "noise_sweep", "fig20_block", "speed_vs_bound"):
+        assert (tmp_path / "r" / f"{name}.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert "fig18" not in data and "timing" not in data
+    text = (tmp_path / "r" / "report.md").read_text()
+    for heading in ("Fig. 7", "Fig. 19", "Fig. 20", "Fig. 23", "Table 2", "Speed against the oracle bound"):
+        assert heading in text
+    metric = data["area"]["split"]["metric"]
+    assert data["area"]["blocks"]["pe"][metric] > data["area"]["blocks"]["baseline-pe"][metric]
+
+
+@pytest.mark.slow       # make test: test_report_on_the_shared_cache
 def test_report_writes_every_figure(tmp_path, monkeypatch):
     monkeypatch.setattr(area, "CACHE", tmp_path / "cache")
     from synth import timing

@@ -1,4 +1,4 @@
-"""Formal proofs of the PE (k-induction with yowasp-sby and z3). They take
+"""Formal proofs of the PE (k-induction with yowasp-sby and Yices 2, or z3). They take
 minutes, so they are marked ``formal`` and run by `make formal` (CI runs it
 after `make test`)."""
 
