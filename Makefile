@@ -97,7 +97,7 @@ demo: setup
 # make test: every kind of check at one or two representative points of each sweep
 # (minutes); make test-all: every point of every sweep too (the `slow` marker, an hour).
 test: setup
-	$(PYTEST) -n 2 -m "not slow and not formal" tests
+	$(PYTEST) -n 2 -m "not slow and not formal" --durations=25 tests
 
 test-all: setup
 	$(PYTEST) -n 2 -m "not formal" tests
@@ -122,7 +122,7 @@ lint: setup
 	$(BIN)/python -m sim.lint --out $(OUT)/lint
 
 formal: setup
-	$(PYTEST) -n 2 -m formal tests
+	$(PYTEST) -n 2 -m formal --durations=0 tests
 
 bench: setup
 	@mkdir -p $(OUT)

@@ -222,7 +222,9 @@ def test_sim_attention_two_pe_stages(tmp_path, rng, simulator):
 WINDOW_HEADS = [((1, 4, 8), (12, 10, 10), 4), ((1, 4, 4), (6, 5, 5), 2)]
 
 
-@sweep("simulator, head", ["icarus", "verilator"], WINDOW_HEADS, keep=[("icarus", WINDOW_HEADS[1])])
+# make test: the small head on both simulators (the only RTL run of the channel window).
+@sweep("simulator, head", ["icarus", "verilator"], WINDOW_HEADS,
+       keep=[("icarus", WINDOW_HEADS[1]), ("verilator", WINDOW_HEADS[1])])
 def test_sim_attention_issue_window(tmp_path, simulator, head):
     """``--issue-window 4`` builds the channel window into the RTL: exact scores, and
     cycles the window's model, which on this proxy head are fewer than the matcher's
