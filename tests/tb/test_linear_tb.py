@@ -17,7 +17,7 @@ from hw import blocks
 from sim import runner
 from tests import reference
 from tests.adversarial import operands
-from tests.sweep import sweep
+from tests.sweep import ident, sweep
 
 WORDS = 256
 CASES = [
@@ -51,44 +51,46 @@ def _activations(kind, cfg, heads, rng):
     return np.concatenate([q, k][:heads], axis=1)
 
 
-# make test: both designs on Icarus (Kaleido with its matcher, the plain PE with the exact
-# one); the engine's Verilator builds are covered by the attention bench.
-@sweep("simulator, design, variant, accumulators, issue_window", RUNS, keep=[RUNS[0], RUNS[2]])
-def test_linear_on_simulator(tmp_path, simulator, design, variant, accumulators, issue_window, rng):
+# make test: every case once on Icarus, Kaleido (with its matcher) and the baseline taking
+# turns; the engine's Verilator builds are covered by the attention bench. make test-all:
+# every configuration with every case.
+@sweep("run, case", RUNS, CASES, ids=ident,
+       keep=[((RUNS[0], RUNS[2])[i % 2], case) for i, case in enumerate(CASES)])
+def test_linear_on_simulator(tmp_path, run, case, rng):
+    simulator, design, variant, accumulators, issue_window = run
     why = runner.missing(simulator)
     if why:
         pytest.skip(why)
     build_cfg = _case((8, 8, 8), (1, 1, 1), 5, 3, 4, accumulators, issue_window)
     top = blocks.engine_top(design)
-    build = runner.build(top, blocks.engine_verilog(build_cfg, design, WORDS, WORDS, variant == "full"),
-                         simulator, tmp_path / "build")
-    for n, (partition, grid, F, P, window, heads, outputs, kind) in enumerate(CASES):
-        cfg = _case(partition, grid, F, P, window, accumulators, issue_window)
-        x = _activations(kind, cfg, heads, rng)
-        w = rng.integers(-128, 128, (x.shape[1], outputs), dtype=np.int8)
-        schedules = ["pairs"] if design == "kaleido" else ["dense"]
-        if design == "kaleido" and kaleido_linear_cycles(x, outputs, cfg, variant).schedule == "dense":
-            schedules.append("auto")
-        _, xt = reference.window(x.astype(int).tolist(), grid, partition, F, P, window)
-        want = (np.array(xt, np.int64) if design == "kaleido" else x.astype(np.int64)) @ w.astype(np.int64)
-        for schedule in schedules:
-            work = tmp_path / f"case{n}-{schedule}"
-            work.mkdir()
-            np.save(work / "x.npy", x)
-            np.save(work / "w.npy", w)
-            result = runner.test(top, simulator, build, "tb.linear_tb", work, linear_config(cfg, heads),
-                                 env={"KALEIDO_WORK": str(work), "KALEIDO_DESIGN": design,
-                                      "KALEIDO_VARIANT": variant, "KALEIDO_SCHEDULE": schedule,
-                                      "KALEIDO_HEAD_CONFIG": cfg.to_json()})
-            label = f"{design} {variant} acc{accumulators} W{issue_window} {schedule} case {n} {partition} {grid} w{window} {kind}"
-            assert result.ok, label + "\n" + runner.failure_text(result)
-            # The bench checked itself; check what it wrote, independently.
-            rtl = json.loads((work / "rtl.json").read_text())
-            np.testing.assert_array_equal(np.load(work / "out.npy"), want, err_msg=label)
-            base = baseline_linear_cycles(x.shape[0], outputs, cfg, heads)
-            model = (kaleido_linear_cycles(x, outputs, cfg, variant, schedule) if design == "kaleido"
-                     else base)
-            assert (rtl["cycles"], rtl["lane_work"]) == (model.engine_cycles, model.lane_work), label
-            assert rtl["cycles"] <= base.cycles or schedule == "pairs", label
-            if design == "kaleido" and schedule == "pairs" and accumulators == 4:
-                assert rtl["lane_work"] == 2 * rtl["oracle_macs"], label
+    build = runner.build(top, blocks.engine_verilog(build_cfg, design, WORDS, WORDS, variant == "full"), simulator)
+    n, (partition, grid, F, P, window, heads, outputs, kind) = CASES.index(case), case
+    cfg = _case(partition, grid, F, P, window, accumulators, issue_window)
+    x = _activations(kind, cfg, heads, rng)
+    w = rng.integers(-128, 128, (x.shape[1], outputs), dtype=np.int8)
+    schedules = ["pairs"] if design == "kaleido" else ["dense"]
+    if design == "kaleido" and kaleido_linear_cycles(x, outputs, cfg, variant).schedule == "dense":
+        schedules.append("auto")
+    _, xt = reference.window(x.astype(int).tolist(), grid, partition, F, P, window)
+    want = (np.array(xt, np.int64) if design == "kaleido" else x.astype(np.int64)) @ w.astype(np.int64)
+    for schedule in schedules:
+        work = tmp_path / f"case{n}-{schedule}"
+        work.mkdir()
+        np.save(work / "x.npy", x)
+        np.save(work / "w.npy", w)
+        result = runner.test(top, simulator, build, "tb.linear_tb", work, linear_config(cfg, heads),
+                             env={"KALEIDO_WORK": str(work), "KALEIDO_DESIGN": design,
+                                  "KALEIDO_VARIANT": variant, "KALEIDO_SCHEDULE": schedule,
+                                  "KALEIDO_HEAD_CONFIG": cfg.to_json()})
+        label = f"{design} {variant} acc{accumulators} W{issue_window} {schedule} case {n} {partition} {grid} w{window} {kind}"
+        assert result.ok, label + "\n" + runner.failure_text(result)
+        # The bench checked itself; check what it wrote, independently.
+        rtl = json.loads((work / "rtl.json").read_text())
+        np.testing.assert_array_equal(np.load(work / "out.npy"), want, err_msg=label)
+        base = baseline_linear_cycles(x.shape[0], outputs, cfg, heads)
+        model = (kaleido_linear_cycles(x, outputs, cfg, variant, schedule) if design == "kaleido"
+                 else base)
+        assert (rtl["cycles"], rtl["lane_work"]) == (model.engine_cycles, model.lane_work), label
+        assert rtl["cycles"] <= base.cycles or schedule == "pairs", label
+        if design == "kaleido" and schedule == "pairs" and accumulators == 4:
+            assert rtl["lane_work"] == 2 * rtl["oracle_macs"], label
