@@ -41,8 +41,7 @@ if os.environ.get("PATH", "").split(os.pathsep)[0] != _VENV_BIN:
 VERILATOR_BUILD_ARGS = ["-Wno-fatal", "-Wno-WIDTHEXPAND", "-Wno-WIDTHTRUNC", "-Wno-UNUSEDSIGNAL"]
 # The engine's model builds in about two thirds of the time at -O0 (60 s against
 # 94 s at Verilator's -Os); the bench drives it from cocotb's Python every cycle,
-# so the C++ optimizer's gain at run time is not measured here (see the closing
-# notes: an open question for the long heads of `make bench`).
+# and the C++ optimizer's effect on a long run's speed is not yet measured.
 VERILATOR_MAKE_FLAGS = ["OPT_FAST=-O0", "OPT_SLOW=-O0", "OPT_GLOBAL=-O0"]
 
 
