@@ -5,7 +5,6 @@ as the golden PE model on those operands."""
 
 import random
 
-import pytest
 from amaranth.sim import Simulator
 
 from golden import Config
