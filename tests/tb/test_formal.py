@@ -1,6 +1,6 @@
 """Formal proofs of the PE (k-induction with yowasp-sby and Yices 2, or z3). They take
-minutes, so they are marked ``formal`` and run by `make formal` (CI runs it
-after `make test`)."""
+about two minutes together, so they are marked ``formal`` and run by `make formal`
+(CI runs it after `make test`)."""
 
 import pytest
 
@@ -33,5 +33,13 @@ def test_the_equivalence_proof_can_fail(tmp_path):
     # With reuse flags free, R0 differs from a plain MAC (pass B skips sk=2 steps):
     # the prover must find that.
     result = prove("equivalence", CFG, str(tmp_path), flags_off=False)
+    assert not result.passed
+    assert "Assert failed" in result.log
+
+
+def test_the_overflow_proof_can_fail(tmp_path):
+    # Five channel steps per channel (80 at a group of 16) can reach 80 * 2**14,
+    # past a 21-bit register's 2**20: the narrow PE wraps and the prover must say so.
+    result = prove("overflow", CFG, str(tmp_path), steps_per_channel=5)
     assert not result.passed
     assert "Assert failed" in result.log
