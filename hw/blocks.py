@@ -79,11 +79,12 @@ def _start_combinational(text: str) -> str:
     Verilog-2005 the declaration is an event at time zero. Under IEEE 1800 (Icarus
     with ``-g2012``, which cocotb passes) a declaration's value is set before any
     process starts, so there is no event: a block whose inputs never change again
-    (a decoder fed only zeros, say) keeps its outputs at X for the whole run. The
-    register is therefore also set to 1 one delta later, when every block is
-    waiting on it. Synthesis and Verilator ignore it.
+    (a decoder fed only zeros, say) keeps its outputs at X for the whole run. An
+    ``initial`` block therefore also sets the register to 1: a change at time zero
+    that every block sees (Icarus starts its ``always`` blocks first; no delay, so
+    Verilator needs no ``--timing``). Synthesis ignores it.
     """
-    return _TRIGGER.sub(lambda m: f"{m[0]}\n{m[1]}initial #0 {m[2]} = 1'b1;", text)
+    return _TRIGGER.sub(lambda m: f"{m[0]}\n{m[1]}initial {m[2]} = 1'b1;", text)
 
 
 def _emit(component, top: str, what: str, cfg: Config) -> str:

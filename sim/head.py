@@ -27,8 +27,7 @@ from golden.head_cycles import STAGES, baseline_head_cycles, pv_config, pv_cycle
 from golden.softmax import softmax_scale
 
 from . import runner
-from .common import UserError
-from .simulate import WAVE_SUFFIXES, first_failure, follow_progress, simulate
+from .simulate import WAVE_SUFFIXES, bench_failed, follow_progress, simulate
 
 __all__ = ["STAGES", "pv_config", "simulate_head", "baseline_head_cycles", "run_softmax", "run_pv"]
 
@@ -44,8 +43,7 @@ def run_softmax(cfg, scores: np.ndarray, scale: float, simulator: str, work: Pat
         result = runner.run("softmax", cfg, simulator, "tb.softmax_head_tb", work,
                             env={"KALEIDO_WORK": str(work)}, waves=waves)
     if not result.ok:
-        raise UserError(f"softmax RTL failed under {simulator}: " + first_failure(result.log)
-                        + f" (log: {result.log})")
+        raise bench_failed("softmax RTL", simulator, result)
     out = json.loads((work / "softmax.json").read_text())
     out["probs"] = np.load(work / "probs.npy")
     return out

@@ -15,8 +15,7 @@ from golden.windows import linear_config, window_tables
 from hw import blocks
 
 from . import runner
-from .common import UserError
-from .simulate import first_failure, follow_progress
+from .simulate import bench_failed, follow_progress
 
 __all__ = ["simulate_linear", "buffer_words"]
 
@@ -52,8 +51,7 @@ def simulate_linear(cfg, x: np.ndarray, w: np.ndarray, design: str, simulator: s
                                  "KALEIDO_SCHEDULE": schedule, "KALEIDO_HEAD_CONFIG": cfg.to_json()},
                             waves=waves, verilog_text=text, top=blocks.engine_top(design))
     if not result.ok:
-        raise UserError(f"RTL simulation failed under {simulator}: "
-                        + first_failure(result.log) + f" (log: {result.log})")
+        raise bench_failed("RTL simulation", simulator, result)
     rtl = json.loads((work / "rtl.json").read_text())
     rtl["utilization"] = utilization(rtl["lane_work"], rtl["cycles"], cfg.rows * cfg.cols)
     rtl["executed_macs"] = rtl["lane_work"] / 2

@@ -24,7 +24,8 @@ from pathlib import Path
 from golden.config import Config
 from hw import blocks
 
-__all__ = ["SIMULATORS", "missing", "RunResult", "build", "build_cache", "build_key", "test", "run", "ROOT"]
+__all__ = ["SIMULATORS", "missing", "RunResult", "build", "build_cache", "build_key", "test", "run", "ROOT",
+           "verilog_ports", "random_initial"]
 
 SIMULATORS = ("icarus", "verilator")
 ROOT = Path(__file__).resolve().parent.parent
@@ -38,7 +39,17 @@ if os.environ.get("PATH", "").split(os.pathsep)[0] != _VENV_BIN:
 
 # Amaranth's Verilog widens and narrows freely; these warnings say nothing about
 # correctness here (the lint target waives them by name, with reasons).
-VERILATOR_BUILD_ARGS = ["-Wno-fatal", "-Wno-WIDTHEXPAND", "-Wno-WIDTHTRUNC", "-Wno-UNUSEDSIGNAL"]
+VERILATOR_BUILD_ARGS = ["-Wno-fatal", "-Wno-WIDTHEXPAND", "-Wno-WIDTHTRUNC", "-Wno-UNUSEDSIGNAL",
+                        # Verilator is 2-state: what Icarus would show as X reads as 0. Built
+                        # so, a run given RANDOM_INITIAL's plusargs starts every variable
+                        # without a value (and every X assignment) at random instead, so a
+                        # dependence on initial values shows as a mismatch; without them, 0.
+                        "--x-assign", "unique", "--x-initial", "unique"]
+
+
+def random_initial(seed: int) -> list[str]:
+    """Plusargs that make a Verilator run start what has no value at random, from ``seed``."""
+    return ["+verilator+rand+reset+2", f"+verilator+seed+{seed}"]
 # The engine's model builds in about two thirds of the time at -O0 (60 s against
 # 94 s at Verilator's -Os); the bench drives it from cocotb's Python every cycle,
 # and the C++ optimizer's effect on a long run's speed is not yet measured.
@@ -185,11 +196,12 @@ def _build_in(build_dir: Path, top: str, verilog_text: str, simulator: str, wave
 
 def test(top: str, simulator: str, build_dir: Path, test_module: str, work_dir: Path,
          cfg: Config, testcase: str | None = None, env: dict | None = None,
-         waves: bool = False, seed: int | None = None) -> RunResult:
+         waves: bool = False, seed: int | None = None, plusargs: list[str] | None = None) -> RunResult:
     """Run the cocotb ``test_module`` against a build; read its results file.
 
     ``seed`` becomes cocotb's ``COCOTB_RANDOM_SEED``: the one seed a bench's
-    stimulus draws from (``cocotb.RANDOM_SEED``).
+    stimulus draws from (``cocotb.RANDOM_SEED``). ``plusargs`` go to the simulator
+    (e.g. :func:`random_initial`).
     """
     from cocotb_tools.runner import get_runner
 
@@ -202,11 +214,16 @@ def test(top: str, simulator: str, build_dir: Path, test_module: str, work_dir: 
                "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
                **(env or {})}
     start = time.perf_counter()
-    get_runner(simulator).test(
-        test_module=test_module, hdl_toplevel=top, hdl_toplevel_lang="verilog",
-        testcase=testcase, extra_env=run_env,
-        results_xml=str(xml), waves=waves, build_dir=Path(build_dir).resolve(),
-        test_dir=work_dir, log_file=log, seed=seed)
+    try:
+        get_runner(simulator).test(
+            test_module=test_module, hdl_toplevel=top, hdl_toplevel_lang="verilog",
+            testcase=testcase, extra_env=run_env,
+            results_xml=str(xml), waves=waves, build_dir=Path(build_dir).resolve(),
+            test_dir=work_dir, log_file=log, seed=seed, plusargs=plusargs or [])
+    except SystemExit:
+        # Under pytest the runner exits on a failed test; outside it, it returns.
+        # Either way the results file says what failed, so read it here too.
+        pass
     wall = time.perf_counter() - start
     if not xml.exists():
         raise RuntimeError(f"{simulator} wrote no results; see {log}")
@@ -227,6 +244,15 @@ def run(block: str, cfg: Config, simulator: str, test_module: str, work_dir: Pat
     text = verilog_text if verilog_text is not None else blocks.verilog(block, cfg)
     build_dir = build(top, text, simulator, work_dir / f"build_{simulator}", waves)
     return test(top, simulator, build_dir, test_module, work_dir, cfg, testcase, env, waves, seed)
+
+
+def verilog_ports(text: str, top: str) -> list[tuple[str, int, str]]:
+    """``(direction, width, name)`` of each port of module ``top`` in emitted Verilog."""
+    module = re.search(rf"^module {re.escape(top)}\(.*?$(.*?)^endmodule", text, re.S | re.M)
+    if not module:
+        raise ValueError(f"no module {top} in the Verilog")
+    return [(d, int(hi) + 1 if hi else 1, name) for d, hi, name in re.findall(
+        r"^\s*(input|output)\s+(?:signed\s+)?(?:\[(\d+):0\]\s*)?(\S+)\s*;", module[1], re.M)]
 
 
 def failure_text(result: RunResult, lines: int = 30) -> str:

@@ -8,6 +8,7 @@ scheduler RTL, run the engine under cocotb, and return what the bench measured.
 from __future__ import annotations
 
 import json
+import os
 import threading
 from contextlib import contextmanager
 from pathlib import Path
@@ -22,7 +23,8 @@ from hw import blocks
 from . import runner
 from .common import UserError
 
-__all__ = ["pick_simulator", "run_scheduler", "simulate", "WAVE_SUFFIXES", "follow_progress", "first_failure"]
+__all__ = ["pick_simulator", "run_scheduler", "simulate", "WAVE_SUFFIXES", "follow_progress", "first_failure",
+           "bench_failed"]
 
 WAVE_SUFFIXES = (".fst", ".vcd")
 #: What one engine run computes: ``Q K^T`` with reuse, or a product of final operands.
@@ -83,6 +85,14 @@ def first_failure(log: Path) -> str:
     return "see the log"
 
 
+def bench_failed(what: str, simulator: str, result) -> UserError:
+    """One line for a bench that failed: what, why, and where its log is, or, since
+    the scratch folder goes when the command ends, how to keep it."""
+    where = (f"log: {result.log}" if os.environ.get("KALEIDO_KEEP_WORK")
+             else "rerun with KALEIDO_KEEP_WORK=1 to keep its log")
+    return UserError(f"{what} failed under {simulator}: {first_failure(result.log)} ({where})")
+
+
 def run_scheduler(cfg, q, k, simulator: str, work: Path, build_dir: Path | None = None,
                   waves: bool = False) -> dict:
     """Cluster Q's and K's pairs on the scheduler RTL; return its ``sched_out.json``.
@@ -101,8 +111,7 @@ def run_scheduler(cfg, q, k, simulator: str, work: Path, build_dir: Path | None 
     result = runner.test(top, simulator, build_dir, "tb.scheduler_tb", work / "scheduler", cfg,
                          env={"KALEIDO_WORK": str(work)}, waves=waves)
     if not result.ok:
-        raise UserError(f"scheduler RTL failed under {simulator}: "
-                        + first_failure(result.log) + f" (log: {result.log})")
+        raise bench_failed("scheduler RTL", simulator, result)
     return json.loads((work / "sched_out.json").read_text())
 
 
@@ -158,8 +167,7 @@ def simulate(cfg, q, k, design: str, simulator: str, work: Path, waves: bool = F
                                  "KALEIDO_SCHEDULE": schedule, "KALEIDO_PRODUCT": product},
                             waves=waves, verilog_text=text, top=blocks.engine_top(design))
     if not result.ok:
-        raise UserError(f"RTL simulation failed under {simulator}: "
-                        + first_failure(result.log) + f" (log: {result.log})")
+        raise bench_failed("RTL simulation", simulator, result)
     rtl = json.loads((work / "rtl.json").read_text())
     ran_as = rtl["model"].get("ran_as", "dense")
     if ran_as not in VARIANTS or not variant_parts(ran_as)[0]:

@@ -23,6 +23,11 @@ def operands(kind, cfg, rng):
         sign = np.where(np.arange(N)[:, None] % 2 == 0, 1, -1)
         make = lambda: (sign * rng.integers(1, 128, (N, D))).astype(np.int8)
         return make(), make()
+    if kind == "zero-k":                        # valid, and nothing in K ever changes
+        return rng.integers(-128, 128, (N, D), dtype=np.int8), np.zeros((N, D), np.int8)
+    if kind in ("max", "min"):                  # every operand at one end of int8
+        x = np.full((N, D), 127 if kind == "max" else -128, np.int8)
+        return x, x.copy()
     return (rng.integers(-128, 128, (N, D), dtype=np.int8),
             rng.integers(-128, 128, (N, D), dtype=np.int8))
 

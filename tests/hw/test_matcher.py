@@ -1,6 +1,5 @@
 """The matcher's RTL merge unit in Amaranth's simulator, against the golden pairing rules."""
 
-import numpy as np
 import pytest
 from amaranth.sim import Simulator
 

@@ -1,7 +1,6 @@
 """The packing study: its schedules serve the work exactly, its built matcher is the
 cycle model's, and its checker catches a schedule that drops or repeats work."""
 
-import numpy as np
 import pytest
 
 from golden import Config, proxy_workload, quantize
