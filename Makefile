@@ -29,7 +29,7 @@ help:
 
 # -- setup ----------------------------------------------------------------------------------
 
-setup: $(STAMP) $(CACHE)/.verilator $(CACHE)/.iverilog $(CACHE)/.opensta $(CACHE)/.liberty $(CACHE)/.yosys-warm
+setup: $(STAMP) $(CACHE)/.verilator $(CACHE)/.iverilog $(CACHE)/.opensta $(CACHE)/.osu018-cells $(CACHE)/.yosys-warm
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -70,15 +70,17 @@ $(CACHE)/.iverilog:
 $(CACHE)/.opensta:
 	$(call apt_tool,sta,opensta,timing and power tests)
 
-# OSU018 standard cells from Debian's qflow-tech-osu018, unpacked without its dependencies.
-$(CACHE)/.liberty:
+# OSU018 standard cells from Debian's qflow-tech-osu018, unpacked without its dependencies:
+# the liberty (area, timing, energy tables) and the cells' Verilog models (gate-level activity).
+$(CACHE)/.osu018-cells:
 	@mkdir -p $(CACHE)/osu018 $(CACHE)/deb
-	@if [ -f $(LIBERTY) ]; then :; \
+	@if [ -f $(LIBERTY) ] && [ -f $(CACHE)/osu018/osu018_stdcells.v ]; then :; \
 	elif command -v apt-get >/dev/null; then \
 		cd $(CACHE)/deb && (apt-get download -qq qflow-tech-osu018 >/dev/null 2>&1 || \
 			( [ "$$(id -u)" = 0 ] && apt-get update -qq && apt-get download -qq qflow-tech-osu018 >/dev/null 2>&1 )) && \
 		dpkg-deb -x qflow-tech-osu018_*.deb x && \
-		cp x/usr/share/qflow/tech/osu018/osu018_stdcells.lib ../osu018/ && echo "setup: OSU018 liberty in $(LIBERTY)" || \
+		cp x/usr/share/qflow/tech/osu018/osu018_stdcells.lib x/usr/share/qflow/tech/osu018/osu018_stdcells.v ../osu018/ && \
+		echo "setup: OSU018 liberty and cell models in $(CACHE)/osu018" || \
 		echo "setup: could not fetch qflow-tech-osu018; synthesis will use its liberty-free estimate"; \
 	else echo "setup: no apt; pass --liberty FILE to kaleido synth, or it uses its liberty-free estimate"; fi
 	@[ -f $(LIBERTY) ] && touch $@ || true

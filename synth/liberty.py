@@ -1,54 +1,162 @@
-"""What the tools need from a Liberty file: each cell's area, which cells hold
-state (a cell group with an ``ff`` or ``latch`` group inside), and an inverter
-(the power flow builds constant ones from it)."""
+"""What the tools need from a Liberty file, read with ``liberty-parser``.
+
+Per cell: its area, whether it holds state (an ``ff`` or ``latch`` group inside),
+its leakage, and per pin its direction, input capacitance, function and the
+internal-energy tables (``rise_power``/``fall_power``) of each arc. The energy
+flow (:mod:`synth.energy`) sums those tables at each switching event; timing and
+area take only names, areas and the smallest inverter.
+
+Units are the library's: the OSU018 library states time in ns, capacitance in
+pF, voltage in V (so an internal-energy table is in pF V^2 = pJ) and leakage in
+nW. :func:`library` checks that it reads those units and refuses others.
+"""
 
 from __future__ import annotations
 
-import re
+from dataclasses import dataclass, field
 from functools import lru_cache
 
-__all__ = ["cells", "inverter"]
+import numpy as np
 
-_CELL = re.compile(r"\bcell\s*\(\s*\"?([\w$]+)\"?\s*\)\s*\{")
-_AREA = re.compile(r"\barea\s*:\s*([0-9.eE+-]+)")
-_STATE = re.compile(r"\b(ff|latch|ff_bank|latch_bank)\s*\(")
-_PIN = re.compile(r"\bpin\s*\(\s*\"?(\w+)\"?\s*\)\s*\{")
-_FUNCTION = re.compile(r"\bfunction\s*:\s*\"\(?\s*!\s*(\w+)\s*\)?\"")
+__all__ = ["Table", "Pin", "Cell", "Library", "library", "cells", "inverter"]
 
 
-def _bodies(text: str):
-    starts = [(m.start(), m.group(1)) for m in _CELL.finditer(text)]
-    for i, (pos, name) in enumerate(starts):
-        yield name, text[pos:starts[i + 1][0] if i + 1 < len(starts) else len(text)]
+@dataclass(frozen=True)
+class Table:
+    """One energy table: ``values[i, j]`` at output load ``loads[i]`` (pF) and input
+    transition ``slews[j]`` (ns); a one-axis table (an input pin's) has no loads."""
+
+    slews: np.ndarray
+    values: np.ndarray
+    loads: np.ndarray | None = None
+
+    def at(self, slew: float, load: float = 0.0) -> float:
+        """The table at (``load``, ``slew``): bilinear between its points, and
+        linear past its ends (as static timing tools extrapolate)."""
+        if self.loads is None:
+            return _interp(self.slews, self.values, slew)
+        row = np.array([_interp(self.slews, self.values[i], slew) for i in range(len(self.loads))])
+        return _interp(self.loads, row, load)
 
 
-@lru_cache(maxsize=8)
-def cells(path: str) -> dict[str, tuple[float, bool]]:
-    """``{cell name: (area, is_sequential)}`` of a Liberty file."""
-    text = open(path, errors="replace").read()
+def _interp(xs: np.ndarray, ys: np.ndarray, x: float) -> float:
+    if len(xs) == 1:
+        return float(ys[0])
+    i = int(np.clip(np.searchsorted(xs, x) - 1, 0, len(xs) - 2))
+    x0, x1 = xs[i], xs[i + 1]
+    return float(ys[i] + (ys[i + 1] - ys[i]) * (x - x0) / (x1 - x0))
+
+
+@dataclass
+class Pin:
+    name: str
+    direction: str
+    capacitance: float = 0.0
+    function: str | None = None
+    #: related pin (None for an input pin's own energy) -> (rise table, fall table)
+    power: dict = field(default_factory=dict)
+
+
+@dataclass
+class Cell:
+    name: str
+    area: float
+    sequential: bool
+    leakage_nw: float
+    pins: dict
+
+
+@dataclass
+class Library:
+    path: str
+    voltage: float
+    cells: dict
+
+
+def _table(group, templates) -> Table:
+    variables = templates.get(group.args[0] if group.args else None, {})
+    axes = {}
+    for n in (1, 2):
+        if f"index_{n}" in group:
+            axes[variables.get(f"variable_{n}", "")] = group.get_array(f"index_{n}")[0]
+    values = group.get_array("values")
+    slew_axis = next((k for k in axes if "transition" in k), None)
+    load_axis = next((k for k in axes if "capacitance" in k), None)
+    if slew_axis is None:
+        raise ValueError(f"an energy table without an input-transition axis ({list(axes)})")
+    if load_axis is None:
+        return Table(np.asarray(axes[slew_axis], float), np.asarray(values, float).reshape(-1))
+    if list(axes).index(load_axis) == 1:         # stored (slew, load): put the load first
+        values = np.asarray(values).T
+    return Table(np.asarray(axes[slew_axis], float), np.asarray(values, float),
+                 np.asarray(axes[load_axis], float))
+
+
+def _unquote(value) -> str:
+    return str(value).strip().strip('"')
+
+
+@lru_cache(maxsize=4)
+def library(path: str) -> Library:
+    """The cells of a Liberty file, with their energy tables."""
+    from liberty.parser import parse_liberty
+    try:
+        lib = parse_liberty(open(path, errors="replace").read())
+    except OSError:
+        raise
+    except Exception as exc:         # the parser's own errors name no file
+        raise ValueError(f"{path}: not a Liberty file the parser reads ({type(exc).__name__})") from None
+    units = {k: _unquote(lib[k]) for k in ("time_unit", "voltage_unit", "leakage_power_unit") if k in lib}
+    want = {"time_unit": "1ns", "voltage_unit": "1V", "leakage_power_unit": "1nW"}
+    wrong = {k: v for k, v in units.items() if want[k] != v}
+    if wrong:
+        raise ValueError(f"{path}: units {wrong} (this flow reads ns, V and nW)")
+    templates = {}
+    for kind in ("power_lut_template", "lu_table_template"):
+        for t in lib.get_groups(kind):
+            templates[_unquote(t.args[0])] = {k: _unquote(t[k]) for k in ("variable_1", "variable_2") if k in t}
+    voltage = float(lib["nom_voltage"]) if "nom_voltage" in lib else 1.8
     out = {}
-    for name, body in _bodies(text):
-        area = _AREA.search(body)
-        out[name] = (float(area.group(1)) if area else 0.0, bool(_STATE.search(body)))
+    for c in lib.get_groups("cell"):
+        name = _unquote(c.args[0])
+        pins = {}
+        for p in c.get_groups("pin"):
+            pin = Pin(_unquote(p.args[0]), _unquote(p["direction"]) if "direction" in p else "",
+                      float(p["capacitance"]) if "capacitance" in p else 0.0,
+                      _unquote(p["function"]) if "function" in p else None)
+            for ip in p.get_groups("internal_power"):
+                related = _unquote(ip["related_pin"]) if "related_pin" in ip else None
+                tables = {g.group_name: _table(g, templates) for g in ip.groups
+                          if g.group_name in ("rise_power", "fall_power")}
+                if tables:
+                    rise = tables.get("rise_power") or tables["fall_power"]
+                    pin.power[related] = (rise, tables.get("fall_power") or rise)
+            pins[pin.name] = pin
+        sequential = bool(c.get_groups("ff") or c.get_groups("latch")
+                          or c.get_groups("ff_bank") or c.get_groups("latch_bank"))
+        out[name] = Cell(name, float(c["area"]) if "area" in c else 0.0, sequential,
+                         float(c["cell_leakage_power"]) if "cell_leakage_power" in c else 0.0, pins)
     if not out:
         raise ValueError(f"{path}: no cells found; is it a Liberty file?")
-    return out
+    return Library(path, voltage, out)
 
 
-@lru_cache(maxsize=8)
+def cells(path: str) -> dict[str, tuple[float, bool]]:
+    """``{cell name: (area, is_sequential)}`` of a Liberty file."""
+    return {name: (c.area, c.sequential) for name, c in library(path).cells.items()}
+
+
 def inverter(path: str) -> tuple[str, str, str]:
     """``(cell, input pin, output pin)`` of the smallest inverter in a Liberty file."""
     found = []
-    for name, body in _bodies(open(path, errors="replace").read()):
-        pins = [(m.group(1), m.start()) for m in _PIN.finditer(body)]
-        if len(pins) != 2:
+    for name, c in library(path).cells.items():
+        if len(c.pins) != 2:
             continue
-        for i, (pin, pos) in enumerate(pins):
-            end = pins[i + 1][1] if i + 1 < len(pins) else len(body)
-            f = _FUNCTION.search(body[pos:end])
-            if f and f.group(1) == pins[1 - i][0]:
-                area = _AREA.search(body)
-                found.append((float(area.group(1)) if area else 0.0, name, f.group(1), pin))
+        for pin in c.pins.values():
+            f = (pin.function or "").replace(" ", "").strip("()")
+            other = next(p for p in c.pins if p != pin.name)
+            if pin.direction == "output" and f in (f"!{other}", f"!({other})", f"{other}'"):
+                found.append((c.area, name, other, pin.name))
     if not found:
         raise ValueError(f"{path}: no inverter cell (a pin with function !A) found")
     _, name, a, y = min(found)

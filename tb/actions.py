@@ -54,7 +54,8 @@ import random
 import tempfile
 from pathlib import Path
 
-from amaranth.lib import data, wiring
+from amaranth.hdl import Value
+from amaranth.lib import wiring
 from amaranth.sim import Simulator
 
 from golden.config import Config
@@ -69,7 +70,7 @@ from hw.scheduler import Scheduler
 from hw.softmax import SoftmaxUnit
 from hw.window_pe import WindowPE
 
-__all__ = ["ACTIONS", "EXACT_ACTIONS", "UNITS", "actions", "activity"]
+__all__ = ["ACTIONS", "EXACT_ACTIONS", "UNITS", "actions", "activity", "stimulus"]
 
 ACTIONS = {
     "pe": ("full_mac", "nibble_mac", "paired_nibbles", "idle", "hand_over", "drain_shift"),
@@ -155,7 +156,7 @@ def _bits(flat, ctx):
     out = {}
     for path, value in flat:
         name = "__".join(str(p) for p in path)
-        value = value.as_value() if isinstance(value, data.View) else value
+        value = Value.cast(value)              # a layout's or an enum's view: its bits
         width = len(value)
         raw = int(ctx.get(value)) & ((1 << width) - 1)
         for i in range(width):
@@ -327,6 +328,63 @@ def vcd_rates(path: str | Path, cycles: int, scope_depth: int = 2) -> dict:
             bit = netlist_bit(name, width, i)
             out[bit] = (tog[i] / cycles, at_one / now if now else 0.0)
     return out
+
+
+def _pe_step(block: str, dut, action: str, rnd: random.Random):
+    """An async ``step(ctx)`` that sets one cycle's inputs of a PE doing ``action``."""
+    async def step(ctx):
+        if block == "pe":
+            row, col, drain = _augmented(action, rnd)
+            for k, v in row.items():
+                ctx.set(getattr(dut.row_in, k), int(v))
+            for k, v in col.items():
+                ctx.set(getattr(dut.col_in, k), int(v))
+        else:
+            row, col, drain = _baseline(action, rnd)
+            for k, v in row.items():
+                ctx.set(getattr(dut.row_in, k), int(v))
+            ctx.set(dut.col_in, col)
+        ctx.set(dut.drain_in.score, drain["score"])
+        ctx.set(dut.drain_in.valid, drain["valid"])
+    return step
+
+
+def stimulus(block: str, cfg: Config, action: str, cycles: int = 256, seed: int = 1) -> dict:
+    """The input bits ``block`` sees on each of ``cycles`` cycles of ``action``, and
+    its outputs after each rising edge, from the RTL in Amaranth's simulator.
+
+    Returns ``{"inputs": [{bit: 0/1}, ...], "outputs": [{bit: 0/1}, ...], "cycles": n}``,
+    bits named as in the gate netlist, for a gate-level run of the same action
+    (:mod:`synth.gatesim`) and a check that the netlist did what the RTL did.
+    """
+    if action not in actions(block, cfg):
+        raise ValueError(f"{block} has no action {action!r}; it has {', '.join(actions(block, cfg))}")
+    rnd = random.Random(seed)
+    if block in ("pe", "baseline-pe"):
+        dut = PE(cfg) if block == "pe" else BaselinePE(cfg)
+        step = _pe_step(block, dut, action, rnd)
+    else:
+        dut = blocks.build(block, cfg)
+        if block == "softmax":
+            cycles = max(cycles, 2 * softmax_cycles(softmax_spec(cfg.tokens, cfg.acc_bits), cfg.vector_lanes, 1))
+        step = _unit_stimulus(block, dut, cfg, action, rnd)
+    members = list(dut.signature.flatten(dut))
+    ins = [(p, v) for p, m, v in members if m.flow == wiring.In]
+    outs = [(p, v) for p, m, v in members if m.flow == wiring.Out]
+    seen = {"inputs": [], "outputs": []}
+
+    async def bench(ctx):
+        for _ in range(cycles):
+            await step(ctx)
+            seen["inputs"].append(_bits(ins, ctx))
+            await ctx.tick()
+            seen["outputs"].append(_bits(outs, ctx))
+
+    sim = Simulator(dut)
+    sim.add_clock(1e-8)
+    sim.add_testbench(bench)
+    sim.run()
+    return {**seen, "cycles": cycles, "action": action, "block": block}
 
 
 def _unit_activity(block: str, cfg: Config, action: str, cycles: int, seed: int) -> dict:

@@ -11,7 +11,7 @@ import itertools
 
 import pytest
 
-__all__ = ["sweep", "latin", "ident"]
+__all__ = ["sweep", "latin", "cover", "ident"]
 
 
 def ident(value) -> str:
@@ -26,6 +26,15 @@ def latin(*axes):
     point i takes value i mod len(axis) of each axis."""
     n = max(len(a) for a in axes)
     return [tuple(a[i % len(a)] for a in axes) for i in range(n)]
+
+
+def cover(cases, *axes):
+    """Fewer points than :func:`latin` where the first axis is a list of cases: every
+    value of every other axis appears once, on cases taken evenly across the list
+    (a case shows what it shows under any variant; the variants are what differ)."""
+    n = max(len(a) for a in axes)
+    pick = [round(i * (len(cases) - 1) / max(1, n - 1)) for i in range(n)]     # first to last
+    return [(cases[pick[i]], *(a[i % len(a)] for a in axes)) for i in range(n)]
 
 
 def sweep(argnames: str, *axes, keep=None, ids=None):

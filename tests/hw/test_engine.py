@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from tests.adversarial import CASES, operands
-from tests.sweep import ident, sweep
+from tests.sweep import cover, ident, sweep
 from golden import Config, approx_scores, proxy_workload, quantize, run_attention
 from golden.cycle_model import VARIANTS, baseline_cycles, kaleido_cycles, kaleido_tables, variant_parts
 from tb.engine_image import baseline_image, driver_image, kaleido_image
@@ -16,8 +16,9 @@ def _case_id(c):
     return f"{c[0]}-{c[1]}-{c[2]}x{c[3]}-F{c[4]}P{c[5]}-{c[6]}" if isinstance(c, tuple) and len(c) == 7 else ident(c)
 
 
-# make test: every case once, every variant and PE among them (a Latin walk); make test-all: all.
-@sweep("case, variant, accumulators", CASES, list(VARIANTS), [3, 4], ids=_case_id)
+# make test: every variant and PE once, on cases from first to last; make test-all: all.
+@sweep("case, variant, accumulators", CASES, list(VARIANTS), [3, 4], ids=_case_id,
+       keep=cover(CASES, list(VARIANTS), [3, 4]))
 def test_kaleido_engine_is_exact_and_on_model(case, variant, accumulators, rng):
     partition, grid, R, C, F, P, kind = case
     cfg = Config(partition=partition, grid=grid, rows=R, cols=C, full_bits=F, partial_bits=P,
@@ -50,7 +51,7 @@ NEVER_SLOWER = CASES + [
 DISPATCHERS = [("full", 0, "pivots"), ("full", 4, "pivots"), ("full", 8, "weight"), ("pe", 0, "pivots")]
 
 
-@sweep("case, dispatcher", NEVER_SLOWER, DISPATCHERS, ids=_case_id)
+@sweep("case, dispatcher", NEVER_SLOWER, DISPATCHERS, ids=_case_id, keep=cover(NEVER_SLOWER, DISPATCHERS))
 def test_kaleido_is_never_slower_than_baseline(case, dispatcher, rng):
     partition, grid, R, C, F, P, kind = case
     variant, window, rule = dispatcher
@@ -148,7 +149,8 @@ def test_matcher_saves_cycles_on_nibble_work(rng):
     assert runs["pe-m"]["lane_work"] == runs["pe"]["lane_work"]      # same work, fewer cycles
 
 
-@sweep("case, pe", NEVER_SLOWER[::3], [(3, 0), (4, 0), (4, 4)], ids=_case_id)
+@sweep("case, pe", NEVER_SLOWER[::3], [(3, 0), (4, 0), (4, 4)], ids=_case_id,
+       keep=cover(NEVER_SLOWER[::3], [(3, 0), (4, 0), (4, 4)]))
 def test_two_pe_stages_keep_scores_cycles_and_the_baseline_bound(case, pe, rng):
     """With ``pe_stages=2`` every PE (Kaleido's and the baseline's) registers its
     products first: scores stay exact, cycles stay the model's (one more cycle of
@@ -174,7 +176,8 @@ def test_two_pe_stages_keep_scores_cycles_and_the_baseline_bound(case, pe, rng):
     assert base["cycles"] == baseline_cycles(cfg.tokens, cfg.tokens, cfg).cycles >= model.cycles
 
 
-@sweep("case, window, accumulators", CASES, [4, 8, 2], [3, 4], ids=_case_id)
+@sweep("case, window, accumulators", CASES, [4, 8, 2], [3, 4], ids=_case_id,
+       keep=cover(CASES, [4, 8, 2], [3, 4]))
 def test_channel_window_engine_is_exact_and_on_model(case, window, accumulators, rng):
     """With a channel window each column (B, D) or row (C) takes its own steps:
     scores stay exact, and cycles and lane work are the window's model."""
