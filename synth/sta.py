@@ -3,7 +3,8 @@
 Debian's ``opensta`` (the ``sta`` binary, a 2019 build) reads the liberty file
 and the netlist of :func:`synth.flow.gate_netlist`. Timing: one clock on
 ``clk``, inputs arriving and outputs leaving at its edge (zero external delay),
-ideal clock network, no wire load, and no path from the reset (held for many
+ideal clock network, no wire load, inputs driven by :data:`synth.flow.DRIVING_CELL`
+and outputs loaded with :data:`synth.flow.OUTPUT_LOAD_PF`, and no path from the reset (held for many
 cycles, and buffered at placement): the critical path is the longest
 register-to-register, input-to-register or register-to-output path, with the
 capturing flip-flop's setup time. Power: ``report_power`` under switching
@@ -20,6 +21,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
+from .flow import DRIVING_CELL, OUTPUT_LOAD_PF
 from .liberty import inverter
 
 __all__ = ["StaError", "sta_command", "timing", "power", "flop_outputs", "tie_constants"]
@@ -57,6 +59,9 @@ def _header(top: str, period_ns: float) -> str:
             f"create_clock -name clk -period {period_ns} [get_ports clk]\n"
             "set_input_delay 0 -clock clk [delete_from_list [all_inputs] [get_ports clk]]\n"
             "set_output_delay 0 -clock clk [all_outputs]\n"
+            # The same boundary the timing-driven mapping was given.
+            f"set_driving_cell -lib_cell {DRIVING_CELL} [delete_from_list [all_inputs] [get_ports clk]]\n"
+            f"set_load {OUTPUT_LOAD_PF} [all_outputs]\n"
             # Reset is held for many cycles and fans out to every flip-flop; buffering that
             # tree is placement's job, so its paths are not what limits the clock.
             "if {[llength [get_ports -quiet rst]]} { set_false_path -from [get_ports rst] }\n")

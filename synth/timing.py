@@ -1,7 +1,8 @@
-"""Static timing of every block: its critical path and fmax, cached like its area.
+"""Static timing of every block at the chip clock: mapped for ``cfg.clock_mhz``,
+timed at that period; its critical path, fmax and slack, cached like its area.
 
-Results are cached under ``.cache/timing/`` by the hash of the block's Verilog
-and the liberty file, so a block is mapped and timed once.
+Results are cached under ``.cache/timing/`` by the hash of the block's Verilog,
+the liberty file and the clock, so a block is mapped and timed once per clock.
 """
 
 from __future__ import annotations
@@ -21,17 +22,19 @@ CACHE = Path(__file__).resolve().parent.parent / ".cache" / "timing"
 
 
 def block_netlist(name: str, cfg: Config, liberty: str) -> str:
-    """The block's gate netlist (cached beside its timing)."""
+    """The block's gate netlist, mapped for ``cfg.clock_mhz`` (cached beside its timing)."""
     text = blocks.verilog(name, cfg)
-    path = CACHE / f"{name}-{cache_key(text, liberty)}.v"
-    return cached_text(path, lambda: gate_netlist(text, blocks.top_name(name), liberty))
+    path = CACHE / f"{name}-{cache_key(text, liberty, cfg.clock_mhz)}.v"
+    return cached_text(path, lambda: gate_netlist(text, blocks.top_name(name), liberty, cfg.clock_mhz))
 
 
 def block_timing(name: str, cfg: Config, liberty: str) -> dict:
-    """``critical_path_ns``, ``fmax_mhz``, ``startpoint``, ``endpoint`` of one block."""
+    """``critical_path_ns``, ``fmax_mhz``, ``startpoint``, ``endpoint``, and
+    ``slack_ns`` at ``clock_mhz`` (``cfg.clock_mhz``), of one block."""
     text = blocks.verilog(name, cfg)
-    path = CACHE / f"{name}-{cache_key(text, liberty)}.json"
+    path = CACHE / f"{name}-{cache_key(text, liberty, cfg.clock_mhz)}.json"
     def make():
-        res = timing(block_netlist(name, cfg, liberty), blocks.top_name(name), liberty)
-        return {"block": name, "liberty": liberty, **res}
+        res = timing(block_netlist(name, cfg, liberty), blocks.top_name(name), liberty,
+                     period_ns=1e3 / cfg.clock_mhz)
+        return {"block": name, "liberty": liberty, "clock_mhz": cfg.clock_mhz, **res}
     return cached_json(path, make)
