@@ -40,7 +40,7 @@ def workload_energy(cycles: int, rows: int, cols: int, full: int, nibble: int, p
         "drain": hops * (e["drain_shift"] - e["idle"]),
         "leakage": pes * leakage_uw * time_us,            # uW x us = pJ
     }
-    return {"energy_pj": sum(split.values()), "time_us": time_us, "fmax_mhz": clock_mhz,
+    return {"energy_pj": sum(split.values()), "time_us": time_us, "clock_mhz": clock_mhz,
             "energy_split_pj": split}
 
 

@@ -25,7 +25,7 @@ from golden.head_cycles import PV_SCHEDULES
 from golden.opcount import dense_macs, pv_oracle_macs
 
 from . import runner
-from .common import (UserError, add_accumulators_arg, add_dispatcher_args, add_pe_stages_arg,
+from .common import (UserError, add_accumulators_arg, add_dispatcher_args, add_pe_stages_arg, add_clock_arg,
                      check_dispatcher_args, check_output_dir, print_json, run_folder, write_json, write_npy)
 from .operands import add_operand_args, load_attention_inputs
 from .energy import head_energy, run_energy
@@ -61,10 +61,11 @@ def add_args(p) -> None:
     add_accumulators_arg(p)
     add_dispatcher_args(p)
     add_pe_stages_arg(p)
+    add_clock_arg(p)
     p.add_argument("--waves", action="store_true",
                    help="keep every simulation's waveform (engine, and scheduler where it runs) in DIR")
     p.add_argument("--no-energy", action="store_true",
-                   help="leave energy_pj, fmax_mhz and time_us out of stats.json (they need the "
+                   help="leave energy_pj, clock_mhz and time_us out of stats.json (they need the "
                         "liberty file and OpenSTA, and a first synthesis of the array)")
     p.add_argument("--json", action="store_true", help="print stats.json to stdout")
     p.add_argument("--out", required=True, metavar="DIR",
@@ -122,14 +123,15 @@ def cmd_sim_attention(args) -> int:
             "rows": cfg.rows, "cols": cfg.cols, "grid": list(cfg.grid),
             "partition": list(cfg.partition), "full_bits": cfg.full_bits, "accumulators": cfg.accumulators,
             "lookahead": cfg.lookahead, "issue_window": cfg.issue_window, "cluster_rule": cfg.cluster_rule,
-            "pe_stages": cfg.pe_stages,
+            "pe_stages": cfg.pe_stages, "chip_clock_mhz": cfg.clock_mhz,
             "partial_bits": cfg.partial_bits, "tile_groups": model["tiles"],
             "sim_cycles_per_second": rtl["cycles"] / rtl["test_seconds"] if rtl["test_seconds"] else None,
         }
         if v is not None:
             stats.update(_head_stats(cfg, q, k, v.data, scale, args.design, head))
         if not args.no_energy:
-            stats.update(run_energy(cfg, q, k, args.design, args.variant, rtl["cycles"], args.schedule))
+            stats.update(run_energy(cfg, q, k, args.design, args.variant, rtl["cycles"], args.schedule,
+                                    head=v is not None))
             if v is not None:
                 stats["energy_scope"] = "qk stage only"
                 stats.update(head_energy(cfg, args.design, stats["stages"], stats))
@@ -141,8 +143,12 @@ def cmd_sim_attention(args) -> int:
     if args.json:
         print_json(stats)
     else:
-        energy = (f", {stats['energy_pj'] / 1e3:.1f} nJ in {stats['time_us']:.1f} us at "
-                  f"{stats['fmax_mhz']:.0f} MHz" if stats.get("energy_pj") is not None else "")
+        energy = ""
+        if stats.get("energy_pj") is not None:
+            energy = f", {stats['energy_pj'] / 1e3:.1f} nJ in {stats['time_us']:.1f} us at {stats['clock_mhz']:.0f} MHz"
+            if stats["slowest_block"]:
+                energy += (f" (its {stats['slowest_block']} misses the {stats['chip_clock_mhz']:g} MHz "
+                           f"chip clock)")
         how = ""
         if args.design == "kaleido":
             how = (" (dense schedule)" if stats["schedule"] == "dense" else

@@ -8,7 +8,7 @@ import sys
 from golden import Config, model_partition
 from hw import blocks
 
-from .common import (UserError, add_accumulators_arg, add_dispatcher_args, add_pe_stages_arg,
+from .common import (UserError, add_accumulators_arg, add_dispatcher_args, add_pe_stages_arg, add_clock_arg,
                      add_partition_args, atomic_output, check_output_dir, print_json, triple)
 
 
@@ -28,6 +28,7 @@ def add_block_args(p) -> None:
     add_accumulators_arg(p)
     add_dispatcher_args(p)
     add_pe_stages_arg(p)
+    add_clock_arg(p)
 
 
 def block_config(args) -> Config:
@@ -43,7 +44,7 @@ def block_config(args) -> Config:
     return Config(partition=partition, grid=grid, max_channels=args.max_channels, acc_bits=args.acc_bits,
                   rows=args.rows, cols=args.cols, accumulators=args.accumulators,
                   lookahead=args.lookahead, issue_window=args.issue_window, cluster_rule=args.cluster_rule,
-                  pe_stages=args.pe_stages,
+                  pe_stages=args.pe_stages, clock_mhz=args.clock_mhz or 0,
                   vector_lanes=args.vector_lanes)
 
 
@@ -120,12 +121,15 @@ def cmd_timing(args) -> int:
     from synth.timing import block_timing
 
     res = _signoff(args, block_timing)
+    res["met"] = res["slack_ns"] >= 0
     if args.json:
-        print_json({k: res[k] for k in ("block", "liberty", "critical_path_ns", "fmax_mhz", "startpoint",
-                                        "endpoint")})
+        print_json({k: res[k] for k in ("block", "liberty", "clock_mhz", "critical_path_ns", "fmax_mhz",
+                                        "slack_ns", "met", "startpoint", "endpoint")})
     else:
-        print(f"{args.block}: critical path {res['critical_path_ns']:.3f} ns, fmax {res['fmax_mhz']:.1f} MHz "
-              f"({res['startpoint']} -> {res['endpoint']}), {os.path.basename(res['liberty'])}")
+        print(f"{args.block} mapped for {res['clock_mhz']:g} MHz: slack {res['slack_ns']:+.3f} ns "
+              f"({'met' if res['met'] else 'MISSED'}), critical path {res['critical_path_ns']:.3f} ns, "
+              f"fmax {res['fmax_mhz']:.1f} MHz ({res['startpoint']} -> {res['endpoint']}), "
+              f"{os.path.basename(res['liberty'])}")
     return 0
 
 
@@ -137,10 +141,11 @@ def cmd_power(args) -> int:
                         f"not {args.block}; kaleido timing takes every block")
     res = _signoff(args, energy_per_action)
     if args.json:
-        print_json({k: res[k] for k in ("block", "liberty", "energy_pj", "leakage_uw", "clock_mhz", "method")})
+        print_json({k: res[k] for k in ("block", "liberty", "energy_pj", "split_pj", "leakage_uw", "clock_mhz",
+                                        "method")})
     else:
-        print(f"{args.block} at {res['clock_mhz']:.1f} MHz, leakage {res['leakage_uw']:.3f} uW; "
-              f"energy per action (pJ):")
+        print(f"{args.block} mapped for {res['clock_mhz']:g} MHz, leakage {res['leakage_uw']:.3f} uW; "
+              f"energy per action (pJ per cycle, gate-level):")
         for action, e in res["energy_pj"].items():
             print(f"  {action:15s} {e:8.2f}")
     return 0
@@ -162,13 +167,15 @@ def register(sub, parser_class) -> None:
     s.add_argument("--json", action="store_true", help="print the figures as one JSON object")
     s.set_defaults(func=cmd_synth)
 
-    t = sub.add_parser("timing", help="static timing of a block (OpenSTA): critical path and fmax")
+    t = sub.add_parser("timing", help="static timing of a block (OpenSTA) mapped for the chip clock: slack, "
+                                      "critical path and fmax")
     add_block_args(t)
     t.add_argument("--liberty", metavar="FILE", help="standard cells (default: OSU018, which make setup fetches)")
     t.add_argument("--json", action="store_true", help="print the figures as one JSON object")
     t.set_defaults(func=cmd_timing)
 
-    pw = sub.add_parser("power", help="energy per action of a PE, a dispatcher block or the softmax unit (OpenSTA report_power under measured activity)")
+    pw = sub.add_parser("power", help="energy per action of a PE, a dispatcher block or the softmax unit (gate-level activity "
+                             "on the netlist mapped for the chip clock, liberty energy tables)")
     add_block_args(pw)
     pw.add_argument("--liberty", metavar="FILE", help="standard cells (default: OSU018, which make setup fetches)")
     pw.add_argument("--json", action="store_true", help="print the figures as one JSON object")

@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from golden import MODELS, Config
-from golden.config import CLUSTER_RULES
+from golden.config import CHIP_CLOCK_MHZ, CLUSTER_RULES
 from golden.channel_window import WINDOW_WIDTHS
 from golden.cycle_model import variant_parts
 from golden.pe import ACCUMULATORS, PE_STAGES
@@ -23,7 +23,7 @@ from golden.pe import ACCUMULATORS, PE_STAGES
 __all__ = ["UserError", "triple", "check_output_file", "check_output_dir", "atomic_output",
            "json_safe", "print_json", "add_partition_args", "add_accumulators_arg", "add_dispatcher_args",
            "check_dispatcher_args",
-           "add_pe_stages_arg", "MAX_TOKENS", "check_tokens"]
+           "add_pe_stages_arg", "add_clock_arg", "MAX_TOKENS", "check_tokens"]
 
 #: The largest grid a command takes: ``S~`` alone is ``N x N`` int64, 32 GiB at 65,536 tokens.
 MAX_TOKENS = 65536
@@ -70,6 +70,13 @@ def add_accumulators_arg(p) -> None:
     p.add_argument("--accumulators", type=int, choices=ACCUMULATORS, default=3,
                    help="registers of the Kaleido PE: 3 (the paper's PE; the default) or 4 (the exact "
                         "PE, which executes exactly the oracle's MACs)")
+
+
+def add_clock_arg(p) -> None:
+    p.add_argument("--clock-mhz", type=float, metavar="F",
+                   help=f"the chip clock: every block is mapped for it and timed at it, and a run takes "
+                        f"it if its blocks all meet it, else its slowest block's clock (default "
+                        f"{CHIP_CLOCK_MHZ:g}, the highest clock the baseline array closes at)")
 
 
 def add_pe_stages_arg(p) -> None:

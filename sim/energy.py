@@ -1,6 +1,7 @@
 """Energy and time of a run: the cycle model's action counts
 (:func:`golden.cycle_model.executed_products`), each PE's measured energy per
-action (:mod:`synth.power`), and the array's clock (:mod:`synth.timing`),
+action (:mod:`synth.power`), and the clock the design's blocks meet at the chip
+clock (:func:`run_clock`, :mod:`synth.timing`),
 combined by :func:`golden.energy.workload_energy`; plus, for a Kaleido variant
 with a dispatcher, its scheduler and matcher (:func:`golden.energy.unit_energy`)."""
 
@@ -10,7 +11,8 @@ from golden.cycle_model import (baseline_cycles, executed_products, kaleido_cycl
                                 variant_parts)
 from golden.energy import unit_energy, workload_energy
 
-__all__ = ["run_energy", "dispatcher_energy", "head_energy", "SCOPE", "DISPATCHER_SCOPE", "HEAD_SCOPE"]
+__all__ = ["run_energy", "run_clock", "design_blocks", "dispatcher_energy", "head_energy", "SCOPE",
+           "DISPATCHER_SCOPE", "HEAD_SCOPE"]
 
 SCOPE = ("the PE array: clock, products, register loads, drain, leakage; and the dispatcher where "
          "the variant has one")
@@ -26,18 +28,56 @@ DISPATCHER_SCOPE = (
 
 HEAD_SCOPE = (
     "qk: as energy_scope says; softmax: the vector unit busy for every cycle of its stage (random-score "
-    "activity), at its own fmax, plus leakage; pv: the array's PEs (built for P V~'s reduction), every "
-    "executed product a full one, one register load and drain per tile group, at that array's fmax. The "
+    "activity), plus leakage; pv: the array's PEs (built for P V~'s reduction), every executed product a "
+    "full one, one register load and drain per tile group. Every stage at the run's clock_mhz. The "
     "stages do not overlap.")
 
 
-def dispatcher_energy(cfg, q, k, variant: str, report, liberty: str, cycles: int) -> dict:
-    """``{"scheduler": pJ, "matcher": pJ}`` of the parts ``variant`` has over a run of
-    ``cycles`` at the array's clock, as :data:`DISPATCHER_SCOPE` says."""
-    from synth.power import energy_per_action
+def design_blocks(cfg, design: str, variant: str, head: bool = False) -> dict:
+    """``{label: (block, Config)}``: every block a design has on the chip (the
+    dispatcher's, whether or not a run uses them: they share its clock), and with
+    ``head`` the softmax unit and the P V~ array."""
+    from golden.head_cycles import pv_config
+
+    if design == "kaleido":
+        used = {"array": ("array", cfg)}
+        has_scheduler, has_matcher = variant_parts(variant)
+        if has_scheduler:
+            used["scheduler"] = ("scheduler", cfg)
+        if has_matcher:
+            unit = "channel-window" if cfg.issue_window else "matcher"
+            used[unit] = (unit, cfg)
+    else:
+        used = {"array": ("baseline-array", cfg)}
+    if head:
+        used["softmax"] = ("softmax", cfg)
+        used["pv array"] = (used["array"][0], pv_config(cfg))
+    return used
+
+
+def run_clock(cfg, design: str, variant: str, liberty: str, head: bool = False) -> dict:
+    """The chip clock (``chip_clock_mhz``, ``cfg.clock_mhz``) and the clock a design's
+    blocks meet (``clock_mhz``): the chip clock if every block meets it, else the
+    slowest block's fmax, named in ``slowest_block``; every block's ``slack_ns`` at
+    the chip clock and ``fmax_mhz``, each mapped for the chip clock."""
     from synth.timing import block_timing
 
-    clock = block_timing("array", cfg, liberty)["fmax_mhz"]
+    blocks = {label: block_timing(name, bcfg, liberty)
+              for label, (name, bcfg) in design_blocks(cfg, design, variant, head).items()}
+    slowest = min(blocks, key=lambda b: blocks[b]["fmax_mhz"])
+    meets = blocks[slowest]["slack_ns"] >= 0
+    return {"chip_clock_mhz": cfg.clock_mhz,
+            "clock_mhz": cfg.clock_mhz if meets else blocks[slowest]["fmax_mhz"],
+            "slowest_block": None if meets else slowest,
+            "blocks_timing": {b: {"slack_ns": t["slack_ns"], "fmax_mhz": t["fmax_mhz"], "met": t["slack_ns"] >= 0}
+                              for b, t in blocks.items()}}
+
+
+def dispatcher_energy(cfg, q, k, variant: str, report, liberty: str, cycles: int, clock: float) -> dict:
+    """``{"scheduler": pJ, "matcher": pJ}`` of the parts ``variant`` has over a run of
+    ``cycles`` at ``clock`` MHz, as :data:`DISPATCHER_SCOPE` says."""
+    from synth.power import energy_per_action
+
     has_scheduler, has_matcher = variant_parts(variant)
     used_scheduler, used_matcher = (variant_parts(report.ran_as) if report.schedule == "pairs"
                                     else (False, False))
@@ -56,15 +96,17 @@ def dispatcher_energy(cfg, q, k, variant: str, report, liberty: str, cycles: int
 
 
 def run_energy(cfg, q, k, design: str, variant: str, cycles: int, schedule: str = "auto",
-               report=None) -> dict:
-    """``energy_pj``, ``time_us``, ``fmax_mhz`` of one ``Q K^T`` run, or nulls with
-    ``energy_note`` saying why they could not be measured here. ``energy_split_pj``
-    adds up to ``energy_pj``; ``dispatcher_pj`` is its dispatcher part. ``report``:
-    the run's :class:`~golden.cycle_model.CycleReport`, when the caller has it."""
+               report=None, head: bool = False) -> dict:
+    """``energy_pj`` and ``time_us`` of one ``Q K^T`` run at the clock its design's
+    blocks meet (:func:`run_clock`'s figures, which it carries; ``head``: the
+    whole head's blocks count too), or nulls with ``energy_note`` saying why they
+    could not be measured here. ``energy_split_pj`` adds up to ``energy_pj``;
+    ``dispatcher_pj`` is its dispatcher part. ``report``: the run's
+    :class:`~golden.cycle_model.CycleReport`, when the caller has it."""
     from synth.flow import SynthError, default_liberty
+    from synth.gatesim import GateSimError
     from synth.power import energy_per_action
     from synth.sta import StaError, sta_command
-    from synth.timing import block_timing
 
     liberty = default_liberty()
     try:
@@ -73,17 +115,19 @@ def run_energy(cfg, q, k, design: str, variant: str, cycles: int, schedule: str 
         sta_command()
         if cfg.issue_window and not (design == "kaleido" and variant_parts(variant)[1]):
             cfg = cfg.with_(issue_window=0)         # the window comes with a matcher variant only
-        pe, array = ("pe", "array") if design == "kaleido" else ("baseline-pe", "baseline-array")
+        pe = "pe" if design == "kaleido" else "baseline-pe"
         if design == "kaleido" and cfg.issue_window:
             pe = "window-pe"                        # the array's PEs, as hw.array builds them
         per_action = energy_per_action(pe, cfg, liberty)
-        clock = block_timing(array, cfg, liberty)["fmax_mhz"]
+        timing = run_clock(cfg, design, variant, liberty, head)
+        clock = timing["clock_mhz"]
         if design == "kaleido" and report is None:
             report = kaleido_cycles(q, k, cfg, variant, schedule=schedule)
-        dispatcher = (dispatcher_energy(cfg, q, k, variant, report, liberty, cycles)
+        dispatcher = (dispatcher_energy(cfg, q, k, variant, report, liberty, cycles, clock)
                       if design == "kaleido" else {})
-    except (SynthError, StaError) as exc:
-        return {"energy_pj": None, "time_us": None, "fmax_mhz": None, "energy_note": str(exc)}
+    except (SynthError, StaError, GateSimError) as exc:
+        return {"energy_pj": None, "time_us": None, "clock_mhz": None, "chip_clock_mhz": cfg.clock_mhz,
+                "energy_note": str(exc)}
     if design == "kaleido":
         counts = executed_products(q, k, cfg, report)
         full, nibble = counts["full_products"], counts["nibble_products"]
@@ -98,6 +142,7 @@ def run_energy(cfg, q, k, design: str, variant: str, cycles: int, schedule: str 
     res["dispatcher_pj"] = sum(dispatcher.values())
     res["energy_pj"] += res["dispatcher_pj"]
     res["energy_scope"] = SCOPE
+    res.update(timing)
     if dispatcher:
         res["dispatcher_scope"] = DISPATCHER_SCOPE
     return res
@@ -110,21 +155,20 @@ def head_energy(cfg, design: str, stages: dict, qk: dict) -> dict:
     a note when the figures cannot be measured here."""
     from golden.head_cycles import pv_config
     from synth.flow import SynthError, default_liberty
+    from synth.gatesim import GateSimError
     from synth.power import energy_per_action
     from synth.sta import StaError
-    from synth.timing import block_timing
 
     if qk.get("energy_pj") is None:
         return {"head_energy_pj": None, "head_time_us": None}
     liberty = default_liberty()
     pv_cfg = pv_config(cfg)
-    pe, array = ("pe", "array") if design == "kaleido" else ("baseline-pe", "baseline-array")
+    pe = "pe" if design == "kaleido" else "baseline-pe"
+    clock = qk["clock_mhz"]           # the chip's: every stage runs at the clock its slowest block meets
     try:
         soft = energy_per_action("softmax", cfg, liberty)
-        soft_clock = block_timing("softmax", cfg, liberty)["fmax_mhz"]
         per_action = energy_per_action(pe, pv_cfg, liberty)
-        pv_clock = block_timing(array, pv_cfg, liberty)["fmax_mhz"]
-    except (SynthError, StaError) as exc:
+    except (SynthError, StaError, GateSimError) as exc:
         return {"head_energy_pj": None, "head_time_us": None, "head_energy_note": str(exc)}
     n, d = cfg.tokens, cfg.head_dim
     soft_cycles, pv_cycles = stages["softmax"]["cycles"], stages["pv"]["cycles"]
@@ -132,10 +176,10 @@ def head_energy(cfg, design: str, stages: dict, qk: dict) -> dict:
     full = stages["pv"].get("executed_macs", n * n * d)
     passes = stages["pv"].get("tile_groups", baseline_cycles(n, d, pv_cfg).tiles)
     pv = workload_energy(pv_cycles, cfg.rows, cfg.cols, full, 0, passes, per_action["energy_pj"],
-                         per_action["leakage_uw"], pv_clock)
+                         per_action["leakage_uw"], clock)
     split = {"qk": qk["energy_pj"],
-             "softmax": unit_energy(soft_cycles, soft_cycles, soft["energy_pj"], soft["leakage_uw"], soft_clock),
+             "softmax": unit_energy(soft_cycles, soft_cycles, soft["energy_pj"], soft["leakage_uw"], clock),
              "pv": pv["energy_pj"]}
     return {"head_energy_pj": sum(split.values()), "head_energy_split_pj": split,
-            "head_time_us": qk["time_us"] + soft_cycles / soft_clock + pv["time_us"],
+            "head_time_us": qk["time_us"] + soft_cycles / clock + pv["time_us"],
             "head_energy_scope": HEAD_SCOPE}

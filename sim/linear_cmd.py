@@ -19,7 +19,7 @@ from golden.linear_cycles import baseline_linear_cycles
 
 from . import runner
 from .attention_cmd import VARIANT_HELP
-from .common import (UserError, add_accumulators_arg, add_dispatcher_args, add_pe_stages_arg,
+from .common import (UserError, add_accumulators_arg, add_dispatcher_args, add_pe_stages_arg, add_clock_arg,
                      check_dispatcher_args, check_output_dir, print_json, run_folder, write_json, write_npy)
 from .golden_cmd import add_linear_args, linear_inputs
 from .simulate import WAVE_SUFFIXES, pick_simulator
@@ -47,7 +47,7 @@ def cmd_sim_linear(args) -> int:
     simulator = pick_simulator(args.simulator)
     cfg, x, w = linear_inputs(args, rows=args.rows, cols=args.cols, accumulators=args.accumulators,
                                 lookahead=args.lookahead, issue_window=args.issue_window,
-                                pe_stages=args.pe_stages)
+                                pe_stages=args.pe_stages, clock_mhz=args.clock_mhz or 0)
     variant = "pe" if args.design == "baseline" else args.variant
     with run_folder(args.out, OUTPUTS, WAVE_SUFFIXES) as (out, work):
         rtl = simulate_linear(cfg, x, w, args.design, simulator, work, variant, args.schedule, args.waves,
@@ -113,6 +113,7 @@ def register(what, parser_class) -> None:
     add_accumulators_arg(p)
     add_dispatcher_args(p, scheduler=False)          # a linear layer's windows are never reordered
     add_pe_stages_arg(p)
+    add_clock_arg(p)
     p.add_argument("--waves", action="store_true", help="keep the engine's waveform in DIR")
     p.add_argument("--json", action="store_true", help="print stats.json to stdout")
     p.add_argument("--out", required=True, metavar="DIR", help="folder for out.npy and stats.json (made if missing)")

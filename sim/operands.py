@@ -41,7 +41,7 @@ def load_attention_inputs(args, names=("q", "k")):
     partition = (triple(args.partition, "partition") if args.partition
                  else model_partition(args.model, d))
     extra = {k: getattr(args, k) for k in ("rows", "cols", "accumulators", "lookahead", "issue_window", "cluster_rule",
-                                              "pe_stages")
+                                              "pe_stages", "clock_mhz")
              if getattr(args, k, None) is not None}
     cfg = Config(partition=partition, grid=grid, full_bits=args.full_bits,
                  partial_bits=args.partial_bits, **extra)
