@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from golden import Config, approx_scores, proxy_workload, quantize, run_attention
-from golden.config import CLUSTER_RULES
+from golden.config import CHIP_CLOCK_MHZ, CLUSTER_RULES
 from golden.channel_window import WINDOW_WIDTHS
 from golden.pe import PE_STAGES
 
@@ -81,11 +81,12 @@ def bench_pe_sim(cycles: int = 20000) -> dict:
 
 
 def bench_head(workload: str = "bikes", grid=(8, 16, 16), head_dim: int = 128, pe_stages: int = 1,
-               issue_window: int = 0, cluster_rule: str = "pivots") -> dict:
+               issue_window: int = 0, cluster_rule: str = "pivots", clock_mhz: float = 0.0) -> dict:
     """One head's ``Q K^T`` at full size, Kaleido (full, both PEs) against the baseline:
     cycles from the cycle model (which the tests hold equal to the RTL; an RTL run here
     is ~30M cycles), energy and time from the measured energies per action (the
-    dispatcher's included) and each array's fmax. ``kaleido`` is the paper's PE,
+    dispatcher's included) at one chip clock (``clock_mhz``, default the Config's), each
+    design at the clock its slowest block meets. ``kaleido`` is the paper's PE,
     ``kaleido_exact`` the 4-accumulator one; ``pe_stages`` applies to every PE,
     ``issue_window`` and ``cluster_rule`` to Kaleido's dispatcher."""
     from golden.cycle_model import baseline_cycles, kaleido_cycles
@@ -96,12 +97,13 @@ def bench_head(workload: str = "bikes", grid=(8, 16, 16), head_dim: int = 128, p
     from .workload_cmd import make_workload
 
     cfg = Config.for_model("wan2.1", head_dim, grid=grid, pe_stages=pe_stages, issue_window=issue_window,
-                              cluster_rule=cluster_rule)
+                           cluster_rule=cluster_rule, clock_mhz=clock_mhz)
     w = make_workload(cfg, workload)
     q, k = quantize(w["q"])[0], quantize(w["k"])[0]
     golden = run_attention(q, k, cfg)
     base = baseline_cycles(cfg.tokens, cfg.tokens, cfg)
     out = {"workload": workload, "grid": list(grid), "partition": list(cfg.partition), "pe_stages": pe_stages,
+           "chip_clock_mhz": cfg.clock_mhz,
            "issue_window": issue_window, "cluster_rule": cluster_rule,
            "full_bits": cfg.full_bits, "partial_bits": cfg.partial_bits,
            "oracle_reduction": golden.oracle_reduction, "oracle_bound": golden.dense_macs / golden.oracle_macs}
@@ -120,7 +122,25 @@ def bench_head(workload: str = "bikes", grid=(8, 16, 16), head_dim: int = 128, p
         if lib and name != "baseline" and out[name]["energy_pj"] is not None:
             out[name]["energy_ratio"] = out[name]["energy_pj"] / out["baseline"]["energy_pj"]
             out[name]["time_ratio"] = out[name]["time_us"] / out["baseline"]["time_us"]
+            out[name]["iso_area"] = iso_area(at, lib, out[name]["time_us"], out["baseline"]["time_us"])
     return out
+
+
+def iso_area(cfg, liberty: str, kaleido_us: float, baseline_us: float) -> dict:
+    """Kaleido's array against a baseline array of the same area, at the same clock.
+
+    ``baseline_pes``: baseline PEs that fit in the Kaleido array's area (both mapped
+    for the chip clock). The baseline's time there is its time scaled by its PEs,
+    ideal scaling, which favours the baseline only by the tiling losses it would
+    really have. ``throughput_per_area`` > 1: at equal area Kaleido finishes first.
+    """
+    from synth.area import block_area
+    k_area = block_area("array", cfg, liberty)["area_um2"]
+    b_area = block_area("baseline-array", cfg, liberty)["area_um2"]
+    pes = cfg.rows * cfg.cols
+    fit = k_area / b_area * pes
+    return {"kaleido_array_um2": k_area, "baseline_array_um2": b_area, "baseline_pes": int(fit),
+            "throughput_per_area": baseline_us / kaleido_us * b_area / k_area}
 
 
 #: The speed table of issue 9: the proxy, F=5 P=3, 4x4 PEs, Wan2.1 splits.
@@ -224,10 +244,12 @@ def main(argv=None) -> int:
                    help="for head: Kaleido's channel window (default 0: the matcher)")
     p.add_argument("--cluster-rule", choices=CLUSTER_RULES, default="pivots",
                    help="for head: Kaleido's scheduler rule (default pivots, the paper's)")
+    p.add_argument("--clock-mhz", type=float, default=0.0, metavar="F",
+                   help=f"for head: the chip clock (default {CHIP_CLOCK_MHZ:g}, where the baseline array closes)")
     args = p.parse_args(argv)
     table = {"golden": bench_golden, "thresholds": bench_thresholds, "pe-sim": bench_pe_sim,
              "head": lambda: bench_head(args.workload, pe_stages=args.pe_stages, issue_window=args.issue_window,
-                                         cluster_rule=args.cluster_rule),
+                                         cluster_rule=args.cluster_rule, clock_mhz=args.clock_mhz),
              "speed": lambda: bench_speed(args.variant), "pv": bench_pv}
     result = {}
     for name in args.what:
