@@ -4,6 +4,8 @@ and JSON that stays valid."""
 
 from __future__ import annotations
 
+import argparse
+
 import json
 import math
 import os
@@ -15,7 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from golden import MODELS, Config
-from golden.config import CHIP_CLOCK_MHZ, CLUSTER_RULES
+from golden.config import CHIP_CLOCK_MHZ, CLUSTER_RULES, MAX_CLOCK_MHZ
 from golden.channel_window import WINDOW_WIDTHS
 from golden.cycle_model import variant_parts
 from golden.pe import ACCUMULATORS, PE_STAGES
@@ -72,8 +74,18 @@ def add_accumulators_arg(p) -> None:
                         "PE, which executes exactly the oracle's MACs)")
 
 
+def _clock(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 1.0 <= value <= MAX_CLOCK_MHZ:
+        raise argparse.ArgumentTypeError(f"{text} MHz: the clock must be between 1 and {MAX_CLOCK_MHZ:g} MHz")
+    return value
+
+
 def add_clock_arg(p) -> None:
-    p.add_argument("--clock-mhz", type=float, metavar="F",
+    p.add_argument("--clock-mhz", type=_clock, metavar="F",
                    help=f"the chip clock: every block is mapped for it and timed at it, and a run takes "
                         f"it if its blocks all meet it, else its slowest block's clock (default "
                         f"{CHIP_CLOCK_MHZ:g}, the highest clock the baseline array closes at)")

@@ -1,4 +1,4 @@
-"""Static timing and power with OpenSTA on the gate netlist Yosys maps.
+"""Static timing with OpenSTA on the gate netlist Yosys maps.
 
 Debian's ``opensta`` (the ``sta`` binary, a 2019 build) reads the liberty file
 and the netlist of :func:`synth.flow.gate_netlist`. Timing: one clock on
@@ -7,10 +7,9 @@ ideal clock network, no wire load, inputs driven by :data:`synth.flow.DRIVING_CE
 and outputs loaded with :data:`synth.flow.OUTPUT_LOAD_PF`, and no path from the reset (held for many
 cycles, and buffered at placement): the critical path is the longest
 register-to-register, input-to-register or register-to-output path, with the
-capturing flip-flop's setup time. Power: ``report_power`` under switching
-activities the caller measured, set on input ports and flip-flop outputs
-(this build has no ``read_vcd`` / ``read_saif``); OpenSTA propagates them
-through the logic.
+capturing flip-flop's setup time. Energy does not come from here: this build's
+``report_power`` does not propagate activity once a global one is set and sums
+rise and fall internal energy (see :mod:`synth.power` for the gate-level flow).
 """
 
 from __future__ import annotations
@@ -22,9 +21,8 @@ import tempfile
 from pathlib import Path
 
 from .flow import DRIVING_CELL, OUTPUT_LOAD_PF
-from .liberty import inverter
 
-__all__ = ["StaError", "sta_command", "timing", "power", "flop_outputs", "tie_constants"]
+__all__ = ["StaError", "sta_command", "timing", "flop_outputs"]
 
 
 class StaError(RuntimeError):
@@ -96,70 +94,3 @@ def flop_outputs(netlist: str) -> dict[str, str]:
         if "CLK" in pins and "Q" in pins:
             out[pins["Q"].strip()] = f"{m.group(2)}/Q"
     return out
-
-
-#: The nets :func:`tie_constants` adds for a steady 1: an undriven net, which
-#: OpenSTA gives the global activity (duty 0 when that is still), and its inverse.
-HELD_LOW, HELD_HIGH = "kaleido_held_low", "kaleido_held_high"
-
-
-def tie_constants(netlist: str, nets, high=(), liberty: str | None = None) -> str:
-    """The netlist with every load of each of ``nets`` tied to a constant, and
-    every load of each of ``high`` fed a steady 1.
-
-    Drivers stay (a flip-flop still clocks; its ``Q`` pin is kept); the cells
-    the net fed now see a constant, which this OpenSTA build treats as a
-    source with the ``-input`` activity (see :func:`power`). A constant ``1'b1``
-    would toggle the same way, so the steady 1 is the liberty's inverter of an
-    undriven net: held at the global activity, which :func:`power` keeps still.
-    """
-    nets, high = set(nets), set(high) - set(nets)
-
-    def repl(m):
-        pin, net = m.group(1), m.group(2).strip()
-        if pin == "Q" or net not in nets | high:
-            return m.group(0)
-        return f".{pin}(1'b0)" if net in nets else f".{pin}({HELD_HIGH})"
-    out = re.sub(r"\.(\w+)\(([^()]*)\)", repl, netlist)
-    if high:
-        if liberty is None:
-            raise ValueError("a steady 1 needs the liberty file, for its inverter")
-        if out.count("endmodule") != 1:
-            raise StaError("steady nets need a flat netlist of one module")
-        cell, a, y = inverter(liberty)
-        out = out.replace("endmodule", f"  wire {HELD_LOW};\n  wire {HELD_HIGH};\n"
-                                       f"  {cell} kaleido_tie_high (.{a}({HELD_LOW}), .{y}({HELD_HIGH}));\n"
-                                       "endmodule")
-    return out
-
-
-def power(netlist: str, top: str, liberty: str, period_ns: float, tied=(),
-          tied_activity: tuple[float, float] = (0.0, 0.0),
-          global_activity: tuple[float, float] = (0.0, 0.0), held_high=()) -> dict:
-    """``report_power`` at ``period_ns``, with switching activity in two classes.
-
-    What Debian's 2019 OpenSTA does, measured: ``-global`` (toggles per clock
-    cycle) sets every source, input ports and flip-flop outputs alike;
-    ``-input`` (toggles per second) reaches only constant-driven pins; the
-    per-port and per-pin options and case analysis change nothing. So the
-    loads of the nets in ``tied`` are tied to constants (:func:`tie_constants`)
-    and toggle at ``tied_activity``; every other source at ``global_activity``.
-    Both are ``(toggles per cycle, duty)``. A source at ``global_activity``
-    has one duty; the loads of the nets in ``held_high`` see a steady 1
-    instead (:func:`tie_constants`). Input ports not tied add only their own
-    nets' switching, at ``tied_activity``: measured, the ``-input`` activity
-    reaches them too, but not the logic they feed. Returns the total's
-    ``internal_w``, ``switching_w``, ``leakage_w`` and ``total_w``.
-    """
-    per_second = 1e9 / period_ns
-    script = (_header(top, period_ns)
-              + f"set_power_activity -global -activity {global_activity[0]:.6g} -duty {global_activity[1]:.6g}\n"
-              + f"set_power_activity -input -activity {tied_activity[0] * per_second:.6g} "
-                f"-duty {tied_activity[1]:.6g}\n"
-              + "report_power -digits 6\n")
-    text = _run(script, tie_constants(netlist, tied, held_high, liberty), liberty)
-    row = re.search(r"^Total\s+([-\d.eE+]+)\s+([-\d.eE+]+)\s+([-\d.eE+]+)\s+([-\d.eE+]+)", text, re.M)
-    if not row:
-        raise StaError("OpenSTA printed no power total")
-    internal, switching, leakage, total = (float(v) for v in row.groups())
-    return {"internal_w": internal, "switching_w": switching, "leakage_w": leakage, "total_w": total}

@@ -33,11 +33,18 @@ def test_sim_attention_end_to_end(tmp_path, rng):
     stats = json.loads((tmp_path / "rtl" / "stats.json").read_text())
     assert stats["scores_match"] and stats["cycles"] == stats["model_cycles"]
     assert {"design", "variant", "simulator", "cycles", "model_cycles", "executed_macs",
-            "utilization", "energy_pj", "fmax_mhz", "time_us"} <= set(stats)
+            "utilization", "energy_pj", "chip_clock_mhz", "clock_mhz", "time_us"} <= set(stats)
     if stats["energy_pj"] is None:
         assert stats["energy_note"]                         # said why, where sta or the liberty is missing
     else:
-        assert stats["energy_pj"] > 0 and stats["time_us"] == pytest.approx(stats["cycles"] / stats["fmax_mhz"])
+        assert stats["energy_pj"] > 0 and stats["time_us"] == pytest.approx(stats["cycles"] / stats["clock_mhz"])
+        # One chip clock; a run is never credited with more than its slowest block meets.
+        assert stats["clock_mhz"] <= stats["chip_clock_mhz"]
+        timing = stats["blocks_timing"]
+        assert set(timing) == {"array", "scheduler", "matcher"}
+        assert stats["clock_mhz"] == pytest.approx(min(stats["chip_clock_mhz"],
+                                                       min(t["fmax_mhz"] for t in timing.values())))
+        assert (stats["slowest_block"] is None) == all(t["met"] for t in timing.values())
         assert stats["energy_pj"] == pytest.approx(sum(stats["energy_split_pj"].values()))
     g = run("golden", "attention", *common[:8], "--out", "g.npz", cwd=tmp_path)
     assert g.returncode == 0, g.stderr

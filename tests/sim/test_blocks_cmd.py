@@ -63,7 +63,7 @@ def test_bad_block_and_liberty(tmp_path):
 
 
 @pytest.mark.parametrize("args, message", [
-    (["synth", "--block", "pe", "--liberty", "{tmp}/junk.lib"], "no cells found; is it a Liberty file?"),
+    (["synth", "--block", "pe", "--liberty", "{tmp}/junk.lib"], "not a Liberty file"),
     (["synth", "--block", "pe", "--liberty", "{tmp}"], "is a folder, not a liberty file"),
     (["synth", "--block", "pe", "--liberty", "{tmp}/junk.lib", "--no-liberty"], "not allowed with"),
     (["verilog", "--block", "pe", "--head-dim", "16", "--out", "{tmp}/v"], "--head-dim goes with --model"),
@@ -90,10 +90,20 @@ def test_timing_json_for_both_pes():
         r = run("timing", "--block", block, "--partition", "2,1,1", "--json")
         assert r.returncode == 0, r.stderr
         rep = json.loads(r.stdout)
-        assert set(rep) == {"block", "liberty", "critical_path_ns", "fmax_mhz", "startpoint", "endpoint"}
+        assert set(rep) == {"block", "liberty", "clock_mhz", "critical_path_ns", "fmax_mhz", "slack_ns", "met",
+                            "startpoint", "endpoint"}
+        assert rep["met"] == (rep["slack_ns"] >= 0)
+        assert rep["slack_ns"] == pytest.approx(1e3 / rep["clock_mhz"] - rep["critical_path_ns"], abs=1e-3)
         assert rep["fmax_mhz"] == pytest.approx(1000 / rep["critical_path_ns"]) and rep["fmax_mhz"] > 0
         fmax[block] = rep["fmax_mhz"]
     print(f"fmax pe {fmax['pe']:.1f} MHz, baseline-pe {fmax['baseline-pe']:.1f} MHz")
+    # Another chip clock: the block is mapped and timed for it.
+    r = run("timing", "--block", "baseline-pe", "--partition", "2,1,1", "--clock-mhz", "150", "--json")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["clock_mhz"] == 150.0
+    for bad in ("0", "-5", "fast", "1e9"):
+        r = run("timing", "--block", "pe", "--clock-mhz", bad)
+        assert r.returncode == 2 and "--clock-mhz" in r.stderr, r.stderr
 
 
 @needs_sta
@@ -101,7 +111,7 @@ def test_power_json_and_refusals(tmp_path):
     r = run("power", "--block", "pe", "--partition", "2,1,1", "--json")
     assert r.returncode == 0, r.stderr
     rep = json.loads(r.stdout)
-    assert set(rep) == {"block", "liberty", "energy_pj", "leakage_uw", "clock_mhz", "method"}
+    assert set(rep) == {"block", "liberty", "energy_pj", "split_pj", "leakage_uw", "clock_mhz", "method"}
     assert rep["energy_pj"]["full_mac"] > rep["energy_pj"]["idle"] > 0
     r = run("power", "--block", "array")
     assert r.returncode == 2 and "measured for the PEs" in r.stderr

@@ -24,7 +24,7 @@ def measured(monkeypatch):
 
     def timing(block, cfg, liberty):
         asked.append((block, cfg))
-        return {"fmax_mhz": 80.0 if block == "softmax" else 100.0}
+        return {"fmax_mhz": 80.0 if block == "softmax" else 100.0, "slack_ns": -1.0}
 
     monkeypatch.setattr("synth.power.energy_per_action", per_action)
     monkeypatch.setattr("synth.timing.block_timing", timing)
@@ -36,20 +36,20 @@ def measured(monkeypatch):
 def test_head_energy_adds_the_three_stages(measured, design):
     cfg = Config(grid=(1, 2, 4), partition=(2, 2, 2))
     stages = {"qk": {"cycles": 50}, "softmax": {"cycles": 300}, "pv": {"cycles": 70}}
-    qk = {"energy_pj": 1234.0, "time_us": 0.5}
+    qk = {"energy_pj": 1234.0, "time_us": 0.5, "clock_mhz": 80.0}     # the run's clock, its slowest block's
     res = energy.head_energy(cfg, design, stages, qk)
     split = res["head_energy_split_pj"]
     assert set(split) == {"qk", "softmax", "pv"} and split["qk"] == 1234.0
     assert res["head_energy_pj"] == pytest.approx(sum(split.values()))
-    # The softmax unit is busy for its whole stage, at its own clock, plus leakage.
+    # The softmax unit is busy for its whole stage, at the run's one clock, plus leakage.
     assert split["softmax"] == pytest.approx(300 * 900.0 + 2.0 * 300 / 80.0)
     # P V~ dense: every product a full one on the PEs of the P V~ array, one pass per tile.
     n, d = cfg.tokens, cfg.head_dim
     pv_cfg = pv_config(cfg)
     want = energy.workload_energy(70, cfg.rows, cfg.cols, n * n * d, 0, baseline_cycles(n, d, pv_cfg).tiles,
-                                  PE, 2.0, 100.0)["energy_pj"]
+                                  PE, 2.0, 80.0)["energy_pj"]
     assert split["pv"] == pytest.approx(want)
-    assert res["head_time_us"] == pytest.approx(0.5 + 300 / 80.0 + 70 / 100.0)
+    assert res["head_time_us"] == pytest.approx(0.5 + 300 / 80.0 + 70 / 80.0)
     pe = "pe" if design == "kaleido" else "baseline-pe"
     assert ("softmax", cfg) in measured and (pe, pv_cfg) in measured
     assert "softmax" in res["head_energy_scope"]
@@ -57,7 +57,7 @@ def test_head_energy_adds_the_three_stages(measured, design):
     shared = {**stages, "pv": {"cycles": 70, "executed_macs": 100, "tile_groups": 3}}
     part = energy.head_energy(cfg, design, shared, qk)["head_energy_split_pj"]["pv"]
     assert part == pytest.approx(energy.workload_energy(70, cfg.rows, cfg.cols, 100, 0, 3, PE, 2.0,
-                                                        100.0)["energy_pj"])
+                                                        80.0)["energy_pj"])
 
 
 def test_no_head_energy_without_the_qk_figure(measured):
@@ -82,7 +82,7 @@ def test_a_channel_window_is_priced_as_built(monkeypatch, variant, rng):
 
     def timing(block, cfg, liberty):
         asked.append((block, cfg.issue_window))
-        return {"fmax_mhz": 100.0}
+        return {"fmax_mhz": 300.0, "slack_ns": 1.0}
 
     monkeypatch.setattr("synth.power.energy_per_action", per_action)
     monkeypatch.setattr("synth.timing.block_timing", timing)
@@ -101,3 +101,27 @@ def test_a_channel_window_is_priced_as_built(monkeypatch, variant, rng):
     else:
         assert ("pe", 0) in asked and ("array", 0) in asked
         assert not {"window-pe", "channel-window", "matcher"} & blocks
+
+
+@pytest.mark.parametrize("variant, head", [("full", False), ("pe", False), ("full", True)])
+def test_a_run_takes_the_clock_its_slowest_block_meets(monkeypatch, variant, head):
+    """Every block a design has counts, used or not; one that misses the chip clock
+    sets the run's clock and is named; a design whose blocks all meet it runs at it."""
+    fmax = {"array": 150.0, "scheduler": 111.0, "matcher": 90.0, "baseline-array": 205.0, "softmax": 120.0}
+
+    def timing(block, cfg, liberty):
+        return {"fmax_mhz": fmax[block], "slack_ns": 1e3 / cfg.clock_mhz - 1e3 / fmax[block]}
+
+    monkeypatch.setattr("synth.timing.block_timing", timing)
+    cfg = Config(grid=(1, 2, 4), partition=(4, 2, 2), clock_mhz=198.0)
+    k = energy.run_clock(cfg, "kaleido", variant, "cells.lib", head)
+    slowest = "matcher" if variant == "full" else ("softmax" if head else "array")
+    assert k["chip_clock_mhz"] == 198.0 and k["slowest_block"] == slowest
+    assert k["clock_mhz"] == fmax[slowest]
+    assert set(k["blocks_timing"]) >= {"array"} | ({"scheduler", "matcher"} if variant == "full" else set())
+    b = energy.run_clock(cfg, "baseline", "pe", "cells.lib", head)
+    assert b["chip_clock_mhz"] == 198.0
+    if head:                      # the softmax unit is on the baseline's chip too
+        assert b["slowest_block"] == "softmax" and b["clock_mhz"] == 120.0
+    else:
+        assert b["slowest_block"] is None and b["clock_mhz"] == 198.0

@@ -13,7 +13,7 @@ from synth import area
 from synth.flow import default_liberty
 
 
-def _area_by_lines(text, top, liberty=None):
+def _area_by_lines(text, top, liberty=None, clock_mhz=None):
     # A stand-in for Yosys: area grows with the Verilog's lines, so the report's area
     # tables and ratios are exercised without minutes of synthesis. The slow test below
     # synthesizes for real.
