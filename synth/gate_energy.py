@@ -84,14 +84,16 @@ def energy(net: Netlist, activity: Activity, lib: Library, period_ns: float,
     v2 = lib.voltage ** 2
     memo = {}
 
-    def driven(n: str, rise: int, switched: frozenset) -> float:
-        key = (n, rise, switched)
+    def driven(n: str, rise: int, related: tuple) -> float:
+        # The driver's table for this edge: the arcs from the inputs that switched with it
+        # (their mean), or every arc where none did (a net renamed by an assign).
+        key = (n, rise, related)
         if key not in memo:
-            kind, inputs, out = where.driver[n]
+            kind, _, out = where.driver[n]
             arcs = lib.cells[kind].pins[out].power
-            related = [p for p, src in inputs.items() if src in switched and p in arcs] or list(arcs)
-            memo[key] = (sum(arcs[p][1 - rise].at(slew, where.cap.get(n, 0.0)) for p in related) / len(related)
-                         if related else 0.0)
+            pins = [p for p in related if p in arcs] or list(arcs)
+            memo[key] = (sum(arcs[p][1 - rise].at(slew, where.cap.get(n, 0.0)) for p in pins) / len(pins)
+                         if pins else 0.0)
         return memo[key]
 
     def own(kind: str, pin: str, rise: int) -> float:
@@ -101,18 +103,22 @@ def energy(net: Netlist, activity: Activity, lib: Library, period_ns: float,
             memo[key] = tables[1 - rise].at(slew) if tables else 0.0
         return memo[key]
 
+    root = {}
     switching = internal = 0.0
     toggles = 0
     for event in activity.events:
         changed = {}
         for n, value in event.items():
-            changed[net.root(n)] = value
-        switched = frozenset(changed)
+            r = root.get(n)
+            if r is None:
+                r = root[n] = net.root(n)
+            changed[r] = value
         for n, value in changed.items():
             toggles += 1
             switching += 0.5 * where.cap.get(n, 0.0) * v2
-            if n in where.driver:
-                internal += driven(n, value, switched & frozenset(where.driver[n][1].values()))
+            drive = where.driver.get(n)
+            if drive is not None:
+                internal += driven(n, value, tuple(p for p, src in drive[1].items() if src in changed))
             for kind, pin in where.sinks.get(n, ()):
                 internal += own(kind, pin, value)
     cycles = max(1, activity.cycles)

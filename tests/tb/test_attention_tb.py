@@ -175,12 +175,12 @@ def test_engine_on_degenerate_inputs(tmp_path, simulator, case, rng):
 
 
 def test_engine_does_not_depend_on_initial_values(tmp_path, rng, seed):
-    """Verilator starting every variable without a value at random (three seeds):
+    """Verilator starting every variable without a value at random (three seeds), on
+    one token with K all zero (where an unset value would last the whole run):
     the same exact result, so nothing relies on Verilator's zeros."""
     why = runner.missing("verilator")
     if why:
         pytest.skip(why)
     for n in range(3):
-        for grid, kind in (((1, 1, 1), "zero-k"), ((2, 3, 4), "correlated"))[:1 if n else 2]:
-            _engine_case(tmp_path, "verilator", grid, kind, rng,
-                         plusargs=runner.random_initial(seed + n), label=f"-seed{seed + n}")
+        _engine_case(tmp_path, "verilator", (1, 1, 1), "zero-k", rng,
+                     plusargs=runner.random_initial(seed + n), label=f"-seed{seed + n}")
