@@ -8,7 +8,7 @@ import sys
 from golden import Config, model_partition
 from hw import blocks
 
-from .common import (UserError, add_accumulators_arg, add_dispatcher_args, add_pe_stages_arg, add_clock_arg,
+from .common import (three, UserError, add_accumulators_arg, add_dispatcher_args, add_pe_stages_arg, add_clock_arg,
                      add_partition_args, atomic_output, check_output_dir, print_json, triple)
 
 
@@ -21,7 +21,7 @@ def add_block_args(p) -> None:
                    help="accumulator width (default: the least that cannot overflow)")
     p.add_argument("--rows", type=int, default=4, help="PE rows of an array (default 4)")
     p.add_argument("--cols", type=int, default=4, help="PE columns of an array (default 4)")
-    p.add_argument("--grid", metavar="T,H,W",
+    p.add_argument("--grid", type=three("grid"), metavar="T,H,W",
                    help="token grid of a head: the softmax unit's row length (default 8,16,16)")
     p.add_argument("--vector-lanes", type=int, default=4, metavar="L",
                    help="scores the softmax unit takes per cycle (default 4)")

@@ -25,7 +25,7 @@ from golden.pe import ACCUMULATORS, PE_STAGES
 __all__ = ["UserError", "triple", "check_output_file", "check_output_dir", "atomic_output",
            "json_safe", "print_json", "add_partition_args", "add_accumulators_arg", "add_dispatcher_args",
            "check_dispatcher_args",
-           "add_pe_stages_arg", "add_clock_arg", "MAX_TOKENS", "check_tokens"]
+           "add_pe_stages_arg", "add_clock_arg", "three", "MAX_TOKENS", "check_tokens"]
 
 #: The largest grid a command takes: ``S~`` alone is ``N x N`` int64, 32 GiB at 65,536 tokens.
 MAX_TOKENS = 65536
@@ -45,6 +45,19 @@ def triple(text: str, what: str) -> tuple[int, int, int]:
     return parts
 
 
+def three(what: str):
+    """An argparse ``type`` for ``A,B,C`` options: refused at parsing when it is not
+    three integers (an empty ``--partition ""`` included), so no command ever
+    mistakes it for an option left out; the text itself is returned."""
+    def parse(text: str) -> str:
+        try:
+            triple(text, what)
+        except UserError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+        return text
+    return parse
+
+
 def check_tokens(grid: tuple[int, int, int]) -> None:
     """Refuse a grid whose score matrix could not be held, before anything is allocated."""
     n = math.prod(grid)
@@ -59,7 +72,7 @@ def add_partition_args(p, required: bool = True, head_dim: bool = False,
     """``--partition Dt,Dy,Dx`` or ``--model NAME`` (with ``--head-dim D`` when asked;
     ``head_dim_default`` says what the command takes without it)."""
     part = p.add_mutually_exclusive_group(required=required)
-    part.add_argument("--partition", metavar="Dt,Dy,Dx",
+    part.add_argument("--partition", metavar="Dt,Dy,Dx", type=three("partition"),
                       help="channels of the t-, y- and x-group, in that order")
     part.add_argument("--model", choices=list(MODELS),
                       help="take the partition from a model's 3-D RoPE"

@@ -12,7 +12,7 @@ from golden import Config, model_partition, run_attention
 from golden.linear import linear_layer
 from golden.workload import load_operand
 
-from .common import UserError, add_partition_args, atomic_output, check_output_file, check_tokens, print_json, triple
+from .common import three, UserError, add_partition_args, atomic_output, check_output_file, check_tokens, print_json, triple
 from .operands import add_operand_args, load_attention_inputs
 
 #: What ``--json`` adds with ``--v``: P·V's op counts, then the quality of ``O~``
@@ -106,7 +106,7 @@ def add_linear_args(p) -> None:
     p.add_argument("--x", required=True, metavar="X.npy",
                    help="activations, int8 or float [N, C], C a whole number of heads")
     p.add_argument("--w", required=True, metavar="W.npy", help="weights, int8 or float [C, O]")
-    p.add_argument("--grid", required=True, metavar="T,H,W", help="token grid")
+    p.add_argument("--grid", type=three("grid"), required=True, metavar="T,H,W", help="token grid")
     add_partition_args(p, head_dim=True, head_dim_default="C: one head of all the channels")
     p.add_argument("--full-bits", type=int, default=5, metavar="F", help="full-reuse threshold bits (default 5)")
     p.add_argument("--partial-bits", type=int, default=3, metavar="P",

@@ -7,7 +7,7 @@ import sys
 from golden import Config, model_partition
 from golden.workload import load_operand
 
-from .common import add_partition_args, check_tokens, triple
+from .common import three, add_partition_args, check_tokens, triple
 
 __all__ = ["add_operand_args", "load_attention_inputs"]
 
@@ -21,7 +21,7 @@ def add_operand_args(p, with_v: bool, v_help: str | None = None) -> None:
     if with_v:
         p.add_argument("--v", metavar="V.npy", help=v_help or "values, shaped like the queries: adds "
                        "probs, out and v_states to OUT.npz and P V~'s figures to --json")
-    p.add_argument("--grid", required=True, metavar="T,H,W", help="token grid of the head")
+    p.add_argument("--grid", type=three("grid"), required=True, metavar="T,H,W", help="token grid of the head")
     add_partition_args(p)
     p.add_argument("--full-bits", type=int, default=5, metavar="F",
                    help="full reuse when the top F bits agree (default 5)")

@@ -19,7 +19,7 @@ from golden.config import GROUPS
 from golden.reuse_stats import reuse_stats
 from golden.workload import load_operand, quantize
 
-from .common import (UserError, add_partition_args, atomic_output, check_output_dir, check_tokens,
+from .common import (three, UserError, add_partition_args, atomic_output, check_output_dir, check_tokens,
                      print_json, triple)
 
 __all__ = ["register", "workload_config", "write_workload", "make_workload", "DEFAULT_CLIP"]
@@ -42,7 +42,7 @@ def make_workload(cfg: Config, workload: str = DEFAULT_CLIP) -> dict:
 
 
 def _add_shape_args(p, required: bool = True) -> None:
-    p.add_argument("--grid", required=required, metavar="T,H,W", help="token grid of the head")
+    p.add_argument("--grid", type=three("grid"), required=required, metavar="T,H,W", help="token grid of the head")
     add_partition_args(p, required=required, head_dim=True)
 
 

@@ -60,6 +60,16 @@ CASES = [
      "not allowed with"),
     ("11 --head-dim without --model", ["verilog", "--block", "pe", "--head-dim", "16", "--out", "v"],
      "--head-dim goes with --model"),
+    # The second adversary pass (its case numbers).
+    ("A3 empty --partition: golden", GOLDEN[:9] + ["", "--out", "o.npz"], "three integers"),
+    ("A3 empty --partition: sim", SIM_ATT[:9] + ["", "--simulator", "icarus", "--out", "s"], "three integers"),
+    ("A3 empty --partition: workload", ["workload", "video", "--grid", "1,2,2", "--partition", "", "--out", "w"],
+     "three integers"),
+    ("A3 empty --partition: linear", ["golden", "linear", "--x", "q.npy", "--w", "q.npy", "--grid", "1,2,2",
+                                      "--partition", "", "--out", "o.npz"], "three integers"),
+    ("A3 empty --grid: timing", ["timing", "--block", "pe", "--grid", ""], "three integers"),
+    ("A3 empty --partition: power", ["power", "--block", "pe", "--partition", ""], "three integers"),
+    ("A8 a clock of 0", ["timing", "--block", "pe", "--clock-mhz", "0"], "between 1 and"),
 ]
 
 
