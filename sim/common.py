@@ -10,6 +10,7 @@ import json
 import math
 import os
 import shutil
+import stat
 import tempfile
 from contextlib import contextmanager
 from pathlib import Path
@@ -157,6 +158,11 @@ def check_output_file(path: str, what: str = "--out") -> str:
     target = os.path.abspath(path)
     if os.path.isdir(target):
         raise UserError(f"{what} {path} is a folder; name a file")
+    # Only a regular file, or a new name, is replaced: a rename over a device, a
+    # FIFO or a socket would replace the node itself (/dev/null, run as root).
+    if os.path.lexists(target) and not stat.S_ISREG(os.stat(target).st_mode if os.path.exists(target)
+                                                     else os.lstat(target).st_mode):
+        raise UserError(f"{what} {path} is not a regular file; name a new file or a regular one")
     folder = os.path.dirname(target)
     if not os.path.isdir(folder):
         raise UserError(f"output folder {folder} does not exist")

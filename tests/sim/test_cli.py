@@ -73,6 +73,18 @@ CASES = [
 ]
 
 
+def test_an_out_that_is_a_device_or_fifo_is_left_alone(place, capsys):
+    # A rename over a special file replaces the node itself: run as root, --out
+    # /dev/null would have replaced /dev/null. A FIFO stands in for a device here.
+    os.mkfifo(place / "fifo")
+    for args in (GOLDEN + ["--out", "fifo"], ["golden", "linear", "--x", "q.npy", "--w", "q.npy", "--grid",
+                                               "1,2,2", "--partition", "1,1,1", "--out", "fifo"]):
+        assert main(args) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and "not a regular file" in err[0], err
+        assert stat.S_ISFIFO(os.stat(place / "fifo").st_mode)
+
+
 @pytest.mark.parametrize("case, args, message", CASES, ids=[c[0] for c in CASES])
 def test_refusal_is_one_line_and_leaves_nothing(place, capsys, case, args, message):
     before = sorted(p.name for p in place.iterdir())
