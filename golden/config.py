@@ -27,10 +27,16 @@ CLUSTER_RULES = ("pivots", "weight")
 #: 1 MHz at a time from the fastest mapping until one meets its target).
 CHIP_CLOCK_MHZ = 198.0
 
+#: The largest value each size takes: beyond them the generator would build (and a
+#: model would allocate) for minutes or hours before anything useful, so they are
+#: refused at once. Each is far past any design point the paper or this project uses.
+SIZE_LIMITS = {"rows": 256, "cols": 256, "queue_depth": 4096, "clusters": 64, "cluster_capacity": 4096,
+               "string_bits": 64, "lookahead": 64, "window": 64, "vector_lanes": 256}
+
 #: A clock no 180 nm block here approaches; anything above is a typo.
 MAX_CLOCK_MHZ = 2000.0
 
-__all__ = ["Config", "ConfigError", "CLUSTER_RULES", "CHIP_CLOCK_MHZ", "MAX_CLOCK_MHZ", "MODELS", "model_partition", "GROUPS", "DIRECTIONS",
+__all__ = ["Config", "ConfigError", "CLUSTER_RULES", "CHIP_CLOCK_MHZ", "MAX_CLOCK_MHZ", "SIZE_LIMITS", "MODELS", "model_partition", "GROUPS", "DIRECTIONS",
            "require_config"]
 
 
@@ -242,10 +248,10 @@ class Config:
         if (self.data_bits, self.nibble_bits) != (8, 4):
             raise ConfigError(
                 f"Kaleido fixes 8-bit data and 4-bit lanes, got {self.data_bits} and {self.nibble_bits}")
-        for name in ("rows", "cols", "queue_depth", "clusters", "cluster_capacity",
-                     "string_bits", "lookahead", "window", "vector_lanes"):
-            if getattr(self, name) < 1:
-                raise ConfigError(f"{name.replace('_', ' ')} must be at least 1, got {getattr(self, name)}")
+        for name, most in SIZE_LIMITS.items():
+            value = getattr(self, name)
+            if not 1 <= value <= most:
+                raise ConfigError(f"{name.replace('_', ' ')} must be between 1 and {most}, got {value}")
         if self.clusters * self.cluster_capacity < self.queue_depth:
             raise ConfigError(
                 f"{self.clusters} clusters of {self.cluster_capacity} cannot hold a queue of {self.queue_depth}")

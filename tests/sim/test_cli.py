@@ -70,6 +70,9 @@ CASES = [
     ("A3 empty --grid: timing", ["timing", "--block", "pe", "--grid", ""], "three integers"),
     ("A3 empty --partition: power", ["power", "--block", "pe", "--partition", ""], "three integers"),
     ("A8 a clock of 0", ["timing", "--block", "pe", "--clock-mhz", "0"], "between 1 and"),
+    ("A5 a huge lookahead", SIM_ATT + ["--lookahead", "99999999999", "--out", "s"], "between 1 and 64"),
+    ("A5 huge rows", SIM_ATT + ["--rows", "100000", "--out", "s"], "between 1 and 256"),
+    ("A5 huge rows and cols", SIM_ATT + ["--rows", "100000", "--cols", "100000", "--out", "s"], "between 1 and 256"),
 ]
 
 
