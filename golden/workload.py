@@ -45,10 +45,21 @@ def _read(path: str) -> np.ndarray:
         base, tail = path.rsplit(":", 1)
         if os.path.isfile(base) and tail:
             path, key = base, tail
+    if not path:
+        raise WorkloadError("an empty file name")
     if os.path.isdir(path):
         raise WorkloadError(f"{path}: is a folder, not an .npy/.npz file")
     if not os.path.isfile(path):
         raise WorkloadError(f"{path}: no such file")
+    # numpy takes a file without its header for a pickle, and then says so: read the
+    # header first, so a text file is called what it is.
+    try:
+        with open(path, "rb") as f:
+            head = f.read(6)
+    except OSError as exc:
+        raise WorkloadError(f"{path}: cannot be read ({exc.strerror})") from None
+    if head != b"\x93NUMPY" and not head.startswith(b"PK"):
+        raise WorkloadError(f"{path}: not a NumPy .npy or .npz file (it has neither's header)")
     try:
         loaded = np.load(path, allow_pickle=False)
     except Exception as exc:                      # numpy raises several types here

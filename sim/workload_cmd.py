@@ -125,9 +125,19 @@ def cmd_workload_video(args) -> int:
 
 # -- stats ----------------------------------------------------------------------------------
 
+def _meta_triple(meta: dict, key: str, where: str) -> tuple[int, int, int]:
+    value = meta[key]
+    if (not isinstance(value, list) or len(value) != 3
+            or not all(isinstance(v, int) and not isinstance(v, bool) for v in value)):
+        raise UserError(f"{where}: its {key} {value!r} is not three integers")
+    return tuple(value)
+
+
 def cmd_workload_stats(args) -> int:
     meta = {}
     meta_path = os.path.join(args.dir, WORKLOAD_FILE)
+    if os.path.exists(args.dir) and not os.path.isdir(args.dir):
+        raise UserError(f"{args.dir}: is a file, not a workload folder")
     if not os.path.isdir(args.dir):
         raise UserError(f"{args.dir}: not a workload folder (no such directory)")
     if os.path.isfile(meta_path):
@@ -135,17 +145,23 @@ def cmd_workload_stats(args) -> int:
             meta = json.loads(open(meta_path).read())
         except (OSError, ValueError) as exc:
             raise UserError(f"{meta_path}: unreadable ({exc.__class__.__name__})") from None
+        if not isinstance(meta, dict):
+            raise UserError(f"{meta_path}: not a workload description (a JSON object)")
     if args.grid is None and "grid" not in meta:
+        if os.path.isfile(meta_path):
+            raise UserError(f"{meta_path} names no grid: give --grid and --partition or --model")
         raise UserError(f"{args.dir} has no {WORKLOAD_FILE}: give --grid and --partition or --model")
-    grid = triple(args.grid, "grid") if args.grid else tuple(meta["grid"])
+    grid = triple(args.grid, "grid") if args.grid else _meta_triple(meta, "grid", meta_path)
     if args.partition:
         partition = triple(args.partition, "partition")
     elif args.model:
         partition = model_partition(args.model, 128 if args.head_dim is None else args.head_dim)
     elif "partition" in meta:
-        partition = tuple(meta["partition"])
+        partition = _meta_triple(meta, "partition", meta_path)
     else:
-        raise UserError(f"{args.dir} has no {WORKLOAD_FILE}: give --partition or --model")
+        raise UserError(f"{meta_path} names no partition: give --partition or --model"
+                        if os.path.isfile(meta_path) else
+                        f"{args.dir} has no {WORKLOAD_FILE}: give --partition or --model")
     cfg = Config(partition=partition, grid=grid, full_bits=args.full_bits,
                  partial_bits=args.partial_bits)
     ops = {}

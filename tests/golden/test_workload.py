@@ -41,7 +41,7 @@ def test_bad_operands(tmp_path, array, message):
 
 def test_unreadable_and_missing(tmp_path):
     (tmp_path / "junk.npy").write_text("not numpy")
-    with pytest.raises(WorkloadError, match="not a readable"):
+    with pytest.raises(WorkloadError, match="not a NumPy .npy or .npz file"):
         load_operand(str(tmp_path / "junk.npy"))
     with pytest.raises(WorkloadError, match="no such file"):
         load_operand(str(tmp_path / "none.npy"))

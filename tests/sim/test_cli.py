@@ -23,6 +23,10 @@ def place(tmp_path, monkeypatch):
     np.save(tmp_path / "obj.npy", np.array([{"a": 1}], dtype=object), allow_pickle=True)
     (tmp_path / "afile").write_text("")
     (tmp_path / "junk.lib").write_text("not a liberty file\n")
+    (tmp_path / "text.npy").write_text("hello\n")
+    for name, text in (("wlist", "[1]"), ("wgrid", '{"grid": [1, "x", 2], "partition": [1, 1, 1]}')):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "workload.json").write_text(text)
     return tmp_path
 
 
@@ -70,6 +74,12 @@ CASES = [
     ("A3 empty --grid: timing", ["timing", "--block", "pe", "--grid", ""], "three integers"),
     ("A3 empty --partition: power", ["power", "--block", "pe", "--partition", ""], "three integers"),
     ("A8 a clock of 0", ["timing", "--block", "pe", "--clock-mhz", "0"], "between 1 and"),
+    ("A7 a text file as --q", GOLDEN[:3] + ["text.npy"] + GOLDEN[4:] + ["--out", "o.npz"],
+     "not a NumPy .npy or .npz file"),
+    ("A7 an empty --q", GOLDEN[:3] + [""] + GOLDEN[4:] + ["--out", "o.npz"], "an empty file name"),
+    ("A7 stats on a file", ["workload", "stats", "afile"], "is a file, not a workload folder"),
+    ("A7 workload.json a list", ["workload", "stats", "wlist"], "not a workload description"),
+    ("A3 workload.json grid not integers", ["workload", "stats", "wgrid"], "is not three integers"),
     ("A5 a huge lookahead", SIM_ATT + ["--lookahead", "99999999999", "--out", "s"], "between 1 and 64"),
     ("A5 huge rows", SIM_ATT + ["--rows", "100000", "--out", "s"], "between 1 and 256"),
     ("A5 huge rows and cols", SIM_ATT + ["--rows", "100000", "--cols", "100000", "--out", "s"], "between 1 and 256"),
