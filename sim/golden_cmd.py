@@ -77,6 +77,10 @@ def linear_inputs(args, **design):
         raise UserError(f"--w {args.w}: {w.shape[0]} rows, but --x has {c} channels")
     cfg = Config(partition=partition, grid=grid, full_bits=args.full_bits,
                  partial_bits=args.partial_bits, window=args.window, **design)
+    if args.window > max(grid):
+        print(f"kaleido: warning: --window {args.window} spans more than every extent of grid "
+              f"{'x'.join(map(str, grid))}: tokens reuse only within a window along its axis, so "
+              f"expect little or no reduction", file=sys.stderr)
     for name, op, path in (("x", x_op, args.x), ("w", w_op, args.w)):
         if op.quantized:
             print(f"kaleido: --{name} {path} holds floats: quantized to int8 with scale {op.scale:.6g}",

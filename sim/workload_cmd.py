@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 
 import numpy as np
 
@@ -19,7 +20,7 @@ from golden.config import GROUPS
 from golden.reuse_stats import reuse_stats
 from golden.workload import load_operand, quantize
 
-from .common import (three, UserError, add_partition_args, atomic_output, check_output_dir, check_tokens,
+from .common import (three, UserError, add_partition_args, atomic_output, check_output_dir, check_output_file, check_tokens,
                      print_json, triple)
 
 __all__ = ["register", "workload_config", "write_workload", "make_workload", "DEFAULT_CLIP"]
@@ -58,8 +59,16 @@ def workload_config(args, seed: int | None = None) -> Config:
 
 
 def write_workload(out: str, arrays: dict, meta: dict) -> None:
-    """Write ``arrays`` as ``NAME.npy`` and ``meta`` as ``workload.json`` into ``out``."""
+    """Write ``arrays`` as ``NAME.npy`` and ``meta`` as ``workload.json`` into ``out``:
+    every target is checked before the first is written, so a name that cannot be
+    written (a folder called ``v.npy``) leaves nothing behind."""
     os.makedirs(out, exist_ok=True)
+    for name in [f"{n}.npy" for n in arrays] + [WORKLOAD_FILE]:
+        check_output_file(os.path.join(out, name), name)
+    if all(not np.any(x) for x in arrays.values()):
+        grid = "x".join(map(str, meta.get("grid", ())))
+        print(f"kaleido: warning: every value of {', '.join(arrays)} is 0 (grid {grid}: with so few tokens "
+              f"the workload has nothing to vary); the figures will say nothing", file=sys.stderr)
     for name, x in arrays.items():
         with atomic_output(os.path.join(out, f"{name}.npy"), ".npy") as tmp:
             with open(tmp, "wb") as f:

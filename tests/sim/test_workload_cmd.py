@@ -67,3 +67,20 @@ def test_stats_needs_a_shape(tmp_path, capsys):
     assert main(["workload", "stats", str(tmp_path)]) == 2
     assert "give --grid" in capsys.readouterr().err
     assert main(["workload", "stats", str(tmp_path), *SMALL]) == 0
+
+
+def test_a_later_file_that_cannot_be_written_leaves_none(tmp_path, capsys):
+    out = tmp_path / "w"
+    (out / "v.npy").mkdir(parents=True)          # v.npy cannot be written: a folder has its name
+    assert main(["workload", "proxy", "--grid", "1,2,2", "--partition", "1,1,1", "--out", str(out)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "v.npy" in err[0]
+    assert sorted(p.name for p in out.iterdir()) == ["v.npy"]
+
+
+def test_a_workload_of_zeros_is_said(tmp_path, capsys):
+    assert main(["workload", "video", "--grid", "1,1,1", "--partition", "1,1,1",
+                 "--out", str(tmp_path / "w")]) == 0
+    err = capsys.readouterr().err
+    assert "warning" in err and "is 0" in err
+    assert not np.any(np.load(tmp_path / "w" / "q.npy"))
