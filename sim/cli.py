@@ -77,11 +77,34 @@ def _lazy(module: str, name: str):
     return run
 
 
+def _say_what_is_computed() -> None:
+    """A line on stderr before each synthesis, timing or energy result that is not
+    yet cached: the first run of a design point maps its blocks, for minutes."""
+    import re
+
+    from synth import cache
+
+    kinds = {".v": "mapping", ".json": "timing", "-energy": "energy per action of"}
+
+    def say(path) -> None:
+        m = re.match(r"^(.*?)-[0-9a-f]{24}(.*)$", path.name)
+        if m:
+            kind = next((v for k, v in kinds.items() if m[2].startswith(k)), "synthesizing")
+            where = "area of" if "synth" in path.parent.name else kind
+            print(f"kaleido: {where} {m[1]} (once; cached after)", file=sys.stderr, flush=True)
+    cache.on_make = say
+
+
 def main(argv=None) -> int:
     argv = _join_negative_lists(list(sys.argv[1:] if argv is None else argv))
     try:
         args = build_parser().parse_args(argv)
+        _say_what_is_computed()
         return args.func(args)
+    except BrokenPipeError:
+        # The reader went away (`| head -1`): what it took is what it wanted.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
     except (UserError, ConfigError, WorkloadError) as exc:
         msg = str(exc)
         print(msg if msg.startswith("kaleido") else f"kaleido: {msg}", file=sys.stderr)

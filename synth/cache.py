@@ -15,7 +15,11 @@ import os
 from pathlib import Path
 from typing import Callable
 
-__all__ = ["cached_json", "cached_text"]
+__all__ = ["cached_json", "cached_text", "on_make"]
+
+#: Called with a result's path just before it is computed (not when it is read from
+#: the cache): the command line sets it to say what the minutes it may take are for.
+on_make: Callable[[Path], None] | None = None
 
 
 def cached_text(path: Path, make: Callable[[], str]) -> str:
@@ -27,6 +31,8 @@ def cached_text(path: Path, make: Callable[[], str]) -> str:
     with open(path.with_name(path.name + ".lock"), "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if not path.exists():
+            if on_make is not None:
+                on_make(path)
             tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
             tmp.write_text(make())
             os.replace(tmp, path)
