@@ -75,7 +75,7 @@ def test_model_preset_and_4d_input(tmp_path, rng):
     ({"--partial-bits": "7"}, "partial bits (7) must not exceed full bits (5)"),
     ({"--full-bits": "9"}, "between 0 and 8"),
     ({"--q": "missing.npy"}, "no such file"),
-    ({"--q": "junk.npy"}, "not a readable"),
+    ({"--q": "junk.npy"}, "not a NumPy .npy or .npz file"),
     ({"--q": "nan.npy"}, "NaN"),
     ({"--q": "wide.npy"}, "channels"),
     ({"--out": "nofolder/o.npz"}, "does not exist"),
