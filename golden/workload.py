@@ -84,15 +84,18 @@ def _read(path: str) -> np.ndarray:
     return loaded
 
 
-def load_operand(path: str, cfg: Config | None = None, name: str = "operand") -> Operand:
+def load_operand(path: str, cfg: Config | None = None, name: str = "operand", shape: str | None = None) -> Operand:
     """Load an operand file as int8 ``[N, D]``.
 
     Accepts ``[N, D]`` or ``[T, H, W, D]`` arrays. Integers must fit int8 and are
     taken as codes of scale :data:`INT8_SCALE`; floats are quantized per tensor
     (the returned ``quantized`` flag tells the caller to say so). With ``cfg``
-    the shape is checked against its grid and head dimension.
+    the shape is checked against its grid and head dimension. ``shape`` names a
+    plain matrix's axes (``"[C, O]"``): then only a 2-D array is taken.
     """
     x = _read(path)
+    if shape is not None and x.ndim != 2:       # a weight matrix: no token grid to fold
+        raise WorkloadError(f"{name} {path}: shape {x.shape} is not a matrix {shape}")
     if x.ndim == 4:
         if cfg is not None and tuple(x.shape[:3]) != cfg.grid:
             raise WorkloadError(f"{name} {path}: grid {tuple(x.shape[:3])} differs from {cfg.grid}")

@@ -60,7 +60,7 @@ def linear_inputs(args, **design):
     grid = triple(args.grid, "grid")
     check_tokens(grid)
     x_op = load_operand(args.x, None, "--x")
-    w_op = load_operand(args.w, None, "--w")
+    w_op = load_operand(args.w, None, "--w", shape="[C, O]")
     x, w = x_op.data, w_op.data
     n, c = x.shape
     if n != grid[0] * grid[1] * grid[2]:

@@ -24,6 +24,7 @@ def place(tmp_path, monkeypatch):
     (tmp_path / "afile").write_text("")
     (tmp_path / "junk.lib").write_text("not a liberty file\n")
     (tmp_path / "text.npy").write_text("hello\n")
+    np.save(tmp_path / "w1.npy", np.zeros(3, np.int8))
     for name, text in (("wlist", "[1]"), ("wgrid", '{"grid": [1, "x", 2], "partition": [1, 1, 1]}')):
         (tmp_path / name).mkdir()
         (tmp_path / name / "workload.json").write_text(text)
@@ -76,6 +77,8 @@ CASES = [
     ("A8 a clock of 0", ["timing", "--block", "pe", "--clock-mhz", "0"], "between 1 and"),
     ("A7 a text file as --q", GOLDEN[:3] + ["text.npy"] + GOLDEN[4:] + ["--out", "o.npz"],
      "not a NumPy .npy or .npz file"),
+    ("A7 a 1-D W", ["golden", "linear", "--x", "q.npy", "--w", "w1.npy", "--grid", "1,2,2", "--partition",
+                    "1,1,1", "--out", "o.npz"], "is not a matrix [C, O]"),
     ("A7 an empty --q", GOLDEN[:3] + [""] + GOLDEN[4:] + ["--out", "o.npz"], "an empty file name"),
     ("A7 stats on a file", ["workload", "stats", "afile"], "is a file, not a workload folder"),
     ("A7 workload.json a list", ["workload", "stats", "wlist"], "not a workload description"),
