@@ -99,10 +99,10 @@ demo: setup
 # make test: every kind of check at one or two representative points of each sweep
 # (minutes); make test-all: every point of every sweep too (the `slow` marker, an hour).
 test: setup
-	$(PYTEST) -n 2 -m "not slow and not formal" --durations=25 tests
+	$(PYTEST) -n 2 --dist worksteal -m "not slow and not formal" --durations=25 tests
 
 test-all: setup
-	$(PYTEST) -n 2 -m "not formal" tests
+	$(PYTEST) -n 2 --dist worksteal -m "not formal" tests
 
 quick: test
 
