@@ -45,14 +45,16 @@ def load_attention_inputs(args, names=("q", "k")):
              if getattr(args, k, None) is not None}
     cfg = Config(partition=partition, grid=grid, full_bits=args.full_bits,
                  partial_bits=args.partial_bits, **extra)
-    ops = {}
+    ops, notes = {}, []
     for name in names:
         path = getattr(args, name, None)
         if path is None:
             continue
         op = load_operand(path, cfg, "--" + name)
         if op.quantized:
-            print(f"kaleido: --{name} {path} holds floats: quantized to int8 with scale {op.scale:.6g}",
-                  file=sys.stderr)
+            notes.append(f"kaleido: --{name} {path} holds floats: quantized to int8 with scale {op.scale:.6g}")
         ops[name] = op
+    # Only once every operand is taken: a refusal stays the one line it should be.
+    for note in notes:
+        print(note, file=sys.stderr)
     return cfg, ops

@@ -25,6 +25,7 @@ def place(tmp_path, monkeypatch):
     (tmp_path / "junk.lib").write_text("not a liberty file\n")
     (tmp_path / "text.npy").write_text("hello\n")
     np.save(tmp_path / "w1.npy", np.zeros(3, np.int8))
+    np.save(tmp_path / "f.npy", np.ones((4, 3), np.float32))
     for name, text in (("wlist", "[1]"), ("wgrid", '{"grid": [1, "x", 2], "partition": [1, 1, 1]}')):
         (tmp_path / name).mkdir()
         (tmp_path / name / "workload.json").write_text(text)
@@ -79,6 +80,9 @@ CASES = [
      "not a NumPy .npy or .npz file"),
     ("A7 a 1-D W", ["golden", "linear", "--x", "q.npy", "--w", "w1.npy", "--grid", "1,2,2", "--partition",
                     "1,1,1", "--out", "o.npz"], "is not a matrix [C, O]"),
+    ("A7 a bad --v after float --q and --k", ["golden", "attention", "--q", "f.npy", "--k", "f.npy", "--v", "w1.npy",
+                                             "--grid", "1,2,2", "--partition", "1,1,1", "--out", "o.npz"],
+     "--v w1.npy"),
     ("A7 an empty --q", GOLDEN[:3] + [""] + GOLDEN[4:] + ["--out", "o.npz"], "an empty file name"),
     ("A7 stats on a file", ["workload", "stats", "afile"], "is a file, not a workload folder"),
     ("A7 workload.json a list", ["workload", "stats", "wlist"], "not a workload description"),
