@@ -1,7 +1,7 @@
 """Attention with reused operands: exact scores, outputs, quality, skip baselines.
 
 ``S~ = Q~ K~^T`` is the one value that golden model, RTL and cycle model must
-agree on bit for bit (DESIGN.md §3). It is computed here exactly: every partial
+agree on bit for bit (docs/concepts.md, "Reuse states"). It is computed here exactly: every partial
 sum of int8 products is an integer far below 2**24 for any head dimension up to
 1024, so a float32 BLAS product is exact and much faster than numpy's integer
 matmul; wider heads fall back to float64 (exact below 2**53).

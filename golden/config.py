@@ -17,7 +17,7 @@ from .channel_window import WINDOW_WIDTHS
 from .pe import ACCUMULATORS, PE_STAGES
 
 #: How the dispatcher's scheduler orders a batch of pairs: ``pivots`` (the paper's
-#: Hamming clustering, DESIGN.md §5.4) or ``weight`` (heaviest work first; see
+#: Hamming clustering, README, "The data dispatcher") or ``weight`` (heaviest work first; see
 #: :mod:`golden.scheduler`).
 CLUSTER_RULES = ("pivots", "weight")
 
@@ -44,7 +44,7 @@ class ConfigError(ValueError):
     """A design point that cannot be built; the message is meant for a user."""
 
 
-#: Channel groups in the order they sit inside a head (DESIGN.md §2).
+#: Channel groups in the order they sit inside a head (docs/concepts.md, "Channel groups and reuse directions").
 GROUPS = ("t", "y", "x")
 
 #: The grid axis (0 = t, 1 = y, 2 = x) along which each group reuses (paper §4.1):
@@ -111,7 +111,7 @@ class Config:
     grid : (int, int, int)
         Token grid ``(T, H, W)`` of one head; ``N = T*H*W``.
     full_bits, partial_bits : int
-        ``F`` and ``P`` of DESIGN.md §3, ``0 <= P <= F <= 8``.
+        ``F`` and ``P`` of docs/concepts.md, "Reuse states", ``0 <= P <= F <= 8``.
     data_bits, nibble_bits : int
         Operand width and PE lane width. Kaleido fixes them at 8 and 4.
     max_channels : int or None
@@ -129,7 +129,7 @@ class Config:
         ``3 * group_width`` products, which the formal overflow proof checks);
         a smaller value is refused.
     accumulators : int
-        Registers of the Kaleido PE: 3 (the paper's PE, DESIGN.md §5.2's table)
+        Registers of the Kaleido PE: 3 (the paper's PE, README, "How the PE works" table)
         or 4 (the exact PE: executed MACs equal the oracle count; see
         :func:`golden.pe.step_need`). Either way a score takes at most three
         additions per channel, so ``pe_acc_bits`` is the same.

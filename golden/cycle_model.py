@@ -44,7 +44,7 @@ __all__ = ["CycleReport", "kaleido_cycles", "baseline_cycles", "LANES", "lanes_t
            "executed_products", "pass_profile", "sub_variants", "scheduler_busy",
            "SCHEDULES", "gemm_cycles", "tile_lane_needs", "paired_slots"]
 
-#: Dispatcher ablation (DESIGN.md §5.5): which of scheduler and matcher each variant has.
+#: Dispatcher ablation (docs/concepts.md, "Dispatcher variants"): which of scheduler and matcher each variant has.
 VARIANTS = {"pe": (False, False), "pe-sh": (True, False), "pe-m": (False, True), "full": (True, True)}
 
 
@@ -119,7 +119,7 @@ class CycleReport:
 
     @property
     def executed_macs(self) -> float:
-        """Lane-weighted MACs (DESIGN.md §4): a full product 1, a nibble product 0.5."""
+        """Lane-weighted MACs (docs/concepts.md, "Operation counts and the oracle bound"): a full product 1, a nibble product 0.5."""
         return self.lane_work / 2
 
     @property

@@ -1,4 +1,4 @@
-"""Linear layers with window reuse (DESIGN.md §3, "Linear layers"; paper §4.1).
+"""Linear layers with window reuse (docs/concepts.md, "Linear layers: X~ W"; paper §4.1).
 
 ``Y~ = X~ W`` exactly, where ``X~`` is the activation tensor after window reuse
 (:func:`golden.reuse.window_reuse`), next to the exact ``Y = X W`` and the op

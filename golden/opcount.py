@@ -1,4 +1,4 @@
-"""Operation counts of ``Q K^T`` (DESIGN.md §4).
+"""Operation counts of ``Q K^T`` (docs/concepts.md, "Operation counts and the oracle bound").
 
 A byte-by-byte MAC costs 1, a nibble-lane product 0.5, a reused product 0.
 The oracle cost of query ``i`` against key ``j`` on channel ``c`` collapses to
@@ -36,7 +36,7 @@ def oracle_macs(q_states: np.ndarray, k_states: np.ndarray) -> float:
 
 
 def pv_oracle_macs(n_q: int, v_states: np.ndarray) -> float:
-    """Ideal-reuse MAC count of ``P V~`` (DESIGN.md §4): per query row and channel,
+    """Ideal-reuse MAC count of ``P V~`` (docs/concepts.md, "Operation counts and the oracle bound"): per query row and channel,
     a key token costs 1 as an anchor and ``cost(state)`` as a partner, because a
     reused partner shares its reference's multiply."""
     half = (2 * STATE_COST).astype(np.int64)[np.asarray(v_states, dtype=np.int64)]

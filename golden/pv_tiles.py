@@ -1,4 +1,4 @@
-"""``P V~`` on the array with V's reuse taken as DESIGN.md §3's shared multiply.
+"""``P V~`` on the array with V's reuse taken as docs/concepts.md, "Reuse states" shared multiply.
 
 The array is output-stationary: a row holds a query, a column a channel of V,
 and every PE steps through the keys together. A fully reused partner ``n1`` of
@@ -74,7 +74,7 @@ class PvTile:
 
 def partner_refs(cfg: Config, group: str) -> tuple[np.ndarray, np.ndarray]:
     """Token indices of ``group``'s partners and of their references (pairs along
-    the group's direction, DESIGN.md §3)."""
+    the group's direction, docs/concepts.md, "Reuse states")."""
     idx = np.moveaxis(np.arange(cfg.tokens).reshape(cfg.grid), DIRECTIONS[group], 0)
     pairs = idx.shape[0] // 2
     return idx[1:2 * pairs:2].ravel(), idx[0:2 * pairs:2].ravel()

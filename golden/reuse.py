@@ -1,4 +1,4 @@
-"""Reuse classification and the approximated tensors (DESIGN.md §2-3).
+"""Reuse classification and the approximated tensors (docs/concepts.md, "Channel groups" and "Reuse states").
 
 This module is the one definition of Kaleido's reuse arithmetic in Python.
 Everything is vectorised over tokens and channels: a group's tokens are viewed
@@ -21,7 +21,7 @@ __all__ = [
 ]
 
 class State(IntEnum):
-    """Reuse state of a partner value (DESIGN.md §3), as stored in a states tensor
+    """Reuse state of a partner value (docs/concepts.md, "Reuse states"), as stored in a states tensor
     and in the engine's buffer entries."""
 
     COMPUTE = 0     # computed from its own value

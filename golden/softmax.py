@@ -1,4 +1,4 @@
-"""The integer softmax of ``P = softmax(S~ * scale)`` (DESIGN.md §3, "P·V").
+"""The integer softmax of ``P = softmax(S~ * scale)`` (docs/concepts.md, "The rest of the head: P and O~").
 
 This is the one definition: :mod:`hw.softmax` computes exactly this, bit for
 bit, and so does every model above it. Per row of scores ``s``:

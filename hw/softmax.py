@@ -1,4 +1,4 @@
-"""The softmax vector unit: rows of ``S~`` in, rows of ``P`` codes out (DESIGN.md §3).
+"""The softmax vector unit: rows of ``S~`` in, rows of ``P`` codes out (docs/concepts.md, "Reuse states").
 
 It computes :mod:`golden.softmax` bit for bit, ``vector_lanes`` scores a cycle,
 and holds no row: the source (the score buffer the array drains into) plays

@@ -1,4 +1,4 @@
-"""A deliberately plain, loop-based re-reading of DESIGN.md §2-4.
+"""A deliberately plain, loop-based re-reading of docs/concepts.md.
 
 Written apart from ``golden/`` and sharing none of its code, so that the two can
 only agree by both being right. Slow on purpose: use it on small tensors.
@@ -91,7 +91,7 @@ def oracle(q_states, k_states):
         for j in range(len(k_states)):
             for c in range(D):
                 sq, sk = q_states[i][c], k_states[j][c]
-                # The table of DESIGN.md §4, case by case.
+                # The table of docs/concepts.md, "Operation counts and the oracle bound", case by case.
                 q_anchor = sq == 0
                 k_anchor = sk == 0
                 if q_anchor and k_anchor:
@@ -141,7 +141,7 @@ def window(x, grid, partition, F, P, w):
 
 
 def pv_oracle(n_q, v_states):
-    """P V~'s oracle count, DESIGN.md §4: per query and channel, each key token
+    """P V~'s oracle count, docs/concepts.md, "Operation counts and the oracle bound": per query and channel, each key token
     costs 1 as an anchor and cost(state) as a partner."""
     cost = {2: 0.0, 1: 0.5, 0: 1.0}
     return n_q * sum(cost[s] for row in v_states for s in row)

@@ -79,7 +79,7 @@ def test_run_attention_figures(rng):
 
 
 def test_head_output_is_probs_times_v_tilde(rng):
-    # V~ from the loop reference's reading of DESIGN.md §3, O~ from plain integer loops.
+    # V~ from the loop reference's reading of docs/concepts.md, "Reuse states", O~ from plain integer loops.
     from golden.softmax import softmax_float_codes
     cfg = Config(partition=(2, 2, 2), grid=(2, 3, 4), full_bits=6, partial_bits=2)
     q = rng.integers(-128, 128, (24, 6), dtype=np.int8)

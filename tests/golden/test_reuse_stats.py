@@ -1,4 +1,4 @@
-"""Reuse statistics of a workload, against a loop over DESIGN.md §2-3's pairs."""
+"""Reuse statistics of a workload, against a loop over docs/concepts.md, "Channel groups" and "Reuse states" pairs."""
 
 import numpy as np
 import pytest

@@ -1,5 +1,5 @@
 """Windows of a linear layer on the array: the tables hold X~ as the loop
-reference reads DESIGN.md §3, every token is one window's member once per
+reference reads docs/concepts.md, "Reuse states", every token is one window's member once per
 group, and the PE model running the passes (LINEAR, then B per partner)
 drains exactly X~ W, for the 3- and the 4-register PE."""
 

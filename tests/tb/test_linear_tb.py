@@ -1,5 +1,5 @@
 """Linear layers on the emitted engine under cocotb, on both simulators: ``X~ W``
-bit for bit against the loop reference of DESIGN.md §3, cycles and lane work
+bit for bit against the loop reference of docs/concepts.md, "Reuse states", cycles and lane work
 equal to :mod:`golden.linear_cycles`, on random and adversarial activations
 (every window reused, none, nibble-heavy; odd extents, trailing windows of one
 token, an empty group, one token, windows of 1 to 4), for both PEs with and
