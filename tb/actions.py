@@ -178,24 +178,12 @@ def activity(block: str, cfg: Config, action: str, cycles: int = 256, seed: int 
     members = list(dut.signature.flatten(dut))
     ins = [(p, v) for p, m, v in members if m.flow == wiring.In]
     outs = [(p, v) for p, m, v in members if m.flow == wiring.Out and p[0] not in ("lanes", "acc_en")]
-    rnd = random.Random(seed)
+    step = _pe_step(block, dut, action, random.Random(seed))
     samples = []
 
     async def bench(ctx):
         for _ in range(cycles + 1):
-            if block == "pe":
-                row, col, drain = _augmented(action, rnd)
-                for k, v in row.items():
-                    ctx.set(getattr(dut.row_in, k), int(v))
-                for k, v in col.items():
-                    ctx.set(getattr(dut.col_in, k), int(v))
-            else:
-                row, col, drain = _baseline(action, rnd)
-                for k, v in row.items():
-                    ctx.set(getattr(dut.row_in, k), int(v))
-                ctx.set(dut.col_in, col)
-            ctx.set(dut.drain_in.score, drain["score"])
-            ctx.set(dut.drain_in.valid, drain["valid"])
+            await step(ctx)
             await ctx.tick()
             samples.append((_bits(ins, ctx), _bits(outs, ctx)))
 

@@ -105,25 +105,11 @@ def test_exact_pe_engine_on_simulator(tmp_path, simulator, case, rng):
     why = runner.missing(simulator)
     if why:
         pytest.skip(why)
-    build_cfg = _case_config((8, 0, 0), (1, 1, 1), accumulators=4)
-    top = blocks.engine_top("kaleido")
-    build = runner.build(top, blocks.engine_verilog(build_cfg, "kaleido", WORDS, WORDS, True), simulator)
-    sched_build = runner.build(blocks.top_name("scheduler"), blocks.verilog("scheduler", build_cfg), simulator)
     n, (partition, grid, F, P, kind) = CASES.index(case), case
     cfg = _case_config(partition, grid, F, P, accumulators=4)
     q, k = operands(kind, cfg, rng)
-    work = tmp_path / f"case{n}"
-    work.mkdir()
-    np.save(work / "q.npy", q)
-    np.save(work / "k.npy", k)
-    run_scheduler(cfg, q, k, simulator, work, sched_build)
-    result = runner.test(top, simulator, build, "tb.attention_tb", work, cfg,
-                         env={"KALEIDO_WORK": str(work), "KALEIDO_DESIGN": "kaleido",
-                              "KALEIDO_VARIANT": "full", "KALEIDO_SCHEDULE": "pairs"})
     label = f"exact PE case {n} {partition} {grid} F{F}P{P} {kind}"
-    assert result.ok, label + "\n" + runner.failure_text(result)
-    rtl = json.loads((work / "rtl.json").read_text())
-    np.testing.assert_array_equal(np.load(work / "scores.npy"), approx_scores(q, k, cfg), err_msg=label)
+    rtl = _run_full(tmp_path / f"case{n}", simulator, cfg, q, k, "pairs", label)
     model = kaleido_cycles(q, k, cfg, "full", kaleido_tables(q, k, cfg, "full"), "pairs")
     assert (rtl["cycles"], rtl["lane_work"]) == (model.engine_cycles, model.lane_work), label
     assert rtl["lane_work"] == 2 * run_attention(q, k, cfg).oracle_macs, label
@@ -138,26 +124,32 @@ DEGENERATE = [
 ]
 
 
-def _engine_case(tmp_path, simulator, grid, kind, rng, plusargs=None, label=""):
-    """Kaleido's whole dispatcher on one case, as the driver would schedule it: the
-    bench's own checks (scores, cycles, lane work), then the scores against golden."""
-    build_cfg = _case_config((8, 0, 0), (1, 1, 1))
+def _run_full(work, simulator, cfg, q, k, schedule, label, plusargs=None) -> dict:
+    """Kaleido with its whole dispatcher on one case, built once per simulator and PE
+    (``cfg.accumulators``): the bench's own checks (scores, cycles, lane work), then
+    the scores against golden here; returns what the bench wrote (``rtl.json``)."""
+    build_cfg = _case_config((8, 0, 0), (1, 1, 1), accumulators=cfg.accumulators)
     top = blocks.engine_top("kaleido")
     build = runner.build(top, blocks.engine_verilog(build_cfg, "kaleido", WORDS, WORDS, True), simulator)
     sched_build = runner.build(blocks.top_name("scheduler"), blocks.verilog("scheduler", build_cfg), simulator)
-    cfg = _case_config((4, 2, 2), grid)
-    q, k = operands(kind, cfg, rng)
-    work = tmp_path / f"{kind}-{'x'.join(map(str, grid))}{label}"
     work.mkdir()
     np.save(work / "q.npy", q)
     np.save(work / "k.npy", k)
     run_scheduler(cfg, q, k, simulator, work, sched_build)
     result = runner.test(top, simulator, build, "tb.attention_tb", work, cfg, plusargs=plusargs,
                          env={"KALEIDO_WORK": str(work), "KALEIDO_DESIGN": "kaleido",
-                              "KALEIDO_VARIANT": "full", "KALEIDO_SCHEDULE": "auto"})
-    what = f"{kind} on grid {grid} under {simulator}{label}"
-    assert result.ok, what + "\n" + runner.failure_text(result)
-    np.testing.assert_array_equal(np.load(work / "scores.npy"), approx_scores(q, k, cfg), err_msg=what)
+                              "KALEIDO_VARIANT": "full", "KALEIDO_SCHEDULE": schedule})
+    assert result.ok, label + "\n" + runner.failure_text(result)
+    np.testing.assert_array_equal(np.load(work / "scores.npy"), approx_scores(q, k, cfg), err_msg=label)
+    return json.loads((work / "rtl.json").read_text())
+
+
+def _engine_case(tmp_path, simulator, grid, kind, rng, plusargs=None, label=""):
+    """One degenerate case, scheduled as the driver would."""
+    cfg = _case_config((4, 2, 2), grid)
+    q, k = operands(kind, cfg, rng)
+    _run_full(tmp_path / f"{kind}-{'x'.join(map(str, grid))}{label}", simulator, cfg, q, k, "auto",
+              f"{kind} on grid {grid} under {simulator}{label}", plusargs)
 
 
 # make test: every case on Icarus (4-state: an X shows), the first on Verilator too.
