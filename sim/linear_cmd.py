@@ -77,8 +77,10 @@ def cmd_sim_linear(args) -> int:
             "rows": cfg.rows, "cols": cfg.cols, "grid": list(cfg.grid), "partition": list(cfg.partition),
             "window": cfg.window, "full_bits": cfg.full_bits, "partial_bits": cfg.partial_bits,
             "accumulators": cfg.accumulators, "lookahead": cfg.lookahead, "issue_window": cfg.issue_window,
-            "pe_stages": cfg.pe_stages, "tile_groups": model["tiles"],
+            "pe_stages": cfg.pe_stages, "tile_groups": model["tiles"], "chip_clock_mhz": cfg.clock_mhz,
         }
+        if args.timing:
+            stats.update(_clock(cfg, args.design, variant, stats["cycles"]))
         write_npy(out / "out.npy", rtl["out"])
         write_json(out / "stats.json", stats)
     if args.json:
@@ -93,6 +95,24 @@ def cmd_sim_linear(args) -> int:
               f"speedup {stats['speedup']:.3f}), executed/oracle MACs "
               f"{stats['executed_over_oracle']:.3f}, utilization {100 * stats['utilization']:.1f} % -> {out}/")
     return 0 if stats["out_match"] and stats["cycles_match"] else 1
+
+
+def _clock(cfg, design: str, variant: str, cycles: int) -> dict:
+    """The clock the design's blocks meet at the chip clock, and the run's time there."""
+    from synth.flow import SynthError, default_liberty
+    from synth.sta import StaError, sta_command
+
+    from .energy import run_clock
+
+    liberty = default_liberty()
+    try:
+        if liberty is None:
+            raise SynthError("no liberty file (make setup fetches OSU018)")
+        sta_command()
+        timing = run_clock(cfg, design, variant, liberty)
+    except (SynthError, StaError) as exc:
+        return {"clock_mhz": None, "time_us": None, "timing_note": str(exc)}
+    return {**timing, "time_us": cycles / timing["clock_mhz"]}
 
 
 def register(what, parser_class) -> None:
@@ -114,6 +134,9 @@ def register(what, parser_class) -> None:
     add_dispatcher_args(p, scheduler=False)          # a linear layer's windows are never reordered
     add_pe_stages_arg(p)
     add_clock_arg(p)
+    p.add_argument("--timing", action="store_true",
+                   help="also map the design's blocks for the chip clock and give clock_mhz, slowest_block "
+                        "and time_us = cycles / clock_mhz (a first run synthesizes, for minutes)")
     p.add_argument("--waves", action="store_true", help="keep the engine's waveform in DIR")
     p.add_argument("--json", action="store_true", help="print stats.json to stdout")
     p.add_argument("--out", required=True, metavar="DIR", help="folder for out.npy and stats.json (made if missing)")

@@ -37,9 +37,16 @@ def test_sim_linear_end_to_end(tmp_path, rng, design, accumulators):
     out = tmp_path / "run"
     r = run("sim", "linear", "--x", str(tmp_path / "x.npy"), "--w", str(tmp_path / "w.npy"),
             "--grid", "2,3,4", "--partition", "2,2,2", "--window", "2", "--design", design,
-            "--accumulators", str(accumulators), "--simulator", "icarus", "--out", str(out), "--json")
+            "--accumulators", str(accumulators), "--simulator", "icarus", "--out", str(out), "--json",
+            *(["--timing", "--clock-mhz", "150"] if design == "baseline" else []))
     assert r.returncode == 0, r.stderr
     stats = json.loads(r.stdout)
+    if design == "baseline":         # mapped for the chip clock: a run never exceeds it
+        assert stats["chip_clock_mhz"] == 150.0
+        if stats["clock_mhz"] is not None:
+            assert stats["clock_mhz"] <= 150.0 and stats["time_us"] == pytest.approx(stats["cycles"] / stats["clock_mhz"])
+    else:
+        assert stats["chip_clock_mhz"] == 198.0 and "clock_mhz" not in stats
     assert stats == json.loads((out / "stats.json").read_text())
     _, xt = reference.window(x.astype(int).tolist(), (2, 3, 4), (2, 2, 2), 5, 3, 2)
     want = (np.array(xt, np.int64) if design == "kaleido" else x.astype(np.int64)) @ w.astype(np.int64)
