@@ -239,11 +239,16 @@ def run_folder(path: str, outputs: tuple, stale_suffixes: tuple = ()):
     The folder is made if missing and the last run's ``outputs`` (and files
     ending in ``stale_suffixes``) leave it first, so a failed run leaves no old
     figures; ``scratch`` is a ``.work-*`` folder inside it for the simulators.
-    On failure a folder this run made is removed whole; the scratch folder
-    always goes. ``KALEIDO_KEEP_WORK=1`` keeps both, to look into.
+    On failure the folders this run made (``nest/x/y``: all three) go while
+    empty; the scratch folder always goes. ``KALEIDO_KEEP_WORK=1`` keeps both, to
+    look into.
     """
-    out = Path(path)
-    created = not out.exists()
+    out = Path(path).absolute()
+    made = []                       # the folders this run makes, innermost first
+    for folder in [out, *out.parents]:
+        if folder.exists():
+            break
+        made.append(folder)
     out.mkdir(parents=True, exist_ok=True)
     for old in [out / n for n in outputs] + [p for p in out.glob("*") if p.suffix in stale_suffixes]:
         old.unlink(missing_ok=True)
@@ -252,8 +257,16 @@ def run_folder(path: str, outputs: tuple, stale_suffixes: tuple = ()):
     try:
         yield out, work
     except BaseException:
-        if created and not keep:
-            shutil.rmtree(out, ignore_errors=True)      # a folder this run made holds nothing of use
+        if not keep:
+            shutil.rmtree(work, ignore_errors=True)
+            # Every folder this run made goes, innermost first, but only while empty:
+            # another run writing into the same --out keeps its folder (and its own
+            # scratch), and a failed run has written no outputs of its own.
+            for folder in made:
+                try:
+                    folder.rmdir()
+                except OSError:
+                    break
         raise
     finally:
         if not keep:

@@ -90,6 +90,17 @@ def test_a_failed_run_leaves_no_old_results(tmp_path, monkeypatch, capsys):
     assert list(out.iterdir()) == []
     assert main(args[:-1] + [str(tmp_path / "new")]) == 2
     assert not (tmp_path / "new").exists()          # a folder the failed run made goes too
+    assert main(args[:-1] + [str(tmp_path / "nest" / "x" / "y")]) == 2
+    assert not (tmp_path / "nest").exists()         # every level of it
+    # A folder another run is writing into (its scratch is there) stays.
+    shared = tmp_path / "shared"
+
+    def other_run_started(*args, **kwargs):
+        (shared / ".work-other").mkdir()
+        raise UserError("RTL simulation failed under icarus: on purpose")
+    monkeypatch.setattr(attention_cmd, "simulate", other_run_started)
+    assert main(args[:-1] + [str(shared)]) == 2
+    assert [p.name for p in shared.iterdir()] == [".work-other"]
 
 
 def test_sim_attention_bad_variant(tmp_path):
