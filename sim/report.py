@@ -264,6 +264,13 @@ def _fig18_key(variant: str, accumulators: int) -> str:
     return variant if accumulators == ACCUMULATORS[0] else f"{variant}/{accumulators}"
 
 
+def power_point(args):
+    name, cfg_json = args
+    from synth.flow import default_liberty
+    from synth.power import energy_per_action
+    return name, energy_per_action(name, Config.from_json(cfg_json), default_liberty())["energy_pj"]
+
+
 def timing_point(args):
     name, cfg_json = args
     from synth.flow import default_liberty
@@ -715,6 +722,9 @@ def build_report(out: Path, seed: int = 1, jobs: int = 2, rtl: bool = True,
     if energy and liberty and shutil.which("sta"):
         data["timing"] = dict(_sweep(timing_point, [(n, sizes["area"].to_json()) for n in blocks.BLOCKS],
                                      "timing", jobs))
+        from synth.power import ACTIONS
+        data["power"] = dict(_sweep(power_point, [(n, sizes["area"].to_json()) for n in blocks.BLOCKS
+                                                  if n in ACTIONS], "energy per action", jobs))
         points = [(mid.to_json(), F, P, w) for F, P in THRESHOLDS]
         # The first point synthesizes and measures the blocks; the rest read them from the cache.
         data["fig18"] = [fig18_point(points[0])] + _sweep(fig18_point, points[1:], "fig 18 energy", jobs)
@@ -902,13 +912,16 @@ def _fig18_markdown(d: dict) -> list[str]:
         "The area design point; each block mapped for the chip clock (abc -D with a driving cell and an "
         "output load), timed at it; OSU018 cells, no wire load, ideal clock, reset paths excluded.",
         "",
-        "| block | clock | slack | critical path | fmax | from | to |",
-        "|---|---:|---:|---:|---:|---|---|",
+        "| block | area | clock | slack | critical path | fmax | energy per cycle (gate level) | from | to |",
+        "|---|---:|---:|---:|---:|---:|---|---|---|",
     ]
+    areas, power = d.get("area", {}).get("blocks", {}), d.get("power", {})
     for name, r in t.items():
-        lines.append(f"| {name} | {r['clock_mhz']:g} MHz | {r['slack_ns']:+.2f} ns | "
-                     f"{r['critical_path_ns']:.2f} ns | {r['fmax_mhz']:.1f} MHz | "
-                     f"`{r['startpoint']}` | `{r['endpoint']}` |")
+        area = areas.get(name, {}).get("area_um2")
+        energy = ", ".join(f"{a} {e:.1f} pJ" for a, e in power.get(name, {}).items())
+        lines.append(f"| {name} | {'' if area is None else f'{area:,.0f} um^2'} | {r['clock_mhz']:g} MHz | "
+                     f"{r['slack_ns']:+.2f} ns | {r['critical_path_ns']:.2f} ns | {r['fmax_mhz']:.1f} MHz | "
+                     f"{energy} | `{r['startpoint']}` | `{r['endpoint']}` |")
     missed = [n for n, r in t.items() if r["slack_ns"] < 0]
     if missed:
         lines += ["", f"Missing the chip clock: {', '.join(missed)}. A design runs at the clock its slowest "

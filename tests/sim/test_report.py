@@ -7,6 +7,7 @@ import shutil
 import pytest
 
 from hw import blocks
+from golden.config import CHIP_CLOCK_MHZ
 from golden import Config
 from sim.report import build_report
 from synth import area
@@ -91,6 +92,8 @@ def test_report_writes_every_figure(tmp_path, monkeypatch):
     if shutil.which("sta") and default_liberty():
         assert (tmp_path / "r" / "fig18_energy.png").read_bytes()[:4] == b"\x89PNG"
         assert "Fig. 18b" in text and set(data["timing"]) == set(blocks.BLOCKS)
+        assert all(t["clock_mhz"] == CHIP_CLOCK_MHZ for t in data["timing"].values())
+        assert {"pe", "baseline-pe", "scheduler", "matcher", "softmax"} <= set(data["power"])
         runs = ("pe", "full", "pe/4", "full/4")
         for p in data["fig18"]:
             assert set(p) == {"F", "P", "baseline", *runs}
@@ -98,7 +101,9 @@ def test_report_writes_every_figure(tmp_path, monkeypatch):
             # Both PEs, each larger than the baseline's; the exact one the largest.
             assert p["pe"]["array_um2"] == p["full"]["array_um2"] > p["baseline"]["array_um2"]
             assert p["pe/4"]["array_um2"] == p["full/4"]["array_um2"] > p["full"]["array_um2"]
-            assert all(p[v]["time_us"] == pytest.approx(p[v]["cycles"] / p[v]["fmax_mhz"]) for v in runs)
+            # One chip clock; a design at the clock its slowest block meets, never above it.
+            assert all(p[v]["time_us"] == pytest.approx(p[v]["cycles"] / p[v]["clock_mhz"]) for v in runs)
+            assert all(p[v]["clock_mhz"] <= CHIP_CLOCK_MHZ for v in ("baseline", *runs))
             # The dispatcher is counted where the variant has one.
             assert p["pe"]["dispatcher_pj"] == p["pe/4"]["dispatcher_pj"] == 0
             assert 0 < p["full"]["dispatcher_pj"] < p["full"]["energy_pj"]
