@@ -25,7 +25,7 @@ from golden.head_cycles import PV_SCHEDULES
 from golden.opcount import dense_macs, pv_oracle_macs
 
 from . import runner
-from .common import (UserError, add_accumulators_arg, add_dispatcher_args, add_pe_stages_arg, add_clock_arg,
+from .common import (UserError, add_accumulators_arg, add_clock_arg, add_dispatcher_args, add_pe_stages_arg,
                      check_dispatcher_args, check_output_dir, print_json, run_folder, write_json, write_npy)
 from .operands import add_operand_args, load_attention_inputs
 from .energy import head_energy, run_energy

@@ -8,8 +8,8 @@ import sys
 from golden import Config, model_partition
 from hw import blocks
 
-from .common import (three, UserError, add_accumulators_arg, add_dispatcher_args, add_pe_stages_arg, add_clock_arg,
-                     add_partition_args, atomic_output, check_output_dir, print_json, triple)
+from .common import (UserError, add_accumulators_arg, add_clock_arg, add_dispatcher_args, add_partition_args,
+                     add_pe_stages_arg, atomic_output, check_output_dir, print_json, three, triple)
 
 
 def add_block_args(p) -> None:

@@ -12,7 +12,8 @@ from golden import Config, model_partition, run_attention
 from golden.linear import linear_layer
 from golden.workload import load_operand
 
-from .common import three, UserError, add_partition_args, atomic_output, check_output_file, check_tokens, print_json, triple
+from .common import (UserError, add_partition_args, atomic_output, check_output_file, check_tokens,
+                     print_json, three, triple)
 from .operands import add_operand_args, load_attention_inputs
 
 #: What ``--json`` adds with ``--v``: P·V's op counts, then the quality of ``O~``

@@ -19,7 +19,7 @@ from golden.linear_cycles import baseline_linear_cycles
 
 from . import runner
 from .attention_cmd import VARIANT_HELP
-from .common import (UserError, add_accumulators_arg, add_dispatcher_args, add_pe_stages_arg, add_clock_arg,
+from .common import (UserError, add_accumulators_arg, add_clock_arg, add_dispatcher_args, add_pe_stages_arg,
                      check_dispatcher_args, check_output_dir, print_json, run_folder, write_json, write_npy)
 from .golden_cmd import add_linear_args, linear_inputs
 from .simulate import WAVE_SUFFIXES, pick_simulator

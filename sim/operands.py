@@ -7,7 +7,7 @@ import sys
 from golden import Config, model_partition
 from golden.workload import load_operand
 
-from .common import three, add_partition_args, check_tokens, triple
+from .common import add_partition_args, check_tokens, three, triple
 
 __all__ = ["add_operand_args", "load_attention_inputs"]
 

@@ -20,8 +20,8 @@ from golden.config import GROUPS
 from golden.reuse_stats import reuse_stats
 from golden.workload import load_operand, quantize
 
-from .common import (three, UserError, add_partition_args, atomic_output, check_output_dir, check_output_file, check_tokens,
-                     print_json, triple)
+from .common import (UserError, add_partition_args, atomic_output, check_output_dir, check_output_file,
+                     check_tokens, print_json, three, triple)
 
 __all__ = ["register", "workload_config", "write_workload", "make_workload", "DEFAULT_CLIP"]
 
