@@ -7,13 +7,15 @@ import sys
 
 from golden import Config, model_partition
 from hw import blocks
+from tb.actions import ACTIONS
 
 from .common import (UserError, add_accumulators_arg, add_clock_arg, add_dispatcher_args, add_partition_args,
                      add_pe_stages_arg, atomic_output, check_output_dir, print_json, three, triple)
 
 
-def add_block_args(p) -> None:
-    p.add_argument("--block", required=True, choices=list(blocks.BLOCKS), help="which block")
+def add_block_args(p, names=None) -> None:
+    """The design-point options of a block command; ``names``: the blocks it takes (all)."""
+    p.add_argument("--block", required=True, choices=list(names or blocks.BLOCKS), help="which block")
     add_partition_args(p, required=False, head_dim=True)
     p.add_argument("--max-channels", type=int, metavar="N",
                    help="longest reduction an accumulator holds (default: the head dimension)")
@@ -134,11 +136,8 @@ def cmd_timing(args) -> int:
 
 
 def cmd_power(args) -> int:
-    from synth.power import ACTIONS, energy_per_action
+    from synth.power import energy_per_action
 
-    if args.block not in ACTIONS:
-        raise UserError(f"energy per action is measured for the PEs, the dispatcher and the softmax unit ({', '.join(ACTIONS)}), "
-                        f"not {args.block}; kaleido timing takes every block")
     res = _signoff(args, energy_per_action)
     if args.json:
         print_json({k: res[k] for k in ("block", "liberty", "energy_pj", "split_pj", "leakage_uw", "clock_mhz",
@@ -176,7 +175,7 @@ def register(sub, parser_class) -> None:
 
     pw = sub.add_parser("power", help="energy per action of a PE, a dispatcher block or the softmax unit (gate-level activity "
                              "on the netlist mapped for the chip clock, liberty energy tables)")
-    add_block_args(pw)
+    add_block_args(pw, ACTIONS)
     pw.add_argument("--liberty", metavar="FILE", help="standard cells (default: OSU018, which make setup fetches)")
     pw.add_argument("--json", action="store_true", help="print the figures as one JSON object")
     pw.set_defaults(func=cmd_power)
