@@ -1,5 +1,5 @@
 import sys
 
-from sim.cli import main
+from sim.entry import run
 
-sys.exit(main())
+sys.exit(run())

@@ -191,7 +191,7 @@ def _imports(module: Path) -> set[str]:
 def test_sim_has_no_import_cycle():
     graph = {p.stem: _imports(p) for p in SIM.glob("*.py")}
     print("\n".join(f"{m} -> {', '.join(sorted(d))}" for m, d in sorted(graph.items())))
-    assert not {m for m, deps in graph.items() if "cli" in deps} - {"__main__"}, "only __main__ may import cli"
+    assert not {m for m, deps in graph.items() if "cli" in deps} - {"entry"}, "only the entry point may import cli"
     state = {}
 
     def visit(m, trail):
@@ -204,3 +204,21 @@ def test_sim_has_no_import_cycle():
             state[m] = "done"
     for m in graph:
         visit(m, [])
+
+
+def test_an_interrupt_while_loading_is_one_line(monkeypatch, capsys):
+    # An interrupt while the command's modules load ends as any interrupted run does.
+    import builtins
+    import sys
+
+    from sim.entry import run
+    real = builtins.__import__
+
+    def interrupted(name, *args, **kwargs):
+        if name == "sim.cli":
+            raise KeyboardInterrupt
+        return real(name, *args, **kwargs)
+    monkeypatch.delitem(sys.modules, "sim.cli")
+    monkeypatch.setattr(builtins, "__import__", interrupted)
+    assert run(["--help"]) == 130
+    assert capsys.readouterr().err == "kaleido: interrupted\n"
