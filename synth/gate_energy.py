@@ -28,11 +28,17 @@ from .flow import OUTPUT_LOAD_PF
 from .gatesim import Activity, Netlist
 from .liberty import Library
 
-__all__ = ["SLEW_NS", "OUTPUT_LOAD_PF", "Loads", "loads", "energy"]
+__all__ = ["SLEW_NS", "OUTPUT_LOAD_PF", "Loads", "loads", "leakage_nw", "energy"]
 
 #: The input transition every table is read at (ns). OSU018's tables start at
 #: 0.06 ns; a gate driving a few loads in this library switches in about 0.1 ns.
 SLEW_NS = 0.1
+
+
+def leakage_nw(net: Netlist, lib: Library) -> float:
+    """The netlist's leakage: every cell's ``cell_leakage_power``, in nW."""
+    return sum(lib.cells[kind].leakage_nw for kind, _, _ in net.cells)
+
 
 @dataclass
 class Loads:
@@ -122,9 +128,8 @@ def energy(net: Netlist, activity: Activity, lib: Library, period_ns: float,
             for kind, pin in where.sinks.get(n, ()):
                 internal += own(kind, pin, value)
     cycles = max(1, activity.cycles)
-    leakage_nw = sum(lib.cells[kind].leakage_nw for kind, _, _ in net.cells)
     out = {"switching_pj": switching / cycles, "internal_pj": internal / cycles,
-           "leakage_pj": leakage_nw * period_ns * 1e-6,          # nW x ns = 1e-18 J
+           "leakage_pj": leakage_nw(net, lib) * period_ns * 1e-6,          # nW x ns = 1e-18 J
            "toggles": toggles / cycles}
     out["total_pj"] = out["switching_pj"] + out["internal_pj"] + out["leakage_pj"]
     return out

@@ -23,7 +23,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["Netlist", "parse", "cell_models", "Activity", "simulate", "GateSimError"]
+__all__ = ["Netlist", "instances", "parse", "cell_models", "Activity", "simulate", "GateSimError"]
 
 
 class GateSimError(RuntimeError):
@@ -57,6 +57,13 @@ _INSTANCE = re.compile(r"^\s*(\w+)\s+(\S+)\s*\((.*?)\);", re.M | re.S)
 _PIN = re.compile(r"\.(\w+)\(\s*([^()\s]*)\s*\)")
 
 
+def instances(text: str) -> list[tuple[str, str, dict]]:
+    """``(cell type, instance name, {pin: net})`` of every cell instance in netlist text."""
+    return [(kind, name, {p: n for p, n in _PIN.findall(pins) if n})
+            for kind, name, pins in _INSTANCE.findall(text)
+            if kind not in ("input", "output", "wire", "assign", "reg", "module")]
+
+
 def parse(text: str, top: str) -> Netlist:
     """The ports and cells of module ``top`` of a netlist written by ``write_verilog -noattr -noexpr``."""
     module = re.search(_MODULE.format(top=re.escape(top)), text, re.M | re.S)
@@ -64,11 +71,7 @@ def parse(text: str, top: str) -> Netlist:
         raise GateSimError(f"no module {top} in the netlist")
     body = module["body"]
     ports = _PORT.findall(body)
-    cells = []
-    for kind, name, pins in _INSTANCE.findall(body):
-        if kind in ("input", "output", "wire", "assign", "reg", "module"):
-            continue
-        cells.append((kind, name, {p: n for p, n in _PIN.findall(pins) if n}))
+    cells = instances(body)
     aliases = dict(re.findall(r"^\s*assign\s+(\S+)\s*=\s*(\S+?)\s*;", body, re.M))
     return Netlist(top, [n for d, n in ports if d == "input"], [n for d, n in ports if d == "output"],
                    cells, aliases)

@@ -4,7 +4,7 @@ Per cell: its area, whether it holds state (an ``ff`` or ``latch`` group inside)
 its leakage, and per pin its direction, input capacitance, function and the
 internal-energy tables (``rise_power``/``fall_power``) of each arc. The energy
 flow (:mod:`synth.energy`) sums those tables at each switching event; timing and
-area take only names, areas and the smallest inverter.
+area take only names and areas.
 
 Units are the library's: the OSU018 library states time in ns, capacitance in
 pF, voltage in V (so an internal-energy table is in pF V^2 = pJ) and leakage in
@@ -18,7 +18,7 @@ from functools import lru_cache
 
 import numpy as np
 
-__all__ = ["Table", "Pin", "Cell", "Library", "library", "cells", "inverter"]
+__all__ = ["Table", "Pin", "Cell", "Library", "library", "cells"]
 
 
 @dataclass(frozen=True)
@@ -100,10 +100,9 @@ def _unquote(value) -> str:
 def library(path: str) -> Library:
     """The cells of a Liberty file, with their energy tables."""
     from liberty.parser import parse_liberty
+    text = open(path, errors="replace").read()
     try:
-        lib = parse_liberty(open(path, errors="replace").read())
-    except OSError:
-        raise
+        lib = parse_liberty(text)
     except Exception as exc:         # the parser's own errors name no file
         raise ValueError(f"{path}: not a Liberty file the parser reads ({type(exc).__name__})") from None
     units = {k: _unquote(lib[k]) for k in ("time_unit", "voltage_unit", "leakage_power_unit") if k in lib}
@@ -144,20 +143,3 @@ def library(path: str) -> Library:
 def cells(path: str) -> dict[str, tuple[float, bool]]:
     """``{cell name: (area, is_sequential)}`` of a Liberty file."""
     return {name: (c.area, c.sequential) for name, c in library(path).cells.items()}
-
-
-def inverter(path: str) -> tuple[str, str, str]:
-    """``(cell, input pin, output pin)`` of the smallest inverter in a Liberty file."""
-    found = []
-    for name, c in library(path).cells.items():
-        if len(c.pins) != 2:
-            continue
-        for pin in c.pins.values():
-            f = (pin.function or "").replace(" ", "").strip("()")
-            other = next(p for p in c.pins if p != pin.name)
-            if pin.direction == "output" and f in (f"!{other}", f"!({other})", f"{other}'"):
-                found.append((c.area, name, other, pin.name))
-    if not found:
-        raise ValueError(f"{path}: no inverter cell (a pin with function !A) found")
-    _, name, a, y = min(found)
-    return name, a, y

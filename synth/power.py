@@ -25,7 +25,7 @@ from tb.actions import ACTIONS, actions, stimulus
 
 from .cache import cached_json
 from .flow import cache_key
-from .gate_energy import OUTPUT_LOAD_PF, SLEW_NS, energy
+from .gate_energy import OUTPUT_LOAD_PF, SLEW_NS, energy, leakage_nw
 from .gatesim import GateSimError, cell_models, parse, simulate
 from .liberty import library
 from .timing import CACHE, block_netlist
@@ -66,9 +66,8 @@ def energy_per_action(block: str, cfg: Config, liberty: str, cycles: int = 256) 
             # Dynamic energy per cycle; leakage goes by time, so it is given apart (leakage_uw).
             result[action] = e["switching_pj"] + e["internal_pj"]
             split[action] = {k: e[k] for k in ("switching_pj", "internal_pj", "leakage_pj", "toggles")}
-        leakage_nw = sum(lib.cells[kind].leakage_nw for kind, _, _ in netlist.cells)
         return {"block": block, "liberty": liberty, "energy_pj": result, "split_pj": split,
-                "leakage_uw": leakage_nw * 1e-3, "clock_mhz": cfg.clock_mhz,
+                "leakage_uw": leakage_nw(netlist, lib) * 1e-3, "clock_mhz": cfg.clock_mhz,
                 "method": METHOD, "bench_cycles": len(run["inputs"])}
     return cached_json(path, make)
 

@@ -21,6 +21,7 @@ import tempfile
 from pathlib import Path
 
 from .flow import DRIVING_CELL, OUTPUT_LOAD_PF
+from .gatesim import instances
 
 __all__ = ["StaError", "sta_command", "timing", "flop_outputs"]
 
@@ -88,9 +89,5 @@ def flop_outputs(netlist: str) -> dict[str, str]:
     A flip-flop is a cell with a ``CLK`` pin; its ``Q`` drives the net named
     after the register bit (a port, when the register is one).
     """
-    out = {}
-    for m in re.finditer(r"^\s*(\w+)\s+(\S+)\s*\((.*?)\);", netlist, re.M | re.S):
-        pins = dict(re.findall(r"\.(\w+)\(([^()]*)\)", m.group(3)))
-        if "CLK" in pins and "Q" in pins:
-            out[pins["Q"].strip()] = f"{m.group(2)}/Q"
-    return out
+    return {pins["Q"]: f"{name}/Q" for _, name, pins in instances(netlist)
+            if "CLK" in pins and "Q" in pins}
