@@ -41,19 +41,19 @@ if os.environ.get("PATH", "").split(os.pathsep)[0] != _VENV_BIN:
 # correctness here (the lint target waives them by name, with reasons).
 VERILATOR_BUILD_ARGS = ["-Wno-fatal", "-Wno-WIDTHEXPAND", "-Wno-WIDTHTRUNC", "-Wno-UNUSEDSIGNAL",
                         # Verilator is 2-state: what Icarus would show as X reads as 0. Built
-                        # so, a run given RANDOM_INITIAL's plusargs starts every variable
+                        # so, a run given random_initial()'s plusargs starts every variable
                         # without a value (and every X assignment) at random instead, so a
                         # dependence on initial values shows as a mismatch; without them, 0.
                         "--x-assign", "unique", "--x-initial", "unique"]
+# The engine's model builds in about two thirds of the time at -O0 (60 s against
+# 94 s at Verilator's -Os); the bench drives it from cocotb's Python every cycle,
+# and the C++ optimizer's effect on a long run's speed is not yet measured.
+VERILATOR_MAKE_FLAGS = ["OPT_FAST=-O0", "OPT_SLOW=-O0", "OPT_GLOBAL=-O0"]
 
 
 def random_initial(seed: int) -> list[str]:
     """Plusargs that make a Verilator run start what has no value at random, from ``seed``."""
     return ["+verilator+rand+reset+2", f"+verilator+seed+{seed}"]
-# The engine's model builds in about two thirds of the time at -O0 (60 s against
-# 94 s at Verilator's -Os); the bench drives it from cocotb's Python every cycle,
-# and the C++ optimizer's effect on a long run's speed is not yet measured.
-VERILATOR_MAKE_FLAGS = ["OPT_FAST=-O0", "OPT_SLOW=-O0", "OPT_GLOBAL=-O0"]
 
 
 @lru_cache(maxsize=None)
