@@ -7,7 +7,7 @@ import sys
 
 from golden import Config, model_partition
 from hw import blocks
-from tb.actions import ACTIONS
+from synth.actions import ACTIONS
 
 from .common import (UserError, add_accumulators_arg, add_clock_arg, add_dispatcher_args, add_partition_args,
                      add_pe_stages_arg, atomic_output, check_output_dir, print_json, three, triple)

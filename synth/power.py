@@ -1,7 +1,7 @@
 """Energy per action of a PE, a dispatcher block or the softmax unit, from
 gate-level activity on the netlist that timing reads.
 
-Method. A directed bench (:func:`tb.actions.stimulus`) repeats one action on the
+Method. A directed bench (:func:`synth.actions.stimulus`) repeats one action on the
 RTL in Amaranth's simulator and records every input bit on every cycle, and
 every output after each clock edge. The same input vectors drive the mapped
 netlist under Icarus with the library's cell models, zero delay
@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from golden.config import Config
 from hw import blocks
-from tb.actions import ACTIONS, actions, stimulus
+from .actions import ACTIONS, actions, stimulus
 
 from .cache import cached_json
 from .flow import cache_key

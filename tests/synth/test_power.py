@@ -8,7 +8,7 @@ import pytest
 from golden import Config
 from synth.flow import default_liberty
 from synth.power import ACTIONS, energy_per_action
-from tb.actions import EXACT_ACTIONS
+from synth.actions import EXACT_ACTIONS
 from tests.sweep import sweep
 
 pytestmark = pytest.mark.skipif(

@@ -1,10 +1,11 @@
-"""Directed benches of one PE action each, for energy per action.
+"""Directed benches of one action each, the stimulus of energy per action.
 
-Each bench repeats one action for a number of cycles in Amaranth's simulator
-and records, for every bit of every input port and every flip-flop output
-(every register of a PE is one of its output ports), how often it toggles and
-how often it is 1. Operands are seeded random bytes where the action moves
-data, and held where it does not:
+Each bench repeats one action for a number of cycles on the RTL in Amaranth's
+simulator and records every input bit on every cycle, and every output after
+each clock edge, bits named as the gate netlist names them. The same inputs
+then drive the mapped netlist (:mod:`synth.power`), whose outputs must match.
+Operands are seeded random bytes where the action moves data, and held where
+it does not:
 
 - ``full_mac``: a full 8x8 product into R0 (pass A, nothing reused);
 - ``nibble_mac``: one nibble-lane product (pass B, a partially reused key);
@@ -27,13 +28,10 @@ The baseline PE has ``full_mac``, ``idle``, ``hand_over`` (a clear) and
 The channel window's PE (``window-pe``) has the augmented PE's actions, on its
 wide ports: the step's bytes at positions 0 and 1, selected there, and the
 other ``W - 2`` broadcast bytes random wherever the action moves data (other
-channels of the window pass by). Its registers are inside it, so its bench
-reads them from a VCD, as the units' do.
+channels of the window pass by).
 
 The dispatcher's blocks and the softmax unit have two: ``busy`` and ``idle``
-(inputs held, the clock running). Their registers are inside them, not ports,
-so their benches read every register's toggles from the simulator's VCD. Busy
-stimulus is seeded random data, which toggles more than a real head's
+(inputs held, the clock running). Busy stimulus is seeded random data, which toggles more than a real head's
 correlated strings, needs and scores: an upper bound.
 
 - ``scheduler``: a string stream that offers a new random string whenever
@@ -51,8 +49,6 @@ correlated strings, needs and scores: an upper bound.
 from __future__ import annotations
 
 import random
-import tempfile
-from pathlib import Path
 
 from amaranth.hdl import Value
 from amaranth.lib import wiring
@@ -63,14 +59,9 @@ from golden.matcher import PAIRED_MODES
 from golden.pe import Load, Mode
 from golden.softmax import softmax_cycles, softmax_scale, softmax_spec
 from hw import blocks
-from hw.channel_window import ChannelWindow
-from hw.matcher import Matcher
 from hw.pe import PE, BaselinePE
-from hw.scheduler import Scheduler
-from hw.softmax import SoftmaxUnit
-from hw.window_pe import WindowPE
 
-__all__ = ["ACTIONS", "EXACT_ACTIONS", "UNITS", "actions", "activity", "stimulus"]
+__all__ = ["ACTIONS", "EXACT_ACTIONS", "actions", "stimulus"]
 
 ACTIONS = {
     "pe": ("full_mac", "nibble_mac", "paired_nibbles", "idle", "hand_over", "drain_shift"),
@@ -81,10 +72,6 @@ ACTIONS = {
     "softmax": ("busy", "idle"),
 }
 ACTIONS["window-pe"] = ACTIONS["pe"]
-
-#: The blocks whose registers are internal: their activity comes from a VCD.
-UNITS = {"scheduler": Scheduler, "matcher": Matcher, "softmax": SoftmaxUnit, "channel-window": ChannelWindow,
-         "window-pe": WindowPE}
 
 #: The softmax bench's scores: uniform in +-SOFTMAX_SPAN, at a scale that takes
 #: the largest difference to about 2**-24, past the end of any exponent table.
@@ -164,45 +151,6 @@ def _bits(flat, ctx):
     return out
 
 
-def activity(block: str, cfg: Config, action: str, cycles: int = 256, seed: int = 1) -> dict:
-    """Toggle rate and duty of every input bit and flip-flop output of ``block`` under ``action``.
-
-    Returns ``{"inputs": {bit: (toggles per cycle, duty)}, "flops": {...}, "cycles": n}``,
-    bits named as in the gate netlist (``row_in_3_``, ``drain_in__valid``).
-    """
-    if action not in actions(block, cfg):
-        raise ValueError(f"{block} has no action {action!r}; it has {', '.join(actions(block, cfg))}")
-    if block in UNITS:
-        return _unit_activity(block, cfg, action, cycles, seed)
-    dut = PE(cfg) if block == "pe" else BaselinePE(cfg)
-    members = list(dut.signature.flatten(dut))
-    ins = [(p, v) for p, m, v in members if m.flow == wiring.In]
-    outs = [(p, v) for p, m, v in members if m.flow == wiring.Out and p[0] not in ("lanes", "acc_en")]
-    step = _pe_step(block, dut, action, random.Random(seed))
-    samples = []
-
-    async def bench(ctx):
-        for _ in range(cycles + 1):
-            await step(ctx)
-            await ctx.tick()
-            samples.append((_bits(ins, ctx), _bits(outs, ctx)))
-
-    sim = Simulator(dut)
-    sim.add_clock(1e-8)
-    sim.add_testbench(bench)
-    sim.run()
-    # The first sample only sets the starting values; count from there.
-    def rates(index):
-        names = samples[0][index].keys()
-        res = {}
-        for n in names:
-            seq = [s[index][n] for s in samples]
-            toggles = sum(a != b for a, b in zip(seq, seq[1:]))
-            res[n] = (toggles / cycles, sum(seq[1:]) / cycles)
-        return res
-    return {"inputs": rates(0), "flops": rates(1), "cycles": cycles, "action": action, "block": block}
-
-
 def _unit_stimulus(block: str, dut, cfg: Config, action: str, rnd: random.Random):
     """An async ``step(ctx)`` that sets one cycle's inputs of a dispatcher block or the softmax unit."""
     if block == "softmax":
@@ -233,7 +181,7 @@ def _unit_stimulus(block: str, dut, cfg: Config, action: str, rnd: random.Random
 
         async def step(ctx):
             row, col, drain = _augmented(action, rnd)
-            # The VCD counts from reset, so what an action does not move stays at 0.
+            # The gate run starts from reset, so what an action does not move stays at 0.
             moving = row["steps"] != 0
             others = [rnd.randrange(256) for _ in range(W - 2)] if moving else [0] * (W - 2)
             ops = ([row["a0"], row["a1"]], [col["b0"], col["b1"]]) if moving else ([0, 0], [0, 0])
@@ -270,52 +218,6 @@ def _unit_stimulus(block: str, dut, cfg: Config, action: str, rnd: random.Random
         else:
             ctx.set(dut.steps, rnd.getrandbits(G) if busy else 0)
     return step
-
-
-def vcd_rates(path: str | Path, cycles: int, scope_depth: int = 2) -> dict:
-    """``{bit: (toggles per cycle, duty)}`` of every integer signal in a VCD's top
-    module (``scope_depth`` scopes deep), bits named as the gate netlist names them."""
-    from vcd.reader import ScalarChange, TokenKind, tokenize
-
-    vars_, scope = {}, []
-    state = {}                  # id -> (value, time of the last change)
-    ones, toggles = {}, {}      # id -> per-bit time at 1 / toggle count
-    now = 0
-    with open(path, "rb") as f:
-        for tok in tokenize(f):
-            if tok.kind is TokenKind.SCOPE:
-                scope.append(tok.data.ident)
-            elif tok.kind is TokenKind.UPSCOPE:
-                scope.pop()
-            elif (tok.kind is TokenKind.VAR and len(scope) == scope_depth
-                  and tok.data.type_.value in ("wire", "reg")):
-                vars_.setdefault(tok.data.id_code, (tok.data.reference, tok.data.size))
-            elif tok.kind is TokenKind.CHANGE_TIME:
-                now = tok.data
-            elif tok.kind in (TokenKind.CHANGE_SCALAR, TokenKind.CHANGE_VECTOR):
-                ident = tok.data.id_code
-                if ident not in vars_:
-                    continue
-                raw = tok.data.value
-                value = (int(raw == "1") if isinstance(tok.data, ScalarChange)
-                         else raw if isinstance(raw, int) else 0)
-                width = vars_[ident][1]
-                old, since = state.get(ident, (None, now))
-                if old is not None:
-                    one, tog = ones.setdefault(ident, [0] * width), toggles.setdefault(ident, [0] * width)
-                    for i in range(width):
-                        one[i] += ((old >> i) & 1) * (now - since)
-                        tog[i] += ((old ^ value) >> i) & 1
-                state[ident] = (value, now)
-    out = {}
-    for ident, (name, width) in vars_.items():
-        value, since = state.get(ident, (0, now))
-        one, tog = ones.get(ident, [0] * width), toggles.get(ident, [0] * width)
-        for i in range(width):
-            at_one = one[i] + ((value >> i) & 1) * (now - since)
-            bit = netlist_bit(name, width, i)
-            out[bit] = (tog[i] / cycles, at_one / now if now else 0.0)
-    return out
 
 
 def _pe_step(block: str, dut, action: str, rnd: random.Random):
@@ -373,31 +275,3 @@ def stimulus(block: str, cfg: Config, action: str, cycles: int = 256, seed: int 
     sim.add_testbench(bench)
     sim.run()
     return {**seen, "cycles": cycles, "action": action, "block": block}
-
-
-def _unit_activity(block: str, cfg: Config, action: str, cycles: int, seed: int) -> dict:
-    dut = blocks.build(block, cfg)          # as synthesized (a window block takes W = 4 if cfg has none)
-    if block == "softmax":
-        # At least two whole rows, so that every phase counts at its share of a row.
-        cycles = max(cycles, 2 * softmax_cycles(softmax_spec(cfg.tokens, cfg.acc_bits), cfg.vector_lanes, 1))
-    step = _unit_stimulus(block, dut, cfg, action, random.Random(seed))
-    ports = {"__".join(map(str, p)) for p, m, _ in dut.signature.flatten(dut) if m.flow == wiring.In}
-
-    async def bench(ctx):
-        for _ in range(cycles):
-            await step(ctx)
-            await ctx.tick()
-
-    sim = Simulator(dut)
-    sim.add_clock(1e-8)
-    sim.add_testbench(bench)
-    with tempfile.TemporaryDirectory(prefix="kaleido-activity-") as work:
-        vcd = Path(work, "activity.vcd")
-        with sim.write_vcd(str(vcd)):
-            sim.run()
-        rates = vcd_rates(vcd, cycles)
-    rates.pop("clk", None), rates.pop("rst", None)
-    is_port = lambda bit: bit in ports or bit.rsplit("_", 2)[0] in ports
-    return {"inputs": {b: r for b, r in rates.items() if is_port(b)},
-            "flops": {b: r for b, r in rates.items() if not is_port(b)},
-            "cycles": cycles, "action": action, "block": block}

@@ -1,0 +1,74 @@
+"""The action benches: an action moves what it says and nothing else, on the
+inputs the gate netlist is driven with and the outputs it is checked against."""
+
+import re
+
+import pytest
+
+from golden import Config
+from synth.actions import ACTIONS, EXACT_ACTIONS, actions, stimulus
+
+CFG = Config(partition=(2, 1, 1))
+
+
+def moving(samples):
+    """The bits that change at least once over a run's cycles."""
+    return {n for n in samples[0] if any(s[n] != t[n] for s, t in zip(samples, samples[1:]))}
+
+
+def test_idle_moves_no_input():
+    for block in ACTIONS:
+        run = stimulus(block, CFG, "idle", cycles=32)
+        assert not moving(run["inputs"]), block
+        if block in ("pe", "baseline-pe"):
+            # Every register of a PE is an output port: an idle PE holds them all.
+            assert not moving(run["outputs"][1:]), block
+
+
+def test_busy_units_move_their_outputs():
+    for block in ("scheduler", "matcher", "channel-window", "softmax"):
+        run = stimulus(block, CFG.with_(grid=(1, 2, 5)), "busy", cycles=64)
+        assert moving(run["inputs"]) and moving(run["outputs"]), block
+
+
+def test_full_mac_moves_operands_not_control():
+    run = stimulus("pe", CFG, "full_mac", cycles=64)
+    a0 = {f"row_in_{i}_" for i in range(8)}                  # a0 is the row's first byte
+    b = {f"col_in_{i}_" for i in range(8)}
+    assert moving(run["inputs"]) == a0 | b
+    outs = moving(run["outputs"])
+    assert any(n.startswith("r0_") for n in outs) and not any(n.startswith("r2_") for n in outs)
+
+
+def test_drain_shift_moves_only_the_chain():
+    run = stimulus("pe", CFG, "drain_shift", cycles=64)
+    assert all(n.startswith("drain_in") for n in moving(run["inputs"]))
+    assert all(n.startswith("drain_out") for n in moving(run["outputs"]))
+
+
+def test_names_are_the_netlists():
+    run = stimulus("baseline-pe", CFG, "full_mac", cycles=8)
+    names = set(run["inputs"][0]) | set(run["outputs"][0])
+    assert all(re.match(r"^[a-z_0-9]+$", n) for n in names)
+    assert {"drain_in__valid", "drain_out__valid", "acc_0_"} <= names
+    assert run["cycles"] == len(run["inputs"]) == len(run["outputs"]) == 8
+
+
+def test_unknown_action_and_block():
+    with pytest.raises(ValueError, match="has no action"):
+        stimulus("baseline-pe", CFG, "nibble_mac")
+    with pytest.raises(ValueError, match="not 'array'"):
+        actions("array", CFG)
+
+
+def test_exact_pe_actions_reach_its_own_parts():
+    exact = CFG.with_(accumulators=4)
+    assert actions("pe", exact) == ACTIONS["pe"] + EXACT_ACTIONS
+    assert actions("pe", CFG) == ACTIONS["pe"] and actions("baseline-pe", exact) == ACTIONS["baseline-pe"]
+    regs = lambda run: {n.split("_")[0] for n in moving(run["outputs"]) if re.match(r"r\d_", n)}
+    # Pass A with sq = sk = 1: every register collects, R2 and R3 from the taps.
+    assert regs(stimulus("pe", exact, "tapped_mac", cycles=64)) == {"r0", "r1", "r2", "r3"}
+    # A ROW step adds one lane into R0 alone.
+    assert regs(stimulus("pe", exact, "row_nibble", cycles=64)) == {"r0"}
+    with pytest.raises(ValueError, match="has no action"):
+        stimulus("pe", CFG, "row_nibble")
