@@ -11,7 +11,8 @@ generator or a simulation.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, fields, replace
+from enum import Enum
 
 from .channel_window import WINDOW_WIDTHS
 from .pe import ACCUMULATORS, PE_STAGES
@@ -36,8 +37,35 @@ SIZE_LIMITS = {"rows": 256, "cols": 256, "queue_depth": 4096, "clusters": 64, "c
 #: A clock no 180 nm block here approaches; anything above is a typo.
 MAX_CLOCK_MHZ = 2000.0
 
-__all__ = ["Config", "ConfigError", "CLUSTER_RULES", "CHIP_CLOCK_MHZ", "MAX_CLOCK_MHZ", "SIZE_LIMITS", "MODELS", "model_partition", "GROUPS", "DIRECTIONS",
+__all__ = ["Config", "ConfigError", "Part", "KNOBS", "knob_help", "CLUSTER_RULES", "CHIP_CLOCK_MHZ", "MAX_CLOCK_MHZ", "SIZE_LIMITS", "MODELS", "model_partition", "GROUPS", "DIRECTIONS",
            "require_config"]
+
+
+class Part(str, Enum):
+    """The piece of hardware (or of the workload) a knob of :class:`Config` sets.
+
+    A command refuses a knob given for a design point or block without its part,
+    instead of ignoring it: this is the one place that says which part it is.
+    """
+    KALEIDO_PE = "the Kaleido PE"
+    PE = "a PE"
+    ARRAY = "an array of PEs"
+    ACCUMULATOR = "a dense accumulator (the baseline PE's or the softmax unit's scores)"
+    SCHEDULER = "the scheduler"
+    MATCHER = "the matcher"
+    WINDOW = "the channel window"
+    SOFTMAX = "the softmax unit"
+    REUSE = "the reuse rule"
+    LINEAR = "a linear layer"
+    CHIP = "the chip"
+
+
+def _knob(default, part: Part, help: str, choices=None, metavar: str | None = None, shown=None):
+    """A :class:`Config` field a user sets: ``part`` it configures, the ``help`` a
+    command line shows for it, its ``choices`` and ``metavar``; ``shown``: what the
+    help says the default is, when not the value itself."""
+    return field(default=default, metadata={"part": part, "help": help, "choices": choices,
+                                             "metavar": metavar, "shown": shown})
 
 
 class ConfigError(ValueError):
@@ -170,28 +198,41 @@ class Config:
 
     partition: tuple[int, int, int] = (44, 42, 42)
     grid: tuple[int, int, int] = (8, 16, 16)
-    full_bits: int = 5
-    partial_bits: int = 3
+    full_bits: int = _knob(5, Part.REUSE, "full reuse when the top F bits of two values agree", metavar="F")
+    partial_bits: int = _knob(3, Part.REUSE, "partial reuse when the top P bits agree", metavar="P")
     data_bits: int = 8
     nibble_bits: int = 4
-    max_channels: int | None = None
-    acc_bits: int | None = None
+    max_channels: int | None = _knob(None, Part.ACCUMULATOR, "longest reduction a dense accumulator holds",
+                                     metavar="N", shown="the head dimension")
+    acc_bits: int | None = _knob(None, Part.ACCUMULATOR, "dense accumulator width", metavar="BITS",
+                                 shown="the least that cannot overflow")
     pe_acc_bits: int | None = None
-    accumulators: int = 3
-    pe_stages: int = 1
-    rows: int = 4
-    cols: int = 4
+    accumulators: int = _knob(3, Part.KALEIDO_PE, "registers of the Kaleido PE: 3 (the paper's PE) or 4 (the exact "
+                              "PE, which executes exactly the oracle's MACs)", choices=ACCUMULATORS)
+    pe_stages: int = _knob(1, Part.PE, "register stages of every PE, Kaleido's and the baseline's, from operands to "
+                           "accumulators: 1, or 2 (products registered first: a shorter critical path, one more "
+                           "cycle of drain)", choices=PE_STAGES)
+    rows: int = _knob(4, Part.ARRAY, "PE rows of an array", metavar="R")
+    cols: int = _knob(4, Part.ARRAY, "PE columns of an array", metavar="C")
     queue_depth: int = 64
     clusters: int = 4
     cluster_capacity: int = 16
     string_bits: int = 16
-    cluster_rule: str = "pivots"
-    lookahead: int = 4
-    issue_window: int = 0
-    window: int = 4
-    vector_lanes: int = 4
+    cluster_rule: str = _knob("pivots", Part.SCHEDULER, "how the scheduler orders a batch of pairs: pivots (the "
+                              "paper's Hamming clustering) or weight (heaviest work first, which evens a tile's "
+                              "columns and rows)", choices=CLUSTER_RULES)
+    lookahead: int = _knob(4, Part.MATCHER, "channel steps the matcher sees at once: the head and the N-1 after it",
+                           metavar="N")
+    issue_window: int = _knob(0, Part.MATCHER, "the matcher's pairing: 0 pairs steps for every PE at once; W in 2..8 "
+                              "carries W channels a slot of passes B-D, from which each column (B, D) or row (C) "
+                              "takes its own one or two (the channel window, wider ports)", choices=WINDOW_WIDTHS,
+                              metavar="W")
+    window: int = _knob(4, Part.LINEAR, "reuse window of a linear layer, in tokens", metavar="W")
+    vector_lanes: int = _knob(4, Part.SOFTMAX, "scores the softmax unit takes per cycle", metavar="L")
     seed: int = 1
-    clock_mhz: float = 0.0          # 0: CHIP_CLOCK_MHZ (see __post_init__)
+    clock_mhz: float = _knob(0.0, Part.CHIP, "the chip clock: every block is mapped for it and timed at it, and a "
+                             "run takes it if its blocks all meet it, else its slowest block's clock", metavar="F",
+                             shown=f"{CHIP_CLOCK_MHZ:g}, the highest clock the baseline array closes at")
 
     def __post_init__(self):
         # Normalise sequences given as lists so the object stays hashable.
@@ -317,3 +358,14 @@ class Config:
             out[name] = slice(lo, lo + width)
             lo += width
         return out
+
+
+#: The fields a user sets, by name: each with its part, help and choices (:func:`_knob`).
+KNOBS = {f.name: f for f in fields(Config) if "part" in f.metadata}
+
+
+def knob_help(name: str) -> str:
+    """A knob's help with its default, as a command line shows it."""
+    meta = KNOBS[name].metadata
+    default = meta["shown"] or KNOBS[name].default
+    return f"{meta['help']} (default {default})"

@@ -8,6 +8,7 @@ needs one) and a header that records the design point it was made for.
 from __future__ import annotations
 
 import re
+from typing import Callable, NamedTuple
 
 from amaranth.back import verilog as amaranth_verilog
 
@@ -32,22 +33,44 @@ def _windowed(component):
     return build
 
 
-__all__ = ["BLOCKS", "build", "top_name", "verilog", "engine_verilog", "engine_top"]
+__all__ = ["Block", "BLOCKS", "build", "top_name", "verilog", "engine_verilog", "engine_top"]
 
-#: name -> (component class, one-line description)
+class Block(NamedTuple):
+    """A block a user can name: how it is built, what it is, and the knobs of
+    :class:`Config` its Verilog depends on (a command refuses any other one given
+    for it; ``tests/hw/test_blocks.py`` checks the list against the Verilog)."""
+    build: Callable
+    description: str
+    knobs: frozenset
+
+
+def _block(build, description: str, *knobs: str) -> Block:
+    return Block(build, description, frozenset(knobs))
+
+
+#: The Kaleido PE's knobs, and the baseline's dense accumulator.
+_KALEIDO_PE = ("accumulators", "pe_stages")
+_DENSE = ("max_channels", "acc_bits")
+
+#: name -> :class:`Block`
 BLOCKS = {
-    "pe": (PE, "augmented PE: R0-R2, two 4x8 lanes, reuse flags"),
-    "baseline-pe": (BaselinePE, "plain output-stationary 8-bit MAC"),
-    "array": (KaleidoArray, "R x C augmented PEs with input skew and drain chains"),
-    "baseline-array": (BaselineArray, "R x C baseline PEs with input skew and drain chains"),
-    "scheduler": (Scheduler, "dispatcher clustering unit: string queue, LFSR pivots, Hamming argmin "
-                             "(or, --cluster-rule weight, a rank by work weight)"),
-    "matcher": (Matcher, "dispatcher merge unit: per-channel column needs, lookahead window"),
-    "window-pe": (_windowed(WindowPE), "augmented PE behind a channel window's step select "
-                                       "(--issue-window, 4 if unset)"),
-    "channel-window": (_windowed(ChannelWindow), "dispatcher channel window: each column (B, D) or row (C) "
-                                                 "takes its own steps (--issue-window, 4 if unset)"),
-    "softmax": (SoftmaxUnit, "vector unit: row-wise integer softmax of S~ to 7-bit P codes, streaming"),
+    "pe": _block(PE, "augmented PE: R0-R2, two 4x8 lanes, reuse flags", *_KALEIDO_PE),
+    "baseline-pe": _block(BaselinePE, "plain output-stationary 8-bit MAC", *_DENSE, "pe_stages"),
+    "array": _block(KaleidoArray, "R x C augmented PEs with input skew and drain chains",
+                    *_KALEIDO_PE, "rows", "cols", "issue_window"),
+    "baseline-array": _block(BaselineArray, "R x C baseline PEs with input skew and drain chains",
+                             *_DENSE, "pe_stages", "rows", "cols"),
+    "scheduler": _block(Scheduler, "dispatcher clustering unit: string queue, LFSR pivots, Hamming argmin "
+                                   "(or, --cluster-rule weight, a rank by work weight)", "cluster_rule"),
+    "matcher": _block(Matcher, "dispatcher merge unit: per-channel column needs, lookahead window",
+                      "accumulators", "rows", "cols", "lookahead"),
+    "window-pe": _block(_windowed(WindowPE), "augmented PE behind a channel window's step select "
+                                             "(--issue-window, 4 if unset)", *_KALEIDO_PE, "issue_window"),
+    "channel-window": _block(_windowed(ChannelWindow), "dispatcher channel window: each column (B, D) or row (C) "
+                                                       "takes its own steps (--issue-window, 4 if unset)",
+                             "accumulators", "rows", "cols", "issue_window"),
+    "softmax": _block(SoftmaxUnit, "vector unit: row-wise integer softmax of S~ to 7-bit P codes, streaming",
+                      *_DENSE, "vector_lanes", "grid"),
 }
 
 
@@ -59,7 +82,7 @@ def _check(name: str) -> None:
 def build(name: str, cfg: Config):
     """A fresh Amaranth component for block ``name`` at design point ``cfg``."""
     _check(name)
-    return BLOCKS[name][0](cfg)
+    return BLOCKS[name].build(cfg)
 
 
 def top_name(name: str) -> str:
@@ -97,7 +120,7 @@ def _emit(component, top: str, what: str, cfg: Config) -> str:
 
 def verilog(name: str, cfg: Config) -> str:
     """Verilog text of block ``name`` at ``cfg``."""
-    return _emit(build(name, cfg), top_name(name), f"block '{name}': {BLOCKS[name][1]}", cfg)
+    return _emit(build(name, cfg), top_name(name), f"block '{name}': {BLOCKS[name].description}", cfg)
 
 
 def engine_top(design: str) -> str:

@@ -25,8 +25,8 @@ from golden.head_cycles import PV_SCHEDULES
 from golden.opcount import dense_macs, pv_oracle_macs
 
 from . import runner
-from .common import (UserError, add_accumulators_arg, add_clock_arg, add_dispatcher_args, add_pe_stages_arg,
-                     check_dispatcher_args, check_output_dir, print_json, run_folder, write_json, write_npy)
+from .common import UserError, check_output_dir, print_json, run_folder, write_json, write_npy
+from .options import add_knobs, check_design_knobs
 from .operands import add_operand_args, load_attention_inputs
 from .energy import head_energy, run_energy
 from .head import STAGES, baseline_head_cycles, simulate_head
@@ -56,12 +56,8 @@ def add_args(p) -> None:
                         "two), shared (V's full reuse folded per column tile, the shared multiply) or dense")
     p.add_argument("--simulator", choices=list(runner.SIMULATORS),
                    help="default: verilator when it can run here, else icarus")
-    p.add_argument("--rows", type=int, default=4, help="PE rows of the array (default 4)")
-    p.add_argument("--cols", type=int, default=4, help="PE columns of the array (default 4)")
-    add_accumulators_arg(p)
-    add_dispatcher_args(p)
-    add_pe_stages_arg(p)
-    add_clock_arg(p)
+    add_knobs(p, "rows", "cols", "accumulators", "lookahead", "issue_window", "cluster_rule", "pe_stages",
+              "clock_mhz")
     p.add_argument("--waves", action="store_true",
                    help="keep every simulation's waveform (engine, and scheduler where it runs) in DIR")
     p.add_argument("--no-energy", action="store_true",
@@ -78,7 +74,7 @@ def cmd_sim_attention(args) -> int:
         raise UserError("the baseline has no dispatcher: --variant applies to --design kaleido")
     if args.design == "baseline":
         args.variant = "pe"
-    check_dispatcher_args(args)
+    check_design_knobs(args)
     if args.pv_schedule != "auto" and (args.design == "baseline" or args.v is None):
         raise UserError("--pv-schedule says how P V~ runs on the Kaleido array: it needs --v and "
                         "--design kaleido")

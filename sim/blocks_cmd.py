@@ -9,31 +9,37 @@ from golden import Config, model_partition
 from hw import blocks
 from synth.actions import ACTIONS
 
-from .common import (UserError, add_accumulators_arg, add_clock_arg, add_dispatcher_args, add_partition_args,
-                     add_pe_stages_arg, atomic_output, check_output_dir, print_json, three, triple)
+from .common import UserError, add_partition_args, atomic_output, check_output_dir, print_json, three, triple
+from .options import SIGNOFF, add_knobs, given, refuse_unused
+
+#: The knobs a block command offers (each block reads some of them: hw.blocks.BLOCKS).
+BLOCK_KNOBS = ("max_channels", "acc_bits", "rows", "cols", "vector_lanes", "accumulators", "lookahead",
+               "issue_window", "cluster_rule", "pe_stages")
 
 
-def add_block_args(p, names=None) -> None:
-    """The design-point options of a block command; ``names``: the blocks it takes (all)."""
+def add_block_args(p, names=None, signoff: bool = True) -> None:
+    """The design-point options of a block command; ``names``: the blocks it takes (all);
+    ``signoff``: it maps the block for a clock."""
     p.add_argument("--block", required=True, choices=list(names or blocks.BLOCKS), help="which block")
     add_partition_args(p, required=False, head_dim=True)
-    p.add_argument("--max-channels", type=int, metavar="N",
-                   help="longest reduction an accumulator holds (default: the head dimension)")
-    p.add_argument("--acc-bits", type=int, metavar="BITS",
-                   help="accumulator width (default: the least that cannot overflow)")
-    p.add_argument("--rows", type=int, default=4, help="PE rows of an array (default 4)")
-    p.add_argument("--cols", type=int, default=4, help="PE columns of an array (default 4)")
     p.add_argument("--grid", type=three("grid"), metavar="T,H,W",
                    help="token grid of a head: the softmax unit's row length (default 8,16,16)")
-    p.add_argument("--vector-lanes", type=int, default=4, metavar="L",
-                   help="scores the softmax unit takes per cycle (default 4)")
-    add_accumulators_arg(p)
-    add_dispatcher_args(p)
-    add_pe_stages_arg(p)
-    add_clock_arg(p)
+    offered = set().union(*(blocks.BLOCKS[n].knobs for n in (names or blocks.BLOCKS)))
+    add_knobs(p, *(k for k in BLOCK_KNOBS if k in offered))
+    if signoff:
+        add_knobs(p, *SIGNOFF)
 
 
-def block_config(args) -> Config:
+def block_config(args, signoff: bool = True) -> Config:
+    """The design point of a block command. A knob the block does not read (its
+    registry entry, and the clock for a command that maps the block) is refused."""
+    reads = blocks.BLOCKS[args.block].knobs | (SIGNOFF if signoff else frozenset())
+    refuse_unused(args, reads, f"--block {args.block}")
+    if args.issue_window == 0 and args.block in ("window-pe", "channel-window"):
+        raise UserError(f"--issue-window 0 means no channel window: --block {args.block} is one (2 to 8; "
+                        "left out, 4)")
+    if args.grid and "grid" not in reads:
+        raise UserError(f"--grid sets the softmax unit's row length: --block {args.block} has none")
     if args.head_dim is not None and not args.model:
         raise UserError("--head-dim goes with --model (a --partition gives the head dimension itself)")
     if args.partition:
@@ -43,16 +49,12 @@ def block_config(args) -> Config:
     else:
         partition = Config().partition
     grid = triple(args.grid, "grid") if args.grid else Config().grid
-    return Config(partition=partition, grid=grid, max_channels=args.max_channels, acc_bits=args.acc_bits,
-                  rows=args.rows, cols=args.cols, accumulators=args.accumulators,
-                  lookahead=args.lookahead, issue_window=args.issue_window, cluster_rule=args.cluster_rule,
-                  pe_stages=args.pe_stages, clock_mhz=args.clock_mhz or 0,
-                  vector_lanes=args.vector_lanes)
+    return Config(partition=partition, grid=grid, **given(args))
 
 
 def cmd_verilog(args) -> int:
     check_output_dir(args.out)
-    cfg = block_config(args)
+    cfg = block_config(args, signoff=False)
     text = blocks.verilog(args.block, cfg)
     os.makedirs(args.out, exist_ok=True)
     path = os.path.join(args.out, f"{blocks.top_name(args.block)}.v")
@@ -72,19 +74,22 @@ def _check_liberty_arg(path: str | None) -> None:
 
 
 def cmd_synth(args) -> int:
-    from synth.flow import SynthError, default_liberty, synthesize
+    from synth.area import block_area
+    from synth.flow import SynthError, default_liberty
 
     _check_liberty_arg(args.liberty)
+    if args.no_liberty and args.clock_mhz is not None:
+        raise UserError("--clock-mhz maps the block for a clock: --no-liberty maps it for none")
     cfg = block_config(args)
     liberty = None if args.no_liberty else (args.liberty or default_liberty())
     try:
-        res = synthesize(blocks.verilog(args.block, cfg), blocks.top_name(args.block), liberty)
+        res = block_area(args.block, cfg, liberty)
     except SynthError as exc:
         raise UserError(str(exc)) from None
     if liberty is None:
         why = "--no-liberty" if args.no_liberty else "no liberty file found (run make setup, or pass --liberty)"
         print(f"kaleido synth: {why}; using the {res['estimate'].split(';')[0]}", file=sys.stderr)
-    report = {"block": args.block, "liberty": liberty, "area_um2": res["area_um2"],
+    report = {"block": args.block, "liberty": liberty, "clock_mhz": res["clock_mhz"], "area_um2": res["area_um2"],
               "sequential_area_um2": res["sequential_area_um2"], "cells": res["cells"],
               "config": {"partition": cfg.partition, "acc_bits": cfg.acc_bits, "pe_acc_bits": cfg.pe_acc_bits,
                          "rows": cfg.rows, "cols": cfg.cols, "grid": cfg.grid,
@@ -94,8 +99,8 @@ def cmd_synth(args) -> int:
     if args.json:
         print_json(report)
     elif liberty:
-        print(f"{args.block}: {res['area_um2']:.0f} um2 ({res['sequential_area_um2']:.0f} sequential), "
-              f"{res['cells']} cells, {os.path.basename(liberty)}")
+        print(f"{args.block} mapped for {res['clock_mhz']:g} MHz: {res['area_um2']:.0f} um2 "
+              f"({res['sequential_area_um2']:.0f} sequential), {res['cells']} cells, {os.path.basename(liberty)}")
     else:
         print(f"{args.block}: ~{res['transistors']} transistors (estimate), {res['cells']} cells")
     return 0
@@ -152,11 +157,11 @@ def cmd_power(args) -> int:
 
 def register(sub, parser_class) -> None:
     v = sub.add_parser("verilog", help="emit a block's Verilog")
-    add_block_args(v)
+    add_block_args(v, signoff=False)
     v.add_argument("--out", required=True, metavar="DIR", help="folder for BLOCK.v (made if missing)")
     v.set_defaults(func=cmd_verilog)
 
-    s = sub.add_parser("synth", help="synthesize a block and report its area")
+    s = sub.add_parser("synth", help="synthesize a block mapped for the chip clock and report its area")
     add_block_args(s)
     lib = s.add_mutually_exclusive_group()
     lib.add_argument("--liberty", metavar="FILE",

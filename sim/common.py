@@ -17,16 +17,10 @@ from pathlib import Path
 
 import numpy as np
 
-from golden import MODELS, Config
-from golden.config import CHIP_CLOCK_MHZ, CLUSTER_RULES, MAX_CLOCK_MHZ
-from golden.channel_window import WINDOW_WIDTHS
-from golden.cycle_model import variant_parts
-from golden.pe import ACCUMULATORS, PE_STAGES
+from golden import MODELS
 
 __all__ = ["UserError", "triple", "check_output_file", "check_output_dir", "atomic_output",
-           "json_safe", "print_json", "add_partition_args", "add_accumulators_arg", "add_dispatcher_args",
-           "check_dispatcher_args",
-           "add_pe_stages_arg", "add_clock_arg", "three", "MAX_TOKENS", "check_tokens"]
+           "json_safe", "print_json", "add_partition_args", "three", "MAX_TOKENS", "check_tokens"]
 
 #: The largest grid a command takes: ``S~`` alone is ``N x N`` int64, 32 GiB at 65,536 tokens.
 MAX_TOKENS = 65536
@@ -80,67 +74,6 @@ def add_partition_args(p, required: bool = True, head_dim: bool = False,
                            + (" at --head-dim channels" if head_dim else " at the operands' width"))
     if head_dim:
         p.add_argument("--head-dim", type=int, metavar="D", help=f"head dimension with --model (default {head_dim_default})")
-
-
-def add_accumulators_arg(p) -> None:
-    p.add_argument("--accumulators", type=int, choices=ACCUMULATORS, default=3,
-                   help="registers of the Kaleido PE: 3 (the paper's PE; the default) or 4 (the exact "
-                        "PE, which executes exactly the oracle's MACs)")
-
-
-def _clock(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not 1.0 <= value <= MAX_CLOCK_MHZ:
-        raise argparse.ArgumentTypeError(f"{text} MHz: the clock must be between 1 and {MAX_CLOCK_MHZ:g} MHz")
-    return value
-
-
-def add_clock_arg(p) -> None:
-    p.add_argument("--clock-mhz", type=_clock, metavar="F",
-                   help=f"the chip clock: every block is mapped for it and timed at it, and a run takes "
-                        f"it if its blocks all meet it, else its slowest block's clock (default "
-                        f"{CHIP_CLOCK_MHZ:g}, the highest clock the baseline array closes at)")
-
-
-def add_pe_stages_arg(p) -> None:
-    p.add_argument("--pe-stages", type=int, choices=PE_STAGES, default=Config().pe_stages,
-                   help="register stages of every PE, Kaleido's and the baseline's, from operands to "
-                        "accumulators: 1 (the default) or 2 (products registered first: a shorter "
-                        "critical path, one more cycle of drain)")
-
-
-def add_dispatcher_args(p, scheduler: bool = True) -> None:
-    """The matcher's lookahead, the channel window and (``scheduler``) the scheduler's
-    rule, on every command that builds a design point."""
-    p.add_argument("--lookahead", type=int, metavar="N", default=Config().lookahead,
-                   help=f"channel steps the matcher sees at once: the head and the N-1 after it "
-                        f"(default {Config().lookahead})")
-    p.add_argument("--issue-window", type=int, metavar="W", choices=WINDOW_WIDTHS, default=Config().issue_window,
-                   help="dispatcher: 0 (the default) pairs steps for every PE at once; W in 2..8 carries W "
-                        "channels a slot of passes B-D, from which each column (B, D) or row (C) takes its "
-                        "own one or two (wider ports; variants with a matcher only)")
-    if not scheduler:
-        return
-    p.add_argument("--cluster-rule", choices=CLUSTER_RULES, default=Config().cluster_rule,
-                   help="how the scheduler orders a batch of pairs: pivots (the paper's Hamming clustering; "
-                        "the default) or weight (heaviest work first, which evens a tile's columns and rows; "
-                        "variants with a scheduler only)")
-
-
-def check_dispatcher_args(args) -> None:
-    """Refuse a dispatcher option that ``--variant`` has no part for (Kaleido only)."""
-    if args.design != "kaleido":
-        return
-    with_scheduler, with_matcher = variant_parts(args.variant)
-    if getattr(args, "cluster_rule", "pivots") != "pivots" and not with_scheduler:
-        raise UserError(f"--cluster-rule {args.cluster_rule} orders the scheduler's batches: --variant "
-                        f"{args.variant} has no scheduler (use pe-sh or full)")
-    if args.issue_window and not with_matcher:
-        raise UserError(f"--issue-window takes the matcher's place: --variant {args.variant} has no matcher "
-                        "(use pe-m or full)")
 
 
 def _writable_ancestor(path: str) -> str:

@@ -15,6 +15,7 @@ from golden.workload import load_operand
 from .common import (UserError, add_partition_args, atomic_output, check_output_file, check_tokens,
                      print_json, three, triple)
 from .operands import add_operand_args, load_attention_inputs
+from .options import add_knobs, given
 
 #: What ``--json`` adds with ``--v``: P·V's op counts, then the quality of ``O~``
 #: (7-bit P codes) and of reuse alone (float softmax).
@@ -56,8 +57,6 @@ def cmd_golden_attention(args) -> int:
 def linear_inputs(args, **design):
     """``(cfg, x, w)`` of ``golden linear``'s and ``sim linear``'s inputs; ``design``
     adds the array's parameters to the config."""
-    if args.window < 1:
-        raise UserError(f"--window must be at least 1, got {args.window}")
     grid = triple(args.grid, "grid")
     check_tokens(grid)
     x_op = load_operand(args.x, None, "--x")
@@ -76,10 +75,9 @@ def linear_inputs(args, **design):
         raise UserError(f"--x {args.x}: {c} channels is not a whole number of heads of {d} channels")
     if w.shape[0] != c:
         raise UserError(f"--w {args.w}: {w.shape[0]} rows, but --x has {c} channels")
-    cfg = Config(partition=partition, grid=grid, full_bits=args.full_bits,
-                 partial_bits=args.partial_bits, window=args.window, **design)
-    if args.window > max(grid):
-        print(f"kaleido: warning: --window {args.window} spans more than every extent of grid "
+    cfg = Config(partition=partition, grid=grid, **{**given(args), **design})
+    if cfg.window > max(grid):
+        print(f"kaleido: warning: --window {cfg.window} spans more than every extent of grid "
               f"{'x'.join(map(str, grid))}: tokens reuse only within a window along its axis, so "
               f"expect little or no reduction", file=sys.stderr)
     for name, op, path in (("x", x_op, args.x), ("w", w_op, args.w)):
@@ -113,10 +111,7 @@ def add_linear_args(p) -> None:
     p.add_argument("--w", required=True, metavar="W.npy", help="weights, int8 or float [C, O]")
     p.add_argument("--grid", type=three("grid"), required=True, metavar="T,H,W", help="token grid")
     add_partition_args(p, head_dim=True, head_dim_default="C: one head of all the channels")
-    p.add_argument("--full-bits", type=int, default=5, metavar="F", help="full-reuse threshold bits (default 5)")
-    p.add_argument("--partial-bits", type=int, default=3, metavar="P",
-                   help="partial-reuse threshold bits (default 3)")
-    p.add_argument("--window", type=int, default=4, metavar="W", help="reuse window in tokens (default 4)")
+    add_knobs(p, "full_bits", "partial_bits", "window")
 
 
 def register(sub, parser_class) -> None:

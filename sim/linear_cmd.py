@@ -19,8 +19,8 @@ from golden.linear_cycles import baseline_linear_cycles
 
 from . import runner
 from .attention_cmd import VARIANT_HELP
-from .common import (UserError, add_accumulators_arg, add_clock_arg, add_dispatcher_args, add_pe_stages_arg,
-                     check_dispatcher_args, check_output_dir, print_json, run_folder, write_json, write_npy)
+from .common import UserError, check_output_dir, print_json, run_folder, write_json, write_npy
+from .options import add_knobs, check_design_knobs
 from .golden_cmd import add_linear_args, linear_inputs
 from .simulate import WAVE_SUFFIXES, pick_simulator
 
@@ -37,18 +37,15 @@ def cmd_sim_linear(args) -> int:
 
     if args.design == "baseline" and args.variant not in ("pe", "full"):
         raise UserError("the baseline has no dispatcher: --variant applies to --design kaleido")
-    if args.window > MAX_PARTNERS + 1:
-        raise UserError(f"--window {args.window}: the engine holds windows of up to {MAX_PARTNERS + 1} tokens")
-    for name in ("rows", "cols"):
-        if getattr(args, name) < 1:
-            raise UserError(f"--{name} must be at least 1, got {getattr(args, name)}")
-    check_dispatcher_args(args)
+    if args.design == "baseline":
+        args.variant = "pe"
+    variant = args.variant
+    check_design_knobs(args, linear=True)
     check_output_dir(args.out)
     simulator = pick_simulator(args.simulator)
-    cfg, x, w = linear_inputs(args, rows=args.rows, cols=args.cols, accumulators=args.accumulators,
-                                lookahead=args.lookahead, issue_window=args.issue_window,
-                                pe_stages=args.pe_stages, clock_mhz=args.clock_mhz or 0)
-    variant = "pe" if args.design == "baseline" else args.variant
+    cfg, x, w = linear_inputs(args)
+    if cfg.window > MAX_PARTNERS + 1:
+        raise UserError(f"--window {cfg.window}: the engine holds windows of up to {MAX_PARTNERS + 1} tokens")
     with run_folder(args.out, OUTPUTS, WAVE_SUFFIXES) as (out, work):
         rtl = simulate_linear(cfg, x, w, args.design, simulator, work, variant, args.schedule, args.waves,
                               label=f"{args.design} {variant} linear on {simulator}")
@@ -128,12 +125,8 @@ def register(what, parser_class) -> None:
                         "and the dense schedule, by the cycle model), pairs (the windows) or dense")
     p.add_argument("--simulator", choices=list(runner.SIMULATORS),
                    help="default: verilator when it can run here, else icarus")
-    p.add_argument("--rows", type=int, default=4, help="PE rows of the array (default 4)")
-    p.add_argument("--cols", type=int, default=4, help="PE columns of the array (default 4)")
-    add_accumulators_arg(p)
-    add_dispatcher_args(p, scheduler=False)          # a linear layer's windows are never reordered
-    add_pe_stages_arg(p)
-    add_clock_arg(p)
+    # No scheduler knob: a linear layer's windows are never reordered.
+    add_knobs(p, "rows", "cols", "accumulators", "lookahead", "issue_window", "pe_stages", "clock_mhz")
     p.add_argument("--timing", action="store_true",
                    help="also map the design's blocks for the chip clock and give clock_mhz, slowest_block "
                         "and time_us = cycles / clock_mhz (a first run synthesizes, for minutes)")

@@ -8,6 +8,7 @@ from golden import Config, model_partition
 from golden.workload import load_operand
 
 from .common import add_partition_args, check_tokens, three, triple
+from .options import add_knobs, given
 
 __all__ = ["add_operand_args", "load_attention_inputs"]
 
@@ -23,10 +24,7 @@ def add_operand_args(p, with_v: bool, v_help: str | None = None) -> None:
                        "probs, out and v_states to OUT.npz and P V~'s figures to --json")
     p.add_argument("--grid", type=three("grid"), required=True, metavar="T,H,W", help="token grid of the head")
     add_partition_args(p)
-    p.add_argument("--full-bits", type=int, default=5, metavar="F",
-                   help="full reuse when the top F bits agree (default 5)")
-    p.add_argument("--partial-bits", type=int, default=3, metavar="P",
-                   help="partial reuse when the top P bits agree (default 3)")
+    add_knobs(p, "full_bits", "partial_bits")
 
 
 def load_attention_inputs(args, names=("q", "k")):
@@ -40,11 +38,7 @@ def load_attention_inputs(args, names=("q", "k")):
     d = first.data.shape[1]
     partition = (triple(args.partition, "partition") if args.partition
                  else model_partition(args.model, d))
-    extra = {k: getattr(args, k) for k in ("rows", "cols", "accumulators", "lookahead", "issue_window", "cluster_rule",
-                                              "pe_stages", "clock_mhz")
-             if getattr(args, k, None) is not None}
-    cfg = Config(partition=partition, grid=grid, full_bits=args.full_bits,
-                 partial_bits=args.partial_bits, **extra)
+    cfg = Config(partition=partition, grid=grid, **given(args))
     ops, notes = {}, []
     for name in names:
         path = getattr(args, name, None)

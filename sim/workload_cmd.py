@@ -22,6 +22,7 @@ from golden.workload import load_operand, quantize
 
 from .common import (UserError, add_partition_args, atomic_output, check_output_dir, check_output_file,
                      check_tokens, print_json, three, triple)
+from .options import add_knobs, given
 
 __all__ = ["register", "workload_config", "write_workload", "make_workload", "DEFAULT_CLIP"]
 
@@ -161,6 +162,10 @@ def cmd_workload_stats(args) -> int:
             raise UserError(f"{meta_path} names no grid: give --grid and --partition or --model")
         raise UserError(f"{args.dir} has no {WORKLOAD_FILE}: give --grid and --partition or --model")
     grid = triple(args.grid, "grid") if args.grid else _meta_triple(meta, "grid", meta_path)
+    if args.grid and "grid" in meta and grid != _meta_triple(meta, "grid", meta_path):
+        # The tokens were laid out on the folder's grid: another one would mislabel their neighbours.
+        raise UserError(f"--grid {args.grid} contradicts {meta_path}, whose tokens lie on grid "
+                        f"{','.join(map(str, _meta_triple(meta, 'grid', meta_path)))}; leave --grid out")
     if args.partition:
         partition = triple(args.partition, "partition")
     elif args.model:
@@ -171,8 +176,7 @@ def cmd_workload_stats(args) -> int:
         raise UserError(f"{meta_path} names no partition: give --partition or --model"
                         if os.path.isfile(meta_path) else
                         f"{args.dir} has no {WORKLOAD_FILE}: give --partition or --model")
-    cfg = Config(partition=partition, grid=grid, full_bits=args.full_bits,
-                 partial_bits=args.partial_bits)
+    cfg = Config(partition=partition, grid=grid, **given(args))
     ops = {}
     for name in "qkv":
         path = os.path.join(args.dir, f"{name}.npy")
@@ -231,8 +235,6 @@ def register(sub, parser_class) -> None:
     ws = wsub.add_parser("stats", help="share of full, partial and compute states; oracle reduction")
     ws.add_argument("dir", metavar="DIR", help="a folder with q.npy, k.npy (and v.npy)")
     _add_shape_args(ws, required=False)
-    ws.add_argument("--full-bits", type=int, default=5, metavar="F", help="full-reuse prefix bits (default 5)")
-    ws.add_argument("--partial-bits", type=int, default=3, metavar="P",
-                    help="partial-reuse prefix bits (default 3)")
+    add_knobs(ws, "full_bits", "partial_bits")
     ws.add_argument("--json", action="store_true", help="print the figures as one JSON object")
     ws.set_defaults(func=cmd_workload_stats)

@@ -1,8 +1,11 @@
-"""The block registry: every component it builds takes a Config and nothing else."""
+"""The block registry: every component it builds takes a Config and nothing else,
+and its Verilog depends on the knobs the registry lists and no others."""
 
 import pytest
 
+from golden import Config
 from hw import blocks
+from tests.sweep import sweep
 
 
 @pytest.mark.filterwarnings("ignore::amaranth.hdl.UnusedElaboratable")
@@ -10,3 +13,26 @@ from hw import blocks
 def test_components_refuse_a_non_config(name):
     with pytest.raises(TypeError, match="takes a Config, not dict"):
         blocks.build(name, {"acc_bits": 24})
+
+
+#: Another valid value of each knob a block may read (and the grid, the softmax
+#: unit's row length); from a small design point, so that every block emits fast.
+SMALL = dict(partition=(4, 2, 2), rows=2, cols=2, grid=(1, 2, 4))
+OTHER = dict(max_channels=200, acc_bits=30, accumulators=4, pe_stages=2, rows=3, cols=3, cluster_rule="weight",
+             lookahead=3, issue_window=3, vector_lanes=2, grid=(2, 4, 4), full_bits=6, partial_bits=2, window=5)
+
+
+def _body(name, **change):
+    # The Verilog without its header, which records the whole Config.
+    return blocks.verilog(name, Config(**{**SMALL, **change})).split("\n", 2)[2]
+
+
+# Each block's whole list is one check; two cheap blocks (one of each PE) run in make test.
+@sweep("name", list(blocks.BLOCKS), keep=["baseline-pe", "scheduler"])
+def test_a_block_reads_exactly_its_knobs(name):
+    """The registry's knobs are those whose change changes the block's Verilog: a
+    command refuses the others, so a missing one would refuse a real knob and an
+    extra one would let an ignored option through."""
+    plain = _body(name)
+    reads = {k for k, v in OTHER.items() if _body(name, **{k: v}) != plain}
+    assert reads == blocks.BLOCKS[name].knobs

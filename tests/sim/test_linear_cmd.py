@@ -60,13 +60,13 @@ def test_sim_linear_end_to_end(tmp_path, rng, design, accumulators):
 
 @pytest.mark.parametrize("change, message", [
     ({"--window": "5"}, "windows of up to 4"),
-    ({"--window": "0"}, "--window"),
+    ({"--window": "0"}, "window must be"),
     ({"--partition": "2,2,1"}, "whole number of heads of 5"),
     ({"--grid": "2,3,3"}, "18"),
-    ({"--rows": "0"}, "--rows"),
+    ({"--rows": "0"}, "rows must be"),
     ({"--variant": "pe-sh", "--design": "baseline"}, "no dispatcher"),
     ({"--cluster-rule": "weight"}, "unrecognized arguments"),
-    ({"--issue-window": "4", "--variant": "pe-sh"}, "no matcher"),
+    ({"--issue-window": "4", "--variant": "pe-sh"}, "--variant pe-sh has none"),
 ])
 def test_sim_linear_bad_inputs(tmp_path, rng, change, message):
     _layer(tmp_path, rng)

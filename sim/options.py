@@ -1,0 +1,108 @@
+"""The knobs of a :class:`Config` on the command line, and the one rule for a knob
+that a command's design point would not use.
+
+A knob's flag, help, choices and default all come from its field in
+:mod:`golden.config` (:data:`golden.config.KNOBS`), so a new knob is one field
+there plus its use. Every flag defaults to "not given", and only a given one
+reaches the ``Config``: what the user left out keeps the ``Config``'s default.
+
+A knob given where nothing reads it is refused, never ignored: a block reads
+the knobs its registry entry lists (:data:`hw.blocks.BLOCKS`), and a design
+point of ``sim attention`` or ``sim linear`` those of its design and variant
+(:func:`design_knobs`).
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from golden.config import KNOBS, MAX_CLOCK_MHZ, Part, knob_help
+from golden.cycle_model import variant_parts
+
+from .common import UserError
+
+__all__ = ["add_knobs", "given", "flag", "refuse_unused", "design_knobs", "check_design_knobs", "SIGNOFF"]
+
+#: What every synthesized block reads besides its own knobs: the clock it is mapped for.
+SIGNOFF = frozenset({"clock_mhz"})
+
+
+def flag(name: str) -> str:
+    """A knob's option: ``--pe-stages`` for ``pe_stages``."""
+    return "--" + name.replace("_", "-")
+
+
+def _clock(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 1.0 <= value <= MAX_CLOCK_MHZ:
+        raise argparse.ArgumentTypeError(f"{text} MHz: the clock must be between 1 and {MAX_CLOCK_MHZ:g} MHz")
+    return value
+
+
+def add_knobs(p, *names: str) -> None:
+    """Add each knob ``names`` names to parser ``p``, as its field describes it."""
+    for name in names:
+        field = KNOBS[name]
+        meta = field.metadata
+        choices = meta["choices"]
+        kind = _clock if name == "clock_mhz" else type(choices[0]) if choices else int
+        extra = {"choices": choices} if choices and kind is str else {}
+        if choices and kind is int:
+            extra = {"choices": choices, "metavar": "{" + ",".join(map(str, choices)) + "}"}
+        p.add_argument(flag(name), type=kind, default=None, help=knob_help(name),
+                       **({"metavar": meta["metavar"]} if meta["metavar"] and not choices else extra))
+
+
+def given(args) -> dict:
+    """The knobs the user gave, by field name: what goes into the ``Config``."""
+    return {name: getattr(args, name) for name in KNOBS if getattr(args, name, None) is not None}
+
+
+def refuse_unused(args, reads, what: str, hint: str = "") -> None:
+    """Refuse, as one line, any knob given that ``what`` does not read (``reads``: field names)."""
+    for name in given(args):
+        if name not in reads:
+            part = KNOBS[name].metadata["part"].value
+            raise UserError(f"{flag(name)} sets {part}: {what} has none{hint}")
+
+
+def design_knobs(design: str, variant: str, issue_window: int = 0, linear: bool = False) -> frozenset:
+    """The knobs a design point of ``sim attention`` (or, ``linear``, of ``sim
+    linear``) reads: the array, its PEs and the chip clock always; the Kaleido PE,
+    and the scheduler and the matcher (or, with ``issue_window``, the channel
+    window in its place) as ``variant`` has them."""
+    reads = {"rows", "cols", "pe_stages", "clock_mhz", "full_bits", "partial_bits"}
+    if linear:
+        reads.add("window")
+    if design == "kaleido":
+        scheduler, matcher = variant_parts(variant)
+        reads.add("accumulators")
+        if scheduler and not linear:         # a linear layer's windows are never reordered
+            reads.add("cluster_rule")
+        if matcher:
+            reads.add("issue_window")
+            if not issue_window:
+                reads.add("lookahead")
+    return frozenset(reads)
+
+
+def check_design_knobs(args, linear: bool = False) -> None:
+    """Refuse a knob that ``args``'s design point would not use: a Kaleido-only one
+    on the baseline, a dispatcher part's on a variant without that part, or the
+    matcher's lookahead where the channel window takes the matcher's place."""
+    window = args.issue_window or 0
+    reads = design_knobs(args.design, args.variant, window, linear)
+    if args.design == "baseline":
+        refuse_unused(args, reads, "the baseline")
+        return
+    if getattr(args, "lookahead", None) is not None and "lookahead" not in reads and "issue_window" in reads:
+        raise UserError(f"--lookahead sets the matcher: --issue-window {window} puts the channel window in its place")
+    for name in given(args):
+        if name not in reads:
+            part = KNOBS[name].metadata["part"]
+            having = {Part.SCHEDULER: "pe-sh and full", Part.MATCHER: "pe-m and full"}.get(part)
+            raise UserError(f"{flag(name)} sets {part.value}: --variant {args.variant} has none"
+                            + (f" ({having} have it)" if having else ""))
