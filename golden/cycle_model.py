@@ -34,7 +34,7 @@ from . import drain
 from .channel_window import window_slots
 from .config import Config
 from .matcher import PAIRED_MODES, lanes_of, match, pe_needs
-from .pe import Mode
+from .pe import ACCUMULATORS, Mode
 from .scheduler import cluster_tables, operand_stream, schedule
 from .tiling import pair_tables, tile_groups
 
@@ -99,7 +99,7 @@ def lanes_table(accumulators: int = 3) -> np.ndarray:
 
 #: The paper's PE's table (3 accumulators); ``lanes_table(4)`` is the exact PE's.
 LANES = lanes_table(3)
-_TABLES = {n: lanes_table(n) for n in (3, 4)}
+_TABLES = {n: lanes_table(n) for n in ACCUMULATORS}
 
 
 @dataclass

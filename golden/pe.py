@@ -29,7 +29,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import IntEnum
 
-__all__ = ["Mode", "Load", "Need", "Target", "ACCUMULATORS", "PE_STAGES", "lane_adds", "need_lanes",
+__all__ = ["Mode", "Load", "Need", "Target", "PEKind", "ACCUMULATORS", "PE_STAGES", "lane_adds", "need_lanes",
            "RowIn", "ColIn", "LaneOp", "Decoded", "decode",
            "PEModel", "BaselinePEModel", "step_need", "wrap"]
 
@@ -80,8 +80,27 @@ class Target(IntEnum):
     HIGH_TAP = 4   # the high lane's tap: 256 * hi(a) * hi(b)
 
 
-#: Accumulators of the augmented PE: 3 (the paper's PE) or 4 (the exact PE).
-ACCUMULATORS = (3, 4)
+class PEKind(IntEnum):
+    """Which augmented PE; its value is its register count (``Config.accumulators``).
+
+    The kind decides everything that differs between the two: the registers, the
+    lane table of :func:`step_need` (from which the matcher's lanes, the engine's
+    pass-D rule and the hand-over come), and the exact PE's taps and ``ROW`` steps.
+    """
+    PAPER = 3       #: the paper's PE: R0-R2
+    EXACT = 4       #: the exact PE: R3 holds T3's reuse; executes exactly the oracle count
+
+    @property
+    def registers(self) -> int:
+        return int(self)
+
+    @property
+    def exact(self) -> bool:
+        return self is PEKind.EXACT
+
+
+#: ``Config.accumulators``' values: the register count of each :class:`PEKind`.
+ACCUMULATORS = tuple(int(k) for k in PEKind)
 
 #: Register stages of a PE from its operands to its accumulators (``Config.pe_stages``).
 PE_STAGES = (1, 2)
@@ -110,7 +129,7 @@ def step_need(mode: Mode, sq: int, sk: int, accumulators: int = 3) -> tuple[Need
     ======  ==================================================================
     """
     X, A_, H, T, HT = Target.NO, Target.ALL, Target.HIGH, Target.TAPS, Target.HIGH_TAP
-    if accumulators == 4 and mode in (Mode.A, Mode.B, Mode.C, Mode.D):
+    if PEKind(accumulators).exact and mode in (Mode.A, Mode.B, Mode.C, Mode.D):
         if mode == Mode.A:
             r1 = {2: A_, 1: H, 0: X}[sk]
             r2 = {2: A_, 1: T, 0: X}[sq]
@@ -327,7 +346,7 @@ class PEModel:
             self.out, self.out_valid = regs[0], True
         else:
             self.out, self.out_valid = out_in, out_in_valid
-        r3 = regs[3] if self.accumulators == 4 else 0
+        r3 = regs[3] if PEKind(self.accumulators).exact else 0
         if action.load == Load.CLEAR:
             regs = [0] * self.accumulators
         elif action.load == Load.R1:

@@ -64,7 +64,7 @@ from amaranth.lib.wiring import In, Out
 from golden.channel_window import row_groups
 from golden.config import Config, require_config
 from golden.drain import drain_spacing, tail_cycles
-from golden.pe import Load, Mode
+from golden.pe import Load, Mode, Need, step_need
 from golden.reuse import State
 
 from .array import BaselineArray, KaleidoArray
@@ -518,17 +518,19 @@ class AttentionEngine(wiring.Component):
                     array.col_in[j].sk1.eq(Mux(s1_pair, e2.state, 0)),
                     array.col_valid[j].eq(kv[j]),
                 ]
-            # The three need bits of this channel, over valid rows and columns.
-            q2 = any_of(qv, sq, lambda s: s == 2)
-            qn = any_of(qv, sq, lambda s: s != 2)
-            k2 = any_of(kv, sk, lambda s: s == 2)
-            k1 = any_of(kv, sk, lambda s: s == 1)
-            k0 = any_of(kv, sk, lambda s: s == 0)
-            # D: the 3-register PE still computes (2,2) and (2,1) there; the exact PE only
-            exact = cfg.accumulators == 4
-            # the pairs where neither side is a full reuse.
-            d_work = (qn & (k0 | k1)) if exact else ((q2 & (k2 | k1)) | (qn & (k0 | k1)))
-            m.d.comb += [bits[0].eq(k1 | k0), bits[1].eq(qn), bits[2].eq(d_work)]
+            # The three need bits of this channel, over valid rows and columns: B needs
+            # it when a column is not a full reuse, C when a row is not, and D when a
+            # row and a column meet whose pair the PE's lane table gives work in D
+            # (the paper's PE still computes (2,2) and (2,1) there; the exact PE only
+            # pairs where neither side is a full reuse).
+            qs = [any_of(qv, sq, lambda s, v=v: s == v) for v in range(3)]
+            ks = [any_of(kv, sk, lambda s, v=v: s == v) for v in range(3)]
+            d_work = Const(0)
+            for a in range(3):
+                for b in range(3):
+                    if step_need(Mode.D, a, b, cfg.accumulators)[0] != Need.NONE:
+                        d_work = d_work | (qs[a] & ks[b])
+            m.d.comb += [bits[0].eq(ks[1] | ks[0]), bits[1].eq(qs[1] | qs[0]), bits[2].eq(d_work)]
             if paired or windowed:
                 # The matcher keeps every row's and column's state (golden.matcher).
                 m.d.comb += [match.wr_en.eq(a_in_s1), match.wr_chan.eq(s1_c)]

@@ -13,7 +13,7 @@ from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In, Out
 
 from golden.config import Config, require_config
-from golden.pe import Load, Mode, Need, lane_adds, step_need
+from golden.pe import Load, Mode, Need, PEKind, lane_adds, step_need
 from golden.reuse import State
 
 __all__ = ["row_layout", "col_layout", "baseline_row_layout", "drain_signature", "PE", "BaselinePE",
@@ -215,7 +215,7 @@ class PE(wiring.Component):
     def elaborate(self, platform):
         m = Module()
         n = self.registers
-        exact = n == 4
+        exact = PEKind(n).exact
         row, col = self.row_in, self.col_in
         m.d.sync += [self.row_out.eq(row), self.col_out.eq(col)]
         r = [Signal(signed(self.cfg.pe_acc_bits), name=f"reg{k}") for k in range(n)]

@@ -19,7 +19,7 @@ import numpy as np
 from golden import Config, approx_scores, proxy_workload, quantize, run_attention
 from golden.config import CHIP_CLOCK_MHZ, CLUSTER_RULES
 from golden.channel_window import WINDOW_WIDTHS
-from golden.pe import PE_STAGES
+from golden.pe import ACCUMULATORS, PE_STAGES
 
 THRESHOLDS = [(3, 1), (4, 2), (5, 3), (6, 4)]
 
@@ -157,7 +157,7 @@ SPEED_CASES = {
 SPEED_DISPATCHERS = ((0, "pivots"), (4, "pivots"), (4, "weight"), (8, "weight"))
 
 
-def bench_speed(variant: str = "full", cases=tuple(SPEED_CASES), accumulators=(3, 4),
+def bench_speed(variant: str = "full", cases=tuple(SPEED_CASES), accumulators=ACCUMULATORS,
                 dispatchers=SPEED_DISPATCHERS) -> list:
     """Kaleido against the baseline on the cycle model (which the tests hold equal to
     the RTL): cycles, speedup, share of the oracle bound, executed over oracle

@@ -75,7 +75,7 @@ def _check_liberty_arg(path: str | None) -> None:
 
 def cmd_synth(args) -> int:
     from synth.area import block_area
-    from synth.flow import SynthError, default_liberty
+    from synth.flow import SynthError, check_liberty, default_liberty
 
     _check_liberty_arg(args.liberty)
     if args.no_liberty and args.clock_mhz is not None:
@@ -83,6 +83,8 @@ def cmd_synth(args) -> int:
     cfg = block_config(args)
     liberty = None if args.no_liberty else (args.liberty or default_liberty())
     try:
+        if liberty:
+            check_liberty(liberty)          # a bad file is refused before any progress line
         res = block_area(args.block, cfg, liberty)
     except SynthError as exc:
         raise UserError(str(exc)) from None
@@ -109,7 +111,7 @@ def cmd_synth(args) -> int:
 def _signoff(args, measure) -> dict:
     """``measure(block, cfg, liberty)`` with OpenSTA, on ``--liberty`` or the default
     liberty; a missing tool or file, or a failed run, becomes one line for the user."""
-    from synth.flow import SynthError, default_liberty
+    from synth.flow import SynthError, check_liberty, default_liberty
     from synth.sta import StaError, sta_command
 
     _check_liberty_arg(args.liberty)
@@ -119,6 +121,7 @@ def _signoff(args, measure) -> dict:
     cfg = block_config(args)
     try:
         sta_command()
+        check_liberty(liberty)
         return measure(args.block, cfg, liberty)
     except (SynthError, StaError) as exc:
         raise UserError(str(exc)) from None

@@ -54,9 +54,9 @@ def cmd_golden_attention(args) -> int:
     return 0
 
 
-def linear_inputs(args, **design):
-    """``(cfg, x, w)`` of ``golden linear``'s and ``sim linear``'s inputs; ``design``
-    adds the array's parameters to the config."""
+def linear_inputs(args, max_window: int | None = None):
+    """``(cfg, x, w)`` of ``golden linear``'s and ``sim linear``'s inputs, the knobs
+    given included; ``max_window``: the widest window the command takes."""
     grid = triple(args.grid, "grid")
     check_tokens(grid)
     x_op = load_operand(args.x, None, "--x")
@@ -75,7 +75,9 @@ def linear_inputs(args, **design):
         raise UserError(f"--x {args.x}: {c} channels is not a whole number of heads of {d} channels")
     if w.shape[0] != c:
         raise UserError(f"--w {args.w}: {w.shape[0]} rows, but --x has {c} channels")
-    cfg = Config(partition=partition, grid=grid, **{**given(args), **design})
+    cfg = Config(partition=partition, grid=grid, **given(args))
+    if max_window is not None and cfg.window > max_window:
+        raise UserError(f"--window {cfg.window}: the engine holds windows of up to {max_window} tokens")
     if cfg.window > max(grid):
         print(f"kaleido: warning: --window {cfg.window} spans more than every extent of grid "
               f"{'x'.join(map(str, grid))}: tokens reuse only within a window along its axis, so "

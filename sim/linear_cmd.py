@@ -43,9 +43,7 @@ def cmd_sim_linear(args) -> int:
     check_design_knobs(args, linear=True)
     check_output_dir(args.out)
     simulator = pick_simulator(args.simulator)
-    cfg, x, w = linear_inputs(args)
-    if cfg.window > MAX_PARTNERS + 1:
-        raise UserError(f"--window {cfg.window}: the engine holds windows of up to {MAX_PARTNERS + 1} tokens")
+    cfg, x, w = linear_inputs(args, max_window=MAX_PARTNERS + 1)
     with run_folder(args.out, OUTPUTS, WAVE_SUFFIXES) as (out, work):
         rtl = simulate_linear(cfg, x, w, args.design, simulator, work, variant, args.schedule, args.waves,
                               label=f"{args.design} {variant} linear on {simulator}")

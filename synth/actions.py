@@ -85,7 +85,7 @@ def actions(block: str, cfg: Config) -> tuple[str, ...]:
     """The actions ``block`` has at ``cfg`` (the exact PE has :data:`EXACT_ACTIONS` too)."""
     if block not in ACTIONS:
         raise ValueError(f"energy per action is measured for {', '.join(ACTIONS)}, not {block!r}")
-    exact = block in ("pe", "window-pe") and cfg.accumulators == 4
+    exact = block in ("pe", "window-pe") and cfg.pe_kind.exact
     return ACTIONS[block] + (EXACT_ACTIONS if exact else ())
 
 

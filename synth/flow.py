@@ -81,7 +81,8 @@ def _run(script: str, workdir: str) -> None:
         raise SynthError(f"yosys failed: {tail}")
 
 
-def _check_liberty(liberty: str) -> None:
+def check_liberty(liberty: str) -> None:
+    """Refuse (SynthError) a liberty file that is missing or that the parser cannot read."""
     if not os.path.isfile(liberty):
         raise SynthError(f"liberty file {liberty} does not exist")
     try:
@@ -117,7 +118,7 @@ def synthesize(verilog_text: str, top: str, liberty: str | None = None, clock_mh
     liberty ``transistors`` with ``estimate`` naming the method.
     """
     if liberty is not None:
-        _check_liberty(liberty)
+        check_liberty(liberty)
     with tempfile.TemporaryDirectory(prefix="kaleido-synth-") as work:
         Path(work, "design.v").write_text(verilog_text)
         if liberty:
@@ -154,7 +155,7 @@ def gate_netlist(verilog_text: str, top: str, liberty: str, clock_mhz: float | N
     split into bits named ``NAME_I_`` (``splitnets``), undriven bits tied to 0,
     and the netlist written without attributes or expressions.
     """
-    _check_liberty(liberty)
+    check_liberty(liberty)
     with tempfile.TemporaryDirectory(prefix="kaleido-netlist-") as work:
         Path(work, "design.v").write_text(verilog_text)
         shutil.copyfile(liberty, Path(work, "cells.lib"))

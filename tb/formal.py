@@ -37,7 +37,7 @@ from amaranth.lib import wiring
 from amaranth.lib.wiring import In
 
 from golden.config import Config
-from golden.pe import Load, Mode
+from golden.pe import Load, Mode, PEKind
 from hw.pe import PE, BaselinePE, col_layout, drain_signature, row_layout
 
 __all__ = ["PROOFS", "prove", "ProofResult"]
@@ -119,7 +119,7 @@ class OverflowHarness(wiring.Component):
             with m.Case(Load.CLEAR):
                 m.d.comb += [b.eq(0) for b in base]
             with m.Case(Load.R1):          # R0 <- R1, R1 <- R3 (or 0)
-                m.d.comb += [base[0].eq(count[1]), base[1].eq(count[3] if n == 4 else 0)]
+                m.d.comb += [base[0].eq(count[1]), base[1].eq(count[3] if PEKind(n).exact else 0)]
             with m.Case(Load.R2):
                 m.d.comb += base[0].eq(count[2])
         nxt = [Signal(range(limit + 3), name=f"next{k}") for k in range(n)]

@@ -37,8 +37,8 @@ def test_sim_linear_end_to_end(tmp_path, rng, design, accumulators):
     out = tmp_path / "run"
     r = run("sim", "linear", "--x", str(tmp_path / "x.npy"), "--w", str(tmp_path / "w.npy"),
             "--grid", "2,3,4", "--partition", "2,2,2", "--window", "2", "--design", design,
-            "--accumulators", str(accumulators), "--simulator", "icarus", "--out", str(out), "--json",
-            *(["--timing", "--clock-mhz", "150"] if design == "baseline" else []))
+            "--simulator", "icarus", "--out", str(out), "--json",
+            *(["--timing", "--clock-mhz", "150"] if design == "baseline" else ["--accumulators", str(accumulators)]))
     assert r.returncode == 0, r.stderr
     stats = json.loads(r.stdout)
     if design == "baseline":         # mapped for the chip clock: a run never exceeds it
