@@ -18,7 +18,7 @@ from .channel_window import WINDOW_WIDTHS
 from .pe import ACCUMULATORS, PE_STAGES, PEKind
 
 #: How the dispatcher's scheduler orders a batch of pairs: ``pivots`` (the paper's
-#: Hamming clustering, README, "The data dispatcher") or ``weight`` (heaviest work first; see
+#: Hamming clustering, docs/design.md, "The data dispatcher") or ``weight`` (heaviest work first; see
 #: :mod:`golden.scheduler`).
 CLUSTER_RULES = ("pivots", "weight")
 
@@ -157,7 +157,7 @@ class Config:
         ``3 * group_width`` products, which the formal overflow proof checks);
         a smaller value is refused.
     accumulators : int
-        Registers of the Kaleido PE: 3 (the paper's PE, README, "How the PE works" table)
+        Registers of the Kaleido PE: 3 (the paper's PE, docs/design.md, "How the PE works" table)
         or 4 (the exact PE: executed MACs equal the oracle count; see
         :func:`golden.pe.step_need`). Either way a score takes at most three
         additions per channel, so ``pe_acc_bits`` is the same.

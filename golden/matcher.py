@@ -1,4 +1,4 @@
-"""The dispatcher's matcher, README, "The data dispatcher" and the lane pairing of §5.2: golden model.
+"""The dispatcher's matcher, docs/design.md, "The data dispatcher" and the lane pairing of §5.2: golden model.
 
 A channel step needs, in each PE of the array, 0, 1 or 2 of its two 4x8 lanes
 (:func:`golden.pe.need_lanes` of the step's :func:`golden.pe.step_need`): nothing,

@@ -1,4 +1,4 @@
-"""Cycle-level model of one processing element (README, "How the PE works").
+"""Cycle-level model of one processing element (docs/design.md, "How the PE works").
 
 The augmented PE multiplies with two 4x8 lanes. A lane multiplies a row
 operand by one nibble of a column byte, read either as a *low* part (unsigned,
@@ -13,7 +13,7 @@ that fits, :mod:`golden.matcher`).
 Which lanes run and which of R0, R1, R2 each lane's product is added into is
 decided inside the PE from the pass (mode), the flags that travel with the
 operands, and whether the cycle is paired: :func:`decode` is that decision,
-written as the table of README, "How the PE works". The hand-over (``load``) and the drain
+written as the table of docs/design.md, "How the PE works". The hand-over (``load``) and the drain
 act before the cycle's products are added, so a pass's first step lands in
 the freshly handed-over registers.
 
@@ -35,7 +35,7 @@ __all__ = ["Mode", "Load", "Need", "Target", "PEKind", "ACCUMULATORS", "PE_STAGE
 
 
 class Mode(IntEnum):
-    """Pass of the 2x2 tile-group dataflow (README, "How the PE works"), or the linear-layer mode."""
+    """Pass of the 2x2 tile-group dataflow (docs/design.md, "How the PE works"), or the linear-layer mode."""
 
     A = 0       # R0=T0, R1=T1, R2=T2; q0 x k0
     B = 1       # R0=T1, R1=T3;        q0 x k1~
@@ -110,7 +110,7 @@ def step_need(mode: Mode, sq: int, sk: int, accumulators: int = 3) -> tuple[Need
     """What one channel step computes in a PE, and where it goes.
 
     Returns ``(need, targets)``, one target per register. With 3 registers this
-    is README, "How the PE works" table. With 4 (the exact PE), R3 collects T3's reuse
+    is docs/design.md, "How the PE works" table. With 4 (the exact PE), R3 collects T3's reuse
     in pass A, the lanes' taps give the row-side split (``16*hi(q0)*k``), and
     a partial row (``sq = 1``) runs as a ``ROW`` step in C (``lo(q1)*k0``) and
     in D at ``sk = 0`` (``lo(q1)*k1``), so each pass executes exactly the

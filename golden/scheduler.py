@@ -1,4 +1,4 @@
-"""The dispatcher's scheduler (clustering unit), README, "The data dispatcher": golden model.
+"""The dispatcher's scheduler (clustering unit), docs/design.md, "The data dispatcher": golden model.
 
 Tokens (here: pairs) are described by *reuse strings*: bit ``b`` is 0 when
 the pair's partner fully reuses its reference on every channel ``c`` of the

@@ -10,7 +10,7 @@ cheaply as it can, and its scores are simply not used.
 
 A *tile group* is R Q-pairs by C K-pairs of one channel group; the PE at
 (i, j) computes the four partial scores of Q-pair i and K-pair j (T0..T3 of
-README, "How the PE works"). The accumulation buffer adds each channel group's partial
+docs/design.md, "How the PE works"). The accumulation buffer adds each channel group's partial
 scores into the ``N x N`` result.
 
 The baseline array tiles plainly: R query tokens by C key tokens, all D

@@ -1,5 +1,5 @@
 """Tiling ``X~ W`` onto an R x C array: window tables, tile groups, and the
-accumulation of partial outputs (docs/concepts.md, "Linear layers: X~ W"; README, "How the PE works").
+accumulation of partial outputs (docs/concepts.md, "Linear layers: X~ W"; docs/design.md, "How the PE works").
 
 The array computes ``Y~^T = W^T X~^T``, output-stationary. A row carries one
 output's weights, a column one *window* of activations: the reference token's

@@ -1,4 +1,4 @@
-"""Systolic arrays of PEs (README, "How the array runs attention"): Kaleido's and the baseline.
+"""Systolic arrays of PEs (docs/design.md, "How the array runs attention"): Kaleido's and the baseline.
 
 R x C PEs, output-stationary. Row bundles enter at the left and move one PE
 to the right per cycle; column bundles enter at the top and move one PE down

@@ -9,7 +9,7 @@ and the testbench's accumulation buffer adds the partial scores up.
 Kaleido (``design="kaleido"``): a buffer entry is a pair, ``x0`` (8 bits, the
 reference), ``x1`` (8, the approximated partner), ``s`` (2, its state) and a
 valid bit. For each tile group the controller runs the passes A-D of
-README, "How the PE works":
+docs/design.md, "How the PE works":
 
 * A streams every channel of the group, and while doing so records three
   per-channel bits: some valid column has ``sk != 2`` (pass B needs the

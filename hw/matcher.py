@@ -1,4 +1,4 @@
-"""The dispatcher's matcher (README, "The data dispatcher"): lane pairing of channel steps.
+"""The dispatcher's matcher (docs/design.md, "The data dispatcher"): lane pairing of channel steps.
 
 It keeps, for every channel of the group, the reuse state of each valid row
 and column of the tile group (written while pass A reads every channel; an

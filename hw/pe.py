@@ -1,4 +1,4 @@
-"""Processing elements: Kaleido's augmented MAC and the baseline MAC (README, "How the PE works").
+"""Processing elements: Kaleido's augmented MAC and the baseline MAC (docs/design.md, "How the PE works").
 
 Both are output-stationary and tile into a systolic array: each registers what
 it receives from the left (``row``) and from above (``col``) and passes it on to

@@ -1,4 +1,4 @@
-"""The dispatcher's scheduler (clustering unit), README, "The data dispatcher".
+"""The dispatcher's scheduler (clustering unit), docs/design.md, "The data dispatcher".
 
 Strings stream in (one per cycle while ``in_ready``) and fill a queue of
 ``queue_depth`` entries, or fewer when a string comes with ``in_last``. The

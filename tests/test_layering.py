@@ -1,4 +1,4 @@
-"""The packages' layers, as the README draws them: each imports only those below it.
+"""The packages' layers, as docs/design.md, "Layout", draws them: each imports only those below it.
 
 ``golden`` (the reference arithmetic) imports nothing of ours; ``hw`` (the RTL)
 only ``golden``; ``tb`` (the cocotb benches) and ``synth`` (synthesis, timing,

@@ -1,4 +1,4 @@
-"""The golden PE model: its decode is README, "How the PE works" table, and the four passes
+"""The golden PE model: its decode is docs/design.md, "How the PE works" table, and the four passes
 run through it give exactly the four S~ entries of a 2x2 tile group."""
 
 import numpy as np
@@ -71,7 +71,7 @@ def test_four_passes_give_the_four_scores(rng, F, P, accumulators):
 
 
 def test_decode_is_the_design_table():
-    # Single steps: (lanes on, high-lane, enables) straight from README, "How the PE works".
+    # Single steps: (lanes on, high-lane, enables) straight from docs/design.md, "How the PE works".
     d = decode(Mode.A, 1, 2, 1, 0, 0)
     assert [l.on for l in d.lanes] == [True, True]
     assert d.enable == ((True, True), (False, True), (True, True))   # R1 gets H only
