@@ -165,13 +165,33 @@ def write_json(path, obj) -> None:
             f.write(json.dumps(obj, indent=2, sort_keys=True) + "\n")
 
 
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True                     # someone else's process, alive
+    return True
+
+
+def _remove_orphans(out: Path) -> None:
+    """Scratch folders of runs that were killed outright (SIGKILL, a power cut): their
+    names carry their process id, and a process that is gone cannot come back for them."""
+    for old in out.glob(".work-*-*"):
+        pid = old.name.split("-")[1]
+        if pid.isdigit() and not _alive(int(pid)) and old.is_dir():
+            shutil.rmtree(old, ignore_errors=True)
+
+
 @contextmanager
 def run_folder(path: str, outputs: tuple, stale_suffixes: tuple = ()):
     """The output folder of a simulation command, yielded as ``(folder, scratch)``.
 
     The folder is made if missing and the last run's ``outputs`` (and files
     ending in ``stale_suffixes``) leave it first, so a failed run leaves no old
-    figures; ``scratch`` is a ``.work-*`` folder inside it for the simulators.
+    figures; ``scratch`` is a ``.work-PID-*`` folder inside it for the simulators
+    (a killed run's, whose process is gone, is removed by the next run).
     On failure the folders this run made (``nest/x/y``: all three) go while
     empty; the scratch folder always goes. ``KALEIDO_KEEP_WORK=1`` keeps both, to
     look into.
@@ -185,7 +205,8 @@ def run_folder(path: str, outputs: tuple, stale_suffixes: tuple = ()):
     out.mkdir(parents=True, exist_ok=True)
     for old in [out / n for n in outputs] + [p for p in out.glob("*") if p.suffix in stale_suffixes]:
         old.unlink(missing_ok=True)
-    work = Path(tempfile.mkdtemp(prefix=".work-", dir=out))
+    _remove_orphans(out)
+    work = Path(tempfile.mkdtemp(prefix=f".work-{os.getpid()}-", dir=out))
     keep = os.environ.get("KALEIDO_KEEP_WORK")
     try:
         yield out, work

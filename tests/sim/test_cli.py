@@ -204,21 +204,3 @@ def test_sim_has_no_import_cycle():
             state[m] = "done"
     for m in graph:
         visit(m, [])
-
-
-def test_an_interrupt_while_loading_is_one_line(monkeypatch, capsys):
-    # An interrupt while the command's modules load ends as any interrupted run does.
-    import builtins
-    import sys
-
-    from sim.entry import run
-    real = builtins.__import__
-
-    def interrupted(name, *args, **kwargs):
-        if name == "sim.cli":
-            raise KeyboardInterrupt
-        return real(name, *args, **kwargs)
-    monkeypatch.delitem(sys.modules, "sim.cli")
-    monkeypatch.setattr(builtins, "__import__", interrupted)
-    assert run(["--help"]) == 130
-    assert capsys.readouterr().err == "kaleido: interrupted\n"
