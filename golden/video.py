@@ -117,9 +117,10 @@ def read_frames(path: str, frames: int, rows: int, cols: int, start: int = 0,
                 f"crop {x0},{y0} + {cols}x{rows} pixels leaves the {width}x{height} frame; "
                 f"x must be 0..{width - cols} and y 0..{height - rows}")
         out = np.empty((frames, rows, cols, 3), np.float64)
-        seen = 0
+        seen = decoded = 0
         try:
             for index, frame in enumerate(container.decode(stream)):
+                decoded = index + 1
                 if index < start:
                     continue
                 rgb = frame.to_ndarray(format="rgb24")
@@ -130,8 +131,12 @@ def read_frames(path: str, frames: int, rows: int, cols: int, start: int = 0,
         except av.error.FFmpegError as exc:
             raise WorkloadError(f"{name}: decoding failed at frame {start + seen} ({_reason(exc)})") from None
     if seen < frames:
+        # ``decoded`` is the clip's length here: decoding stopped at its end.
+        if start >= decoded:
+            raise WorkloadError(f"{name}: {decoded} frames, so frame {start} is past its end; "
+                                f"use a --start below {decoded}")
         raise WorkloadError(
-            f"{name}: {start + seen} frames, but the grid needs {frames} from frame {start} "
+            f"{name}: {decoded} frames, but the grid needs {frames} from frame {start} "
             f"({TEMPORAL_STRIDE} per latent frame); use a smaller T or an earlier --start")
     return out
 

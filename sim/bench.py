@@ -81,7 +81,7 @@ def bench_pe_sim(cycles: int = 20000) -> dict:
 
 
 def bench_head(workload: str = "bikes", grid=(8, 16, 16), head_dim: int = 128, pe_stages: int = 1,
-               issue_window: int = 0, cluster_rule: str = "pivots", clock_mhz: float = 0.0) -> dict:
+               issue_window: int = 0, cluster_rule: str = Config().cluster_rule, clock_mhz: float = 0.0) -> dict:
     """One head's ``Q K^T`` at full size, Kaleido (full, both PEs) against the baseline:
     cycles from the cycle model (which the tests hold equal to the RTL; an RTL run here
     is ~30M cycles), energy and time from the measured energies per action (the
@@ -242,8 +242,8 @@ def main(argv=None) -> int:
                    help="for head: register stages of every PE (default 1)")
     p.add_argument("--issue-window", type=int, choices=WINDOW_WIDTHS, default=0,
                    help="for head: Kaleido's channel window (default 0: the matcher)")
-    p.add_argument("--cluster-rule", choices=CLUSTER_RULES, default="pivots",
-                   help="for head: Kaleido's scheduler rule (default pivots, the paper's)")
+    p.add_argument("--cluster-rule", choices=CLUSTER_RULES, default=Config().cluster_rule,
+                   help=f"for head: Kaleido's scheduler rule (default {Config().cluster_rule}; pivots is the paper's)")
     p.add_argument("--clock-mhz", type=float, default=0.0, metavar="F",
                    help=f"for head: the chip clock (default {CHIP_CLOCK_MHZ:g}, where the baseline array closes)")
     args = p.parse_args(argv)

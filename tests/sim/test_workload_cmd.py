@@ -46,6 +46,11 @@ def test_proxy_json_is_its_stats(tmp_path, capsys):
 @pytest.mark.parametrize("args, message", [
     (["video", "--clip", "carphone", "--grid", "2,10,2", "--partition", "4,2,2"], "too small"),
     (["video", "--clip", "carphone", "--grid", "40,1,1", "--partition", "4,2,2"], "needs 160"),
+    # The clip's own length, not the start frame, when --start is past its end (bikes has 250).
+    (["video", "--clip", "bikes", "--grid", "2,2,2", "--partition", "4,2,2", "--start", "300"],
+     "bikes: 250 frames, so frame 300 is past its end"),
+    (["video", "--clip", "bikes", "--grid", "2,2,2", "--partition", "4,2,2", "--start", "246"],
+     "bikes: 250 frames, but the grid needs 8 from frame 246"),
     (["video", "--clip", "nowhere.mp4", *SMALL], "no such file"),
     (["video", "--clip", "carphone", "--grid", "0,2,2", "--partition", "4,2,2"], "extent below 1"),
     (["video", "--clip", "carphone", *SMALL, "--noise", "2"], "--noise"),
