@@ -21,7 +21,8 @@ from golden.config import CHIP_CLOCK_MHZ, CLUSTER_RULES
 from golden.channel_window import WINDOW_WIDTHS
 from golden.pe import ACCUMULATORS, PE_STAGES
 
-THRESHOLDS = [(3, 1), (4, 2), (5, 3), (6, 4)]
+from .experiments import SPEED_CASES, SPEED_DISPATCHERS, THRESHOLDS
+
 
 
 def _median_time(fn, repeats):
@@ -143,18 +144,6 @@ def iso_area(cfg, liberty: str, kaleido_us: float, baseline_us: float) -> dict:
             "throughput_per_area": baseline_us / kaleido_us * b_area / k_area}
 
 
-#: The speed table of issue 9: the proxy, F=5 P=3, 4x4 PEs, Wan2.1 splits.
-SPEED_CASES = {
-    "demo 2x8x8 D=32": ((2, 8, 8), (12, 10, 10)),
-    "4x8x8 D=64": ((4, 8, 8), (24, 20, 20)),
-    "8x16x16 D=128": ((8, 16, 16), (44, 42, 42)),
-    "narrow 2x4x4 4,4,4": ((2, 4, 4), (4, 4, 4)),
-}
-
-
-#: Kaleido's dispatchers the speed bench compares, ``(issue_window, cluster_rule)``:
-#: the paper's (matcher, pivots), a window of 4, and the weight rule with windows of 4 and 8.
-SPEED_DISPATCHERS = ((0, "pivots"), (4, "pivots"), (4, "weight"), (8, "weight"))
 
 
 def bench_speed(variant: str = "full", cases=tuple(SPEED_CASES), accumulators=ACCUMULATORS,

@@ -29,10 +29,10 @@ from golden.video import CLIPS
 
 from hw import blocks
 
+from .experiments import FIGURE_DISPATCHERS, THRESHOLDS
 from .simulate import pick_simulator, simulate
 from .workload_cmd import DEFAULT_CLIP, make_workload
 
-THRESHOLDS = [(3, 1), (4, 2), (5, 3), (6, 4)]
 SKIP_SWEEP = [(2, 0), (3, 1), (4, 2), (5, 3), (6, 4), (7, 5)]
 ARRAY_SIZES = [2, 4, 8, 16]
 TOTAL_PES = 256
@@ -182,9 +182,8 @@ def noise_point(args):
 
 SPEED_DIMS = [16, 32, 64, 128]
 
-#: The dispatchers the speed figure compares, ``(issue_window, cluster_rule)``: the
-#: paper's (the matcher, pivot clustering) and the weight rule behind channel windows of 4 and 8.
-SPEED_DISPATCHERS = ((0, "pivots"), (4, "weight"), (8, "weight"))
+#: The dispatchers the speed figure compares, ``(issue_window, cluster_rule)``.
+SPEED_DISPATCHERS = FIGURE_DISPATCHERS
 
 
 def _dispatcher(p: dict) -> tuple[int, str]:

@@ -48,10 +48,13 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from golden import Config, proxy_workload, quantize, run_attention
+from golden.channel_window import row_groups, window_slots
 from golden.cycle_model import baseline_cycles, engine_cycles, kaleido_tables, tile_lane_needs
 from golden.matcher import match
 from golden.pe import Mode
 from golden.tiling import PairTable
+
+from .experiments import SPEED_CASES
 
 __all__ = ["Step", "check_pass", "pass_bound", "schedule_pairs", "schedule_steps", "schedule_window", "schedule_d_partners",
            "nn_order", "study", "MECHANISMS", "main"]
@@ -109,48 +112,45 @@ def schedule_steps(needs: np.ndarray, mode: int, lookahead: int, k: int) -> list
     return slots
 
 
-def _groups(mode: int, rows: int, cols: int, level: str) -> list[np.ndarray]:
-    """The PEs that choose together: each PE, a column (B, D) or a row (C)."""
-    masks = []
-    if level == "pe":
-        for i in range(rows):
-            for j in range(cols):
-                g = np.zeros((rows, cols), bool)
-                g[i, j] = True
-                masks.append(g)
-    elif mode == Mode.C:
-        for i in range(rows):
-            g = np.zeros((rows, cols), bool)
-            g[i, :] = True
-            masks.append(g)
-    else:
-        for j in range(cols):
-            g = np.zeros((rows, cols), bool)
-            g[:, j] = True
-            masks.append(g)
-    return masks
-
-
 def schedule_window(needs: np.ndarray, mode: int, width: int, level: str) -> list[list[Step]]:
     """The row port carries the first ``width`` channels some PE still needs; each
-    group of PEs takes up to two of them that fit its lanes, in window order."""
+    group of PEs takes up to two of them that fit its lanes, in window order.
+
+    ``level`` ``rc``: the groups are columns (B, D) or rows (C), as built: the
+    slots are :func:`golden.channel_window.window_slots`'. ``pe``: every PE
+    chooses on its own (a what-if no port could feed)."""
+    needs = np.asarray(needs)
+    rows, cols = needs.shape[1], needs.shape[2]
+    if level == "rc":
+        slots = []
+        for _, steps in window_slots(needs, mode, width):
+            slot = {}
+            for g, pair in steps.items():
+                group = np.zeros((rows, cols), bool)
+                if row_groups(mode):
+                    group[g, :] = True
+                else:
+                    group[:, g] = True
+                for c in (c for c in pair if c is not None):
+                    slot[int(c)] = slot.get(int(c), np.zeros((rows, cols), bool)) | ((needs[c] > 0) & group)
+            slots.append([(mode, c, pes) for c, pes in slot.items()])
+        return slots
     left = needs > 0
-    groups = _groups(mode, needs.shape[1], needs.shape[2], level)
     slots = []
     while left.any():
         window = np.flatnonzero(left.reshape(left.shape[0], -1).any(axis=1))[:width]
         slot = {}
-        for g in groups:
-            used, taken = np.zeros(g.shape, np.int64), 0
-            for c in window:
-                pes = left[c] & g
-                if not pes.any() or taken == 2:
-                    continue
-                if np.all(used + np.where(pes, needs[c], 0) <= 2):
-                    used += np.where(pes, needs[c], 0)
+        for i in range(rows):
+            for j in range(cols):
+                used, taken = 0, 0
+                for c in window:
+                    if not left[c, i, j] or taken == 2 or used + needs[c, i, j] > 2:
+                        continue
+                    used += needs[c, i, j]
                     taken += 1
-                    left[c] &= ~pes
-                    slot[int(c)] = slot.get(int(c), np.zeros(g.shape, bool)) | pes
+                    left[c, i, j] = False
+                    pes = slot.setdefault(int(c), np.zeros((rows, cols), bool))
+                    pes[i, j] = True
         slots.append([(mode, c, pes) for c, pes in slot.items()])
     return slots
 
@@ -291,8 +291,7 @@ def study(q: np.ndarray, k: np.ndarray, cfg: Config, mechanisms=MECHANISMS, vari
 #: The study's cases (issue 9's proxy, F=5 P=3, 4x4 PEs, Wan2.1 splits). The
 #: 8x16x16 head is left out by default: a pure-Python schedule of its
 #: 196,608 tile groups takes tens of minutes.
-CASES = {"demo": ((2, 8, 8), (12, 10, 10)), "d64": ((4, 8, 8), (24, 20, 20)),
-         "d128": ((8, 16, 16), (44, 42, 42)), "narrow": ((2, 4, 4), (4, 4, 4))}
+CASES = dict(zip(("demo", "d64", "d128", "narrow"), SPEED_CASES.values()))
 
 
 def plot(result: list, path) -> None:
