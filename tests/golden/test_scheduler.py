@@ -15,7 +15,7 @@ def test_lfsr_is_maximal():
 
 
 def test_nearest_pivot_with_ties_to_lower_cluster():
-    cfg = Config(queue_depth=8, clusters=2, cluster_capacity=8, string_bits=4)
+    cfg = Config(queue_depth=8, clusters=2, cluster_capacity=8, string_bits=4, cluster_rule="pivots")
     want, sizes = schedule([0b0000] * 8, [False] * 7 + [True], cfg)
     assert all(a.cluster == 0 for a in want) and sizes == [8]      # equal distances: cluster 0
 
@@ -24,7 +24,7 @@ def test_reuse_strings_and_order():
     states = np.array([[2, 2, 2, 2], [2, 1, 2, 2], [0, 2, 2, 0]])
     assert reuse_strings(states, 2) == [0b00, 0b10, 0b11]
     assert reuse_strings(states, 8) == [0b0000, 0b0010, 0b1001]
-    cfg = Config(queue_depth=4, clusters=2, cluster_capacity=2, string_bits=4)
+    cfg = Config(queue_depth=4, clusters=2, cluster_capacity=2, string_bits=4, cluster_rule="pivots")
     want, sizes = schedule([1, 1, 14, 14], [False, False, False, True], cfg)
     order = cluster_order(want, sizes)
     assert sorted(order.tolist()) == [0, 1, 2, 3]
@@ -40,7 +40,7 @@ def test_weight_rule_sorts_each_batch_by_work(rng):
     assert work_weights(states, 16) == [0, 1, 4, 8]
     assert work_weights(states, 2) == [0, 1, 3, 3]                   # saturated to the string's bits
     cfg = Config(queue_depth=8, partition=(6, 6, 6), cluster_rule="weight")
-    assert cfg.entry_bits == 4 and Config(partition=(6, 6, 6)).entry_bits == 16
+    assert cfg.entry_bits == 4 and Config(partition=(6, 6, 6), cluster_rule="pivots").entry_bits == 16
     states = rng.integers(0, 3, (21, 6)).astype(np.int8)
     weights = work_weights(states, cfg.entry_bits)
     last = [False] * 20 + [True]

@@ -4,6 +4,7 @@ and its Verilog depends on the knobs the registry lists and no others."""
 import pytest
 
 from golden import Config
+from golden.config import CLUSTER_RULES
 from hw import blocks
 from tests.sweep import sweep
 
@@ -18,7 +19,8 @@ def test_components_refuse_a_non_config(name):
 #: Another valid value of each knob a block may read (and the grid, the softmax
 #: unit's row length); from a small design point, so that every block emits fast.
 SMALL = dict(partition=(4, 2, 2), rows=2, cols=2, grid=(1, 2, 4))
-OTHER = dict(max_channels=200, acc_bits=30, accumulators=4, pe_stages=2, rows=3, cols=3, cluster_rule="weight",
+OTHER = dict(max_channels=200, acc_bits=30, accumulators=4, pe_stages=2, rows=3, cols=3,
+             cluster_rule=next(r for r in CLUSTER_RULES if r != Config().cluster_rule),
              lookahead=3, issue_window=3, vector_lanes=2, grid=(2, 4, 4), full_bits=6, partial_bits=2, window=5)
 
 

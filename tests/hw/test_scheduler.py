@@ -51,7 +51,7 @@ def check(strings, last, cfg):
 
 @pytest.mark.parametrize("kind", ["random", "equal", "ties", "one-cluster-full"])
 def test_rtl_matches_golden(kind, rng):
-    cfg = Config(queue_depth=16, clusters=4, cluster_capacity=4, string_bits=8, seed=5)
+    cfg = Config(queue_depth=16, clusters=4, cluster_capacity=4, string_bits=8, seed=5, cluster_rule="pivots")
     n = 40
     if kind == "random":
         strings = [int(v) for v in rng.integers(0, 256, n)]
@@ -69,7 +69,7 @@ def test_rtl_matches_golden(kind, rng):
 
 
 def test_default_sizes_and_short_streams(rng):
-    cfg = Config()                             # 64 entries, 4 clusters of 16, 16-bit strings
+    cfg = Config(cluster_rule="pivots")        # 64 entries, 4 clusters of 16, 16-bit strings
     strings = [int(v) for v in rng.integers(0, 1 << 16, 70)]
     last = [False] * 69 + [True]
     check(strings, last, cfg)
