@@ -98,6 +98,22 @@ class Monitor:
         (WORK / "progress").write_text(f"{seen} {self.expected}")
 
 
+async def run_image(dut, image, cfg: Config, rows: int, cols: int, model, variant: str):
+    """Load ``image`` into the engine and collect what drains out (``rows x cols``
+    results, by the scoreboard) and what the RTL counted, beside the model's figures."""
+    board = Scoreboard(image, cfg, rows, cols)
+    monitor = Monitor(dut, cfg.cols, board, board.expected_per_column * cfg.cols)
+    watch = cocotb.start_soon(monitor.run())
+    await Loader(dut).load(image)
+    await watch
+    await RisingEdge(dut.clk)
+    await ReadOnly()
+    rtl = {"cycles": int(dut.cycles.value), "lane_work": int(dut.lane_work.value),
+           "last_out": monitor.last_out, "model": model.as_dict(), "variant": variant,
+           "schedule": model.schedule, "ran_as": model.ran_as}
+    return board.result(), rtl
+
+
 @cocotb.test()
 async def attention(dut):
     """Q K^T on the engine: exact scores, and cycles equal to the cycle model."""
@@ -128,17 +144,7 @@ async def attention(dut):
     else:
         image, model = baseline_image(q, k, CFG), baseline_cycles(n_q, n_k, CFG)
         golden = expected_scores(q, k, CFG, DESIGN)
-    board = Scoreboard(image, CFG, n_q, n_k)
-    monitor = Monitor(dut, CFG.cols, board, board.expected_per_column * CFG.cols)
-    watch = cocotb.start_soon(monitor.run())
-    await Loader(dut).load(image)
-    await watch
-    await RisingEdge(dut.clk)
-    await ReadOnly()
-    scores = board.result()
-    rtl = {"cycles": int(dut.cycles.value), "lane_work": int(dut.lane_work.value),
-           "last_out": monitor.last_out, "model": model.as_dict(), "variant": VARIANT,
-           "schedule": model.schedule, "ran_as": model.ran_as}
+    scores, rtl = await run_image(dut, image, CFG, n_q, n_k, model, VARIANT)
     np.save(WORK / "scores.npy", scores)
     (WORK / "rtl.json").write_text(json.dumps(rtl))
     # The checker: scores bit for bit, cycles and lane work equal to the model.

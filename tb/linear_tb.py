@@ -21,15 +21,14 @@ from pathlib import Path
 
 import cocotb
 import numpy as np
-from cocotb.triggers import ReadOnly, RisingEdge
 
 from golden.config import Config
 from golden.linear import linear_layer
 from golden.linear_cycles import baseline_linear_cycles, kaleido_linear_cycles
 
-from .attention_tb import Loader, Monitor
+from .attention_tb import run_image
 from .common import start
-from .engine_image import Scoreboard, baseline_image, check_run, linear_image
+from .engine_image import baseline_image, check_run, linear_image
 
 WORK = Path(os.environ.get("KALEIDO_WORK", "."))
 DESIGN = os.environ.get("KALEIDO_DESIGN", "kaleido")
@@ -58,18 +57,9 @@ async def linear(dut):
         model = baseline_linear_cycles(n, outputs, HEAD_CFG, heads)
         image = baseline_image(np.ascontiguousarray(w.T), x, ENGINE_CFG)
         golden = layer.exact
-    board = Scoreboard(image, ENGINE_CFG, outputs, n)
-    monitor = Monitor(dut, ENGINE_CFG.cols, board, board.expected_per_column * ENGINE_CFG.cols)
-    watch = cocotb.start_soon(monitor.run())
-    await Loader(dut).load(image)
-    await watch
-    await RisingEdge(dut.clk)
-    await ReadOnly()
-    out = board.result().T
-    rtl = {"cycles": int(dut.cycles.value), "lane_work": int(dut.lane_work.value),
-           "last_out": monitor.last_out, "model": model.as_dict(), "variant": VARIANT,
-           "schedule": model.schedule, "ran_as": model.ran_as,
-           "dense_macs": layer.dense_macs, "oracle_macs": layer.reuse_macs}
+    out, rtl = await run_image(dut, image, ENGINE_CFG, outputs, n, model, VARIANT)
+    out = out.T
+    rtl.update(dense_macs=layer.dense_macs, oracle_macs=layer.reuse_macs)
     np.save(WORK / "out.npy", out)
     (WORK / "rtl.json").write_text(json.dumps(rtl))
     check_run(out, golden, rtl, model, "outputs")
