@@ -20,6 +20,8 @@ both in one cycle, or issues the head alone.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 
 from .pe import Mode, need_lanes, step_need
@@ -30,10 +32,16 @@ __all__ = ["PAIRED_MODES", "lanes_of", "pe_needs", "compatible", "step_masks", "
 PAIRED_MODES = (Mode.B, Mode.C, Mode.D)
 
 
+@lru_cache(maxsize=None)
 def lanes_of(mode: int, accumulators: int = 3) -> np.ndarray:
-    """``[sq, sk]``: lanes one step of ``mode`` takes in a PE with those flags."""
-    return np.array([[need_lanes(step_need(mode, sq, sk, accumulators)[0]) for sk in range(3)]
-                     for sq in range(3)], dtype=np.int64)
+    """``[sq, sk]``: lanes one step of ``mode`` takes in a PE with those flags.
+
+    Built once per (mode, PE kind): the cycle model asks for it once per tile and
+    pass, millions of times on a full-size head. The table is read-only."""
+    table = np.array([[need_lanes(step_need(mode, sq, sk, accumulators)[0]) for sk in range(3)]
+                      for sq in range(3)], dtype=np.int64)
+    table.flags.writeable = False
+    return table
 
 
 def pe_needs(mode: int, sq: np.ndarray, sk: np.ndarray, accumulators: int = 3) -> np.ndarray:
