@@ -106,16 +106,24 @@ class Scheduler(wiring.Component):
         # FSM state, so that it is defined from time 0 in every simulator.
         ready = Signal(init=1)
         m.d.comb += self.in_ready.eq(ready)
+        weight = cfg.cluster_rule == "weight"
+        # The weight rule ranks the string at the head of the batch against every
+        # queued one. Its value waits in a register, read from the queue a cycle
+        # ahead, so the Q:1 read is off the path from the head to the rank.
+        head = Signal(W, name="head", reset_less=True)
         with m.FSM():
             with m.State("FILL"):
                 with m.If(self.in_valid):
                     m.d.sync += [queue[n].eq(self.in_string), n.eq(n + 1)]
                     with m.If(self.in_last | (n + 1 == Q)):
                         m.d.sync += [i.eq(0), ready.eq(0)]
-                        m.next = "RANK" if cfg.cluster_rule == "weight" else "PIVOT"
-            if cfg.cluster_rule == "weight":
+                        if weight:
+                            # The first string to rank is this one when the batch has one.
+                            m.d.sync += head.eq(Mux(n == 0, self.in_string, queue[0]))
+                        m.next = "RANK" if weight else "PIVOT"
+            if weight:
                 with m.State("RANK"):
-                    self._rank(m, queue, n, i, raddr, rdata, ready)
+                    self._rank(m, queue, n, i, raddr, rdata, ready, head)
             else:
                 self._cluster(m, n, i, raddr, rdata, ready)
         return m
@@ -171,15 +179,17 @@ class Scheduler(wiring.Component):
                         m.d.sync += counts[k].eq(counts[k] + 1)
             self._emit(m, n, i, ready, winner, [c.eq(0) for c in counts])
 
-    def _rank(self, m, queue, n, i, raddr, rdata, ready):
-        # Entry j goes before string i when it is heavier, or as heavy and earlier
-        # in the queue; only the n queued entries count.
+    def _rank(self, m, queue, n, i, raddr, rdata, ready, head):
+        # Entry j goes before string i (``head``) when it is heavier, or as heavy and
+        # earlier in the queue; only the n queued entries count. The next string is
+        # read now, for the next cycle's head.
         Q = self.cfg.queue_depth
-        m.d.comb += raddr.eq(i)
+        m.d.comb += raddr.eq(i + 1)
+        m.d.sync += head.eq(rdata)
         before = []
         for j in range(Q):
             b = Signal(name=f"before{j}")
-            m.d.comb += b.eq((j < n) & ((queue[j] > rdata) | ((queue[j] == rdata) & (j < i))))
+            m.d.comb += b.eq((j < n) & ((queue[j] > head) | ((queue[j] == head) & (j < i))))
             before.append(b)
         self._emit(m, n, i, ready, popcount_tree(m, before, "rank"))
 
