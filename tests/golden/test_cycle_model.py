@@ -85,10 +85,12 @@ def test_auto_is_the_faster_schedule_and_never_slower_than_baseline(rng):
             assert auto.pair_cycles == pairs.cycles
 
 
-def test_driver_choice_on_random_shapes(rng):
+# make test draws 20 shapes; make test-all 60.
+@pytest.mark.parametrize("shapes", [20, pytest.param(60, marks=pytest.mark.slow)])
+def test_driver_choice_on_random_shapes(rng, shapes):
     # Kaleido never slower than the baseline, and full never slower than pe, on
     # random shapes, arrays and operands (random, or correlated at two strengths).
-    for _ in range(60):
+    for _ in range(shapes):
         partition = tuple(int(v) for v in rng.integers(0, 7, 3))
         if sum(partition) == 0:
             continue

@@ -29,8 +29,8 @@ def _body(name, **change):
     return blocks.verilog(name, Config(**{**SMALL, **change})).split("\n", 2)[2]
 
 
-# Each block's whole list is one check; two cheap blocks (one of each PE) run in make test.
-@sweep("name", list(blocks.BLOCKS), keep=["baseline-pe", "scheduler"])
+# Each block's whole list is one check; the cheapest block runs in make test, the rest in test-all.
+@sweep("name", list(blocks.BLOCKS), keep=["baseline-pe"])
 def test_a_block_reads_exactly_its_knobs(name):
     """The registry's knobs are those whose change changes the block's Verilog: a
     command refuses the others, so a missing one would refuse a real knob and an
