@@ -2,6 +2,7 @@
 test_engine.py and test_attention_tb.py)."""
 
 import numpy as np
+import pytest
 
 from golden import Config
 from golden.cycle_model import (VARIANTS, baseline_cycles, baseline_tile_slots, kaleido_cycles,
