@@ -43,6 +43,67 @@ def lowest_set(m, vector, width, name):
     return vector.any(), index
 
 
+def lowest_sets(m, vector, width: int, count: int, name: str):
+    """The lowest ``count`` set bits of ``vector``, all at once: per rank k, ``(found,
+    index, onehot)``, as ``count`` priority encoders in series would give them.
+
+    A bit is the k-th set one when k bits below it are set. The counts below every
+    bit come from a prefix network of saturating counters (thermometer codes of
+    ``count`` bits, log2(width) levels), so no rank waits on the one before it.
+    """
+    def combine(a, b):
+        # Thermometer sum of two adjacent segments, saturated: (a + b >= t) for t = 1..count.
+        at_least = lambda x, t: Const(1, 1) if t == 0 else x[t - 1]
+        return Cat(*(Cat(*(at_least(a, i) & at_least(b, t - i) for i in range(t + 1))).any()
+                     for t in range(1, count + 1)))
+    bits = [vector[j] for j in range(width)]
+    # Inclusive prefix counts, by recursive doubling.
+    prefix = [Cat(bit, Const(0, count - 1)) if count > 1 else Cat(bit) for bit in bits]
+    d = 1
+    while d < width:
+        level = []
+        for j in range(width):
+            if j < d:
+                level.append(prefix[j])
+                continue
+            # Each level is a signal of its own: as a nested expression it would grow by doubling.
+            node = Signal(count, name=f"{name}_count{d}_{j}")
+            m.d.comb += node.eq(combine(prefix[j - d], prefix[j]))
+            level.append(node)
+        prefix = level
+        d *= 2
+    out = []
+    for k in range(count):
+        onehot = Signal(width, name=f"{name}{k}_onehot")
+        for j in range(width):
+            below = prefix[j - 1] if j else Const(0, count)
+            exactly_k = (below[k - 1] if k else Const(1, 1)) & (~below[k] if k < count else Const(1, 1))
+            m.d.comb += onehot[j].eq(bits[j] & exactly_k)
+        index = Signal(range(max(2, width)), name=f"{name}{k}_index")
+        m.d.comb += index.eq(_encode(onehot, width))
+        out.append((onehot.any(), index, onehot))
+    return out
+
+
+def _encode(onehot, width: int):
+    # The index of a one-hot vector's set bit: bit b of it is the OR of the positions with bit b set.
+    bits = max(1, (max(2, width) - 1).bit_length())
+    return Cat(*(Cat(*(onehot[j] for j in range(width) if (j >> b) & 1)).any() if width > 1 << b else Const(0, 1)
+                 for b in range(bits)))
+
+
+def select(m, table, onehot, width: int, layout, name: str):
+    """``table[j]`` for the one set bit ``j`` of ``onehot`` (zero when none): an AND-OR
+    multiplexer, which waits on no index encoding."""
+    entry = Signal(layout, name=name)
+    flat = [table[j].as_value() for j in range(width)]
+    acc = Const(0, len(flat[0]))
+    for j in range(width):
+        acc = acc | Mux(onehot[j], flat[j], 0)
+    m.d.comb += entry.eq(acc)
+    return entry
+
+
 def state_table(m, unit, channels: int, layout) -> Array:
     """The table of ``unit`` (ports ``wr_en``, ``wr_chan``, ``wr_data``): one
     ``layout`` entry per channel, with the write bypassed to the lookup, so the
@@ -146,17 +207,12 @@ class Matcher(wiring.Component):
         def masks(entry, name):
             return pe_masks(m, entry, lanes, R, C, name)
 
-        # The window: head, then up to L-1 candidates, in channel order.
-        left = self.steps
+        # The window: head, then up to L-1 candidates, in channel order; every
+        # rank found at once, and its entry read by its one-hot position.
         window = []
-        for k in range(L):
-            found, idx = lowest_set(m, left, G, f"win{k}")
-            entry = Signal(layout, name=f"win{k}_entry")
-            m.d.comb += entry.eq(table[idx])
+        for k, (found, idx, onehot) in enumerate(lowest_sets(m, self.steps, G, L, "win")):
+            entry = select(m, table, onehot, G, layout, f"win{k}_entry")
             window.append((found, idx, *masks(entry, f"win{k}")))
-            rest = Signal(G, name=f"left{k + 1}")
-            m.d.comb += rest.eq(left & ~(Const(1, G) << idx))
-            left = rest
         head_found, head, head_some, head_whole = window[0]
         m.d.comb += [self.head_valid.eq(head_found), self.head.eq(head)]
 
