@@ -20,7 +20,7 @@ from golden.channel_window import row_groups
 from golden.config import Config, require_config
 from golden.pe import Mode
 
-from .matcher import lane_masks, lowest_set, pe_masks, state_entry, state_table
+from .matcher import lane_masks, lowest_set, lowest_sets, pe_masks, select, state_entry, state_table
 
 __all__ = ["ChannelWindow", "group_count", "choice_layout", "rows_choose"]
 
@@ -97,18 +97,15 @@ class ChannelWindow(wiring.Component):
         by_rows = Signal()
         m.d.comb += by_rows.eq(rows_choose(self.mode))
 
-        # The window: chained priority encoders over the union of the groups' sets.
+        # The window: the lowest W channels of the union of the groups' sets, every
+        # rank at once (as the matcher finds its window), entries read by position.
         union = Signal(G)
         m.d.comb += union.eq(Cat(*(Cat(*(s[c] for s in self.sets)).any() for c in range(G))))
-        left = union
         entries = []
-        for w in range(W):
-            found, idx = lowest_set(m, left, G, f"win{w}")
+        for w, (found, idx, onehot) in enumerate(lowest_sets(m, union, G, W, "win")):
             m.d.comb += [self.found[w].eq(found), self.chan[w].eq(idx)]
-            entries.append(pe_masks(m, table[idx], lanes, R, C, f"win{w}"))
-            rest = Signal(G, name=f"unwindowed{w + 1}")
-            m.d.comb += rest.eq(left & ~(Const(1, G) << idx))
-            left = rest
+            entry = select(m, table, onehot, G, state_entry(R, C), f"win{w}_entry")
+            entries.append(pe_masks(m, entry, lanes, R, C, f"win{w}"))
 
         def group_bits(mask, g):
             """The bits of a row-major PE mask that belong to group ``g``, for either orientation."""

@@ -23,7 +23,7 @@ from golden.config import Config, require_config
 from golden.matcher import PAIRED_MODES, lanes_of
 from golden.pe import Mode
 
-__all__ = ["Matcher", "lowest_set", "INVALID", "state_entry", "state_table", "lane_masks", "pe_masks"]
+__all__ = ["Matcher", "lowest_set", "lowest_sets", "select", "INVALID", "state_entry", "state_table", "lane_masks", "pe_masks"]
 
 #: The state code of a row or column that does not exist in the tile group: it needs nothing.
 INVALID = 3
