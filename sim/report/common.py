@@ -12,7 +12,7 @@ from golden.attention import attention_output
 
 from ..workload_cmd import make_workload
 
-__all__ = ["quantized", "output", "sweep", "save", "legend", "workload_words"]
+__all__ = ["quantized", "output", "sweep", "pyplot", "save", "legend", "workload_words"]
 
 
 def quantized(cfg, workload):
@@ -34,6 +34,14 @@ def sweep(fn, points, label, jobs):
 
     with ProcessPoolExecutor(max_workers=jobs) as pool:
         return list(tqdm(pool.map(fn, points), total=len(points), desc=label, leave=False))
+
+
+def pyplot():
+    """matplotlib's pyplot on the file-only backend: a report draws where no display is."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    return plt
 
 
 def save(fig, path: Path) -> None:

@@ -11,7 +11,7 @@ from golden import Config
 from golden.cycle_model import baseline_cycles, kaleido_cycles
 from golden.pe import ACCUMULATORS
 
-from .common import quantized, save
+from .common import pyplot, quantized, save
 
 __all__ = ["point", "power_point", "timing_point", "plot", "markdown"]
 
@@ -75,7 +75,7 @@ def _fig18_label(key: str) -> str:
 
 
 def plot(out: Path, pts: list) -> None:
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     labels = [f"({p['F']},{p['P']})" for p in pts]
     x = np.arange(len(pts))

@@ -11,7 +11,7 @@ from golden import Config, expected_scores
 from golden.cycle_model import VARIANTS, kaleido_cycles
 
 from ..simulate import simulate
-from .common import legend, quantized, save
+from .common import legend, pyplot, quantized, save
 
 __all__ = ["point", "rtl_runs", "plot", "markdown"]
 
@@ -42,9 +42,7 @@ def rtl_runs(cfg: Config, workload: str, simulator: str, out: Path) -> dict:
 
 
 def plot(out: Path, data: dict) -> None:
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     fig, ax1 = plt.subplots(figsize=(6, 3.6))
     names = list(VARIANTS)

@@ -9,7 +9,7 @@ import numpy as np
 from golden import Config
 
 from ..workload_cmd import make_workload
-from .common import save
+from .common import pyplot, save
 
 __all__ = ["BLOCK_THRESHOLDS", "point", "plot", "markdown"]
 
@@ -34,9 +34,7 @@ def point(args):
 
 
 def plot(out: Path, pts: list) -> None:
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     fig, ax = plt.subplots(figsize=(6.4, 4.2))
     for scope, color in (("attention", "tab:blue"), ("all", "tab:red")):

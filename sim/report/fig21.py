@@ -7,7 +7,7 @@ from pathlib import Path
 from golden import Config
 from golden.cycle_model import baseline_tile_slots, kaleido_tables, kaleido_tile_slots, split_cycles
 
-from .common import quantized, save
+from .common import pyplot, quantized, save
 
 __all__ = ["ARRAY_SIZES", "TOTAL_PES", "point", "plot", "markdown"]
 
@@ -29,9 +29,7 @@ def point(args):
 
 
 def plot(out: Path, data: dict) -> None:
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     fig, ax = plt.subplots(figsize=(6, 3.6))
     sizes = sorted(data["fig21"], key=int)

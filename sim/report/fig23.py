@@ -7,7 +7,7 @@ from pathlib import Path
 from golden import Config, run_attention
 from golden.cycle_model import baseline_cycles, kaleido_cycles
 
-from .common import legend, quantized, save
+from .common import legend, pyplot, quantized, save
 
 __all__ = ["point", "plot", "markdown"]
 
@@ -26,9 +26,7 @@ def point(args):
 
 
 def plot(out: Path, data: dict) -> None:
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     fig, ax1 = plt.subplots(figsize=(6, 3.6))
     pts = data["fig23"]

@@ -11,7 +11,7 @@ from golden.attention import quality
 from golden.config import GROUPS
 from golden.reuse_stats import AXES
 
-from .common import output, quantized, save
+from .common import output, pyplot, quantized, save
 
 __all__ = ["point", "plot", "markdown"]
 
@@ -28,9 +28,7 @@ def point(args):
 
 
 def plot(out: Path, data: dict) -> None:
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     fig, ax = plt.subplots(figsize=(6, 3.6))
     width = 0.25

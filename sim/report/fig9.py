@@ -8,7 +8,7 @@ from pathlib import Path
 from golden import Config, int_gemm, run_attention
 from golden.attention import mask_skip, quality, topk_output
 
-from .common import output, quantized, save
+from .common import output, pyplot, quantized, save
 
 __all__ = ["SKIP_SWEEP", "point", "plot", "markdown"]
 
@@ -33,9 +33,7 @@ def point(args):
 
 
 def plot(out: Path, data: dict) -> None:
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     fig, ax = plt.subplots(figsize=(6, 3.6))
     pts = data["fig9"]

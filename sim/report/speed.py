@@ -11,7 +11,7 @@ from golden.cycle_model import baseline_cycles, kaleido_cycles
 from golden.pe import ACCUMULATORS
 
 from ..experiments import FIGURE_DISPATCHERS
-from .common import quantized, save
+from .common import pyplot, quantized, save
 
 __all__ = ["SPEED_DIMS", "SPEED_DISPATCHERS", "point", "pe_areas", "plot", "markdown"]
 
@@ -67,9 +67,7 @@ def pe_areas(cfg: Config, liberty, windows=tuple(sorted({w for w, _ in SPEED_DIS
 
 
 def plot(out: Path, sp: dict) -> None:
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     area = sp["pe_area"]
     fig, axes = plt.subplots(1, 3, figsize=(13, 3.8))

@@ -8,7 +8,7 @@ from golden import Config, quantize, run_attention
 from golden.cycle_model import baseline_cycles, kaleido_cycles
 
 from ..experiments import THRESHOLDS
-from .common import legend, quantized, save
+from .common import legend, pyplot, quantized, save
 
 __all__ = ["NOISE_SWEEP", "clips_point", "noise_point", "plot_noise", "markdown", "noise_markdown"]
 
@@ -43,9 +43,7 @@ def noise_point(args):
 
 
 def plot_noise(out: Path, data: dict) -> None:
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     fig, ax1 = plt.subplots(figsize=(6, 3.6))
     pts = data["noise"]["points"]
