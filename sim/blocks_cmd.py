@@ -6,15 +6,12 @@ import os
 import sys
 
 from golden import Config, model_partition
+from golden.config import KNOBS
 from hw import blocks
 from synth.actions import ACTIONS
 
 from .common import UserError, add_partition_args, atomic_output, check_output_dir, print_json, three, triple
 from .options import SIGNOFF, add_knobs, given, refuse_unused
-
-#: The knobs a block command offers (each block reads some of them: hw.blocks.BLOCKS).
-BLOCK_KNOBS = ("max_channels", "acc_bits", "rows", "cols", "vector_lanes", "accumulators", "lookahead",
-               "issue_window", "cluster_rule", "pe_stages")
 
 
 def add_block_args(p, names=None, signoff: bool = True) -> None:
@@ -25,7 +22,8 @@ def add_block_args(p, names=None, signoff: bool = True) -> None:
     p.add_argument("--grid", type=three("grid"), metavar="T,H,W",
                    help="token grid of a head: the softmax unit's row length (default 8,16,16)")
     offered = set().union(*(blocks.BLOCKS[n].knobs for n in (names or blocks.BLOCKS)))
-    add_knobs(p, *(k for k in BLOCK_KNOBS if k in offered))
+    # The knobs its blocks read (hw.blocks.BLOCKS), in Config's order; the grid is set apart.
+    add_knobs(p, *(k for k in KNOBS if k in offered))
     if signoff:
         add_knobs(p, *SIGNOFF)
 

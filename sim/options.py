@@ -61,12 +61,15 @@ def given(args) -> dict:
     return {name: getattr(args, name) for name in KNOBS if getattr(args, name, None) is not None}
 
 
-def refuse_unused(args, reads, what: str, hint: str = "") -> None:
-    """Refuse, as one line, any knob given that ``what`` does not read (``reads``: field names)."""
+def refuse_unused(args, reads, what: str, having: dict | None = None) -> None:
+    """Refuse, as one line, any knob given that ``what`` does not read (``reads``:
+    field names); ``having`` names, per part, what does have it."""
     for name in given(args):
         if name not in reads:
-            part = KNOBS[name].metadata["part"].value
-            raise UserError(f"{flag(name)} sets {part}: {what} has none{hint}")
+            part = KNOBS[name].metadata["part"]
+            where = (having or {}).get(part)
+            raise UserError(f"{flag(name)} sets {part.value}: {what} has none"
+                            + (f" ({where} have it)" if where else ""))
 
 
 def design_knobs(design: str, variant: str, issue_window: int = 0, linear: bool = False) -> frozenset:
@@ -100,9 +103,5 @@ def check_design_knobs(args, linear: bool = False) -> None:
         return
     if getattr(args, "lookahead", None) is not None and "lookahead" not in reads and "issue_window" in reads:
         raise UserError(f"--lookahead sets the matcher: --issue-window {window} puts the channel window in its place")
-    for name in given(args):
-        if name not in reads:
-            part = KNOBS[name].metadata["part"]
-            having = {Part.SCHEDULER: "pe-sh and full", Part.MATCHER: "pe-m and full"}.get(part)
-            raise UserError(f"{flag(name)} sets {part.value}: --variant {args.variant} has none"
-                            + (f" ({having} have it)" if having else ""))
+    refuse_unused(args, reads, f"--variant {args.variant}",
+                  having={Part.SCHEDULER: "pe-sh and full", Part.MATCHER: "pe-m and full"})

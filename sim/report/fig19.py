@@ -60,7 +60,6 @@ def plot(out: Path, data: dict) -> None:
     save(fig, out / "fig19_ablation.png")
 
 
-
 def markdown(d: dict) -> list[str]:
     f19 = d["fig19"]
     m = f19["model"]

@@ -49,7 +49,6 @@ def plot(out: Path, data: dict) -> None:
     save(fig, out / "fig9_reuse_vs_skip.png")
 
 
-
 def markdown(d: dict) -> list[str]:
     f9 = d["fig9"]
     at_default = next(p for p in f9 if (p["F"], p["P"]) == (5, 3))
