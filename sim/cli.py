@@ -82,13 +82,13 @@ def _say_what_is_computed() -> None:
     yet cached: the first run of a design point maps its blocks, for minutes."""
     import re
 
-    from synth import cache
+    from hw import cache
 
     kinds = {".v": "mapping", ".json": "timing", "-energy": "energy per action of"}
 
     def say(path) -> None:
         m = re.match(r"^(.*?)-[0-9a-f]{24}(.*)$", path.name)
-        if m:
+        if m and path.parent.name != "verilog":     # emitting takes seconds, not minutes
             kind = next((v for k, v in kinds.items() if m[2].startswith(k)), "synthesizing")
             where = "area of" if "synth" in path.parent.name else kind
             print(f"kaleido: {where} {m[1]} (once; cached after)", file=sys.stderr, flush=True)

@@ -19,7 +19,7 @@ from hw import blocks
 from hw.matcher import Matcher
 from hw.scheduler import Scheduler
 
-from .cache import cached_json
+from hw.cache import cached_json
 from .flow import cache_key, synthesize
 from .liberty import cells as liberty_cells
 

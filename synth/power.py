@@ -23,7 +23,7 @@ from golden.config import Config
 from hw import blocks
 from .actions import ACTIONS, actions, stimulus
 
-from .cache import cached_json
+from hw.cache import cached_json
 from .flow import cache_key
 from .gate_energy import OUTPUT_LOAD_PF, SLEW_NS, energy, leakage_nw
 from .gatesim import GateSimError, cell_models, parse, simulate

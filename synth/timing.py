@@ -12,7 +12,7 @@ from pathlib import Path
 from golden.config import Config
 from hw import blocks
 
-from .cache import cached_json, cached_text
+from hw.cache import cached_json, cached_text
 from .flow import cache_key, gate_netlist
 from .sta import timing
 

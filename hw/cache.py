@@ -1,4 +1,5 @@
-"""One on-disk cache for every synthesis, timing and energy result.
+"""One on-disk cache for everything made from the RTL: its Verilog, and every
+synthesis, timing and energy result.
 
 A result is a file named by what it depends on (the caller's key). The first
 process that needs it computes it while holding a lock on that name; another
