@@ -25,9 +25,13 @@ def _area_by_lines(text, top, liberty=None, clock_mhz=None):
 
 def test_report_writes_its_figures(tmp_path, monkeypatch):
     """`kaleido report` in every `make test`: every figure but the energy one, on tiny
-    design points, with Yosys stood in for (`make test-all` runs it for real)."""
+    design points, with Yosys stood in for, and the two widest sweeps at two points
+    each (`make test-all` runs it all for real)."""
+    from sim.report import fig20, speed
     monkeypatch.setattr(area, "CACHE", tmp_path / "cache")
     monkeypatch.setattr(area, "synthesize", _area_by_lines)
+    monkeypatch.setattr(speed, "SPEED_DIMS", speed.SPEED_DIMS[:2])
+    monkeypatch.setattr(fig20, "BLOCK_THRESHOLDS", fig20.BLOCK_THRESHOLDS[:2])
     tiny = Config.for_model("wan2.1", 16, grid=(2, 4, 4), rows=2, cols=2)
     sizes = {"golden": tiny, "cycle_model": tiny, "rtl": tiny,
              "area": Config(partition=(4, 2, 2), rows=2, cols=2, queue_depth=8, clusters=2,
@@ -43,6 +47,7 @@ def test_report_writes_its_figures(tmp_path, monkeypatch):
         assert heading in text
     metric = data["area"]["split"]["metric"]
     assert data["area"]["blocks"]["pe"][metric] > data["area"]["blocks"]["baseline-pe"][metric]
+    assert len(data["fig20"]) == 4 and {p["D"] for p in data["speed"]["over_d"]} == {16, 32}
 
 
 @pytest.mark.slow       # make test: test_report_on_the_shared_cache
