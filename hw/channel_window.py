@@ -13,16 +13,15 @@ what each group took from its set.
 from __future__ import annotations
 
 from amaranth import Array, Cat, Const, Module, Mux, Signal, Value
-from amaranth.lib import data, wiring
-from amaranth.lib.wiring import In, Out
 
 from golden.channel_window import row_groups
 from golden.config import Config, require_config
 from golden.pe import Mode
 
-from .matcher import lane_masks, lowest_set, lowest_sets, pe_masks, select, state_entry, state_table
+from .dispatch import Dispatcher, state_entry
+from .matcher import lane_masks, lowest_set, lowest_sets, pe_masks, select, state_table
 
-__all__ = ["ChannelWindow", "group_count", "choice_layout", "rows_choose"]
+__all__ = ["ChannelWindow", "group_count", "rows_choose"]
 
 
 def group_count(cfg: Config) -> int:
@@ -36,12 +35,7 @@ def rows_choose(mode) -> Value:
     return Cat(*(mode == m for m in Mode if row_groups(m))).any()
 
 
-def choice_layout(width: int) -> data.StructLayout:
-    """One group's steps in a slot: which of them are present, and their window positions."""
-    return data.StructLayout({"take": 2, "sel": data.ArrayLayout(range(max(2, width)), 2)})
-
-
-class ChannelWindow(wiring.Component):
+class ChannelWindow(Dispatcher):
     """Window of channel steps, and each group's choice from it.
 
     Parameters
@@ -73,20 +67,9 @@ class ChannelWindow(wiring.Component):
     """
 
     def __init__(self, cfg: Config):
-        self.cfg = require_config(cfg, self)
-        if cfg.issue_window < 2:
+        if require_config(cfg, self).issue_window < 2:
             raise ValueError("a channel window needs Config.issue_window of 2 or more")
-        G, W, NG = cfg.group_width, cfg.issue_window, group_count(cfg)
-        chan = range(max(2, G))
-        super().__init__({
-            "wr_en": In(1), "wr_chan": In(chan), "wr_data": In(state_entry(cfg.rows, cfg.cols)),
-            "mode": In(Mode), "single": In(1),
-            "sets": In(G).array(NG),
-            "found": Out(1).array(W), "chan": Out(chan).array(W),
-            "choice": Out(choice_layout(W)).array(NG),
-            "rest": Out(G).array(NG),
-            "more": Out(1),
-        })
+        super().__init__(cfg, width=cfg.issue_window, groups=group_count(cfg))
 
     def elaborate(self, platform):
         m = Module()

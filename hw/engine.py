@@ -68,8 +68,10 @@ from golden.pe import Load, Mode, Need, step_need
 from golden.reuse import State
 
 from .array import BaselineArray, KaleidoArray
-from .channel_window import ChannelWindow, choice_layout, group_count, rows_choose
-from .matcher import INVALID, Matcher, lane_masks, lowest_set, pe_masks
+from .channel_window import group_count, rows_choose
+from .dispatch import choice_layout
+from .dispatchers import DISPATCHERS, dispatcher_of
+from .matcher import INVALID, lane_masks, pe_masks
 
 __all__ = ["AttentionEngine", "pair_entry", "token_entry", "entry_layout", "word_layout", "entry_bits",
            "slot_layout",
@@ -139,8 +141,11 @@ class AttentionEngine(wiring.Component):
     q_words, k_words : int
         Depth of the two operand buffers (words of one channel of one tile).
     matcher : bool
-        Pair channel steps of passes B, C and D through a :class:`hw.matcher.Matcher`
-        (variants ``pe-m`` and ``full``); without it steps go one per cycle.
+        Pair channel steps of passes B, C and D (variants ``pe-m`` and ``full``)
+        through a :class:`hw.matcher.Matcher`, or the channel window where
+        ``cfg.issue_window`` asks for one; without it, steps go one a slot
+        (:class:`hw.in_order.InOrder`). The engine sees only the interface of
+        :mod:`hw.dispatch` (:func:`hw.dispatchers.dispatcher_of` picks the unit).
 
     Members
     -------
@@ -230,17 +235,12 @@ class AttentionEngine(wiring.Component):
         qw, kw = qmem.write_port(), kmem.write_port()
         m.d.comb += [qw.en.eq(self.q_wr_en), qw.addr.eq(self.q_wr_addr), qw.data.eq(self.q_wr_data),
                      kw.en.eq(self.k_wr_en), kw.addr.eq(self.k_wr_addr), kw.data.eq(self.k_wr_data)]
-        # One read port per side for the slot's step, and one for a paired partner
-        # step, or one for each channel of a window.
-        reads = [(qmem.read_port(), kmem.read_port())]
-        if self.window:
-            reads += [(qmem.read_port(), kmem.read_port()) for _ in range(self.window - 1)]
-            m.submodules.window = match = ChannelWindow(cfg)
-        elif self.matcher:
-            reads.append((qmem.read_port(), kmem.read_port()))
-            m.submodules.matcher = match = Matcher(cfg)
-        else:
-            match = None
+        # The dispatcher picks each slot's channels (hw.dispatch): one read port per
+        # side for each channel it may read in a slot.
+        name = dispatcher_of(cfg, self.matcher)
+        match = DISPATCHERS[name](cfg)
+        m.submodules[name.replace("-", "_")] = match
+        reads = [(qmem.read_port(), kmem.read_port()) for _ in range(match.width)]
 
         array = KaleidoArray(cfg) if kaleido else BaselineArray(cfg)
         m.submodules.array = array
@@ -255,8 +255,8 @@ class AttentionEngine(wiring.Component):
         return m
 
     def _sequencer(self, m, s1, needs, reads, match):
-        """S0: walks groups, tiles and passes, picks each slot's channel(s), applies
-        the drain rule, addresses the buffers and fills ``s1``."""
+        """S0: walks groups, tiles and passes, has the dispatcher ``match`` pick each
+        slot's channel(s), applies the drain rule, addresses the buffers and fills ``s1``."""
         cfg, kaleido = self.cfg, self.design == "kaleido"
         R, C, CH = cfg.rows, cfg.cols, self.channels
         G = cfg.group_width if kaleido else 1       # channels a pass B-D chooses from
@@ -265,8 +265,7 @@ class AttentionEngine(wiring.Component):
         dense = self.dense if kaleido else Const(1)
         # Linear layers: a tile group is a LINEAR pass, then one pass B per partner.
         linear = (self.linear & ~self.dense) if kaleido else Const(0)
-        windowed = self.window != 0
-        paired = match is not None and not windowed
+        per_group, paired = _routing(match)
 
         running = Signal()           # issuing slots
         flushing = Signal()          # the final drain slot is being issued
@@ -282,7 +281,6 @@ class AttentionEngine(wiring.Component):
         k_off = Signal(range(self.k_words))       # linear: that partner's words, past the tile's first
         slot = Signal(range(CH + 1))
         chan = Signal(range(CH + 1))              # pass A / dense: next channel
-        remaining = Signal(G)                     # passes B-D: channels still to stream
         need = [Signal(G, name=f"need_{p}") for p in "BCD"]
 
         dg_of, q_tiles, k_tiles = Array(self.dg), Array(self.q_tiles), Array(self.k_tiles)
@@ -303,7 +301,7 @@ class AttentionEngine(wiring.Component):
                 ((need[p] & ~onehot) | Mux(needs.bits[p], onehot, 0)) & dg_mask)
             with m.If(needs.a_in_s1):
                 m.d.sync += need[p].bit_select(s1.chan, 1).eq(needs.bits[p])
-            if windowed:
+            if per_group:
                 # Each group's own set, recorded the same way.
                 for gr in range(group_count(cfg)):
                     recorded = Signal(G, name=f"group_set_{'BCD'[p]}{gr}")
@@ -320,35 +318,25 @@ class AttentionEngine(wiring.Component):
         m.d.comb += pass_set.eq(Mux(beyond, dg_mask,
                                     Mux(pss == Mode.B, need_now[0],
                                         Mux(pss == Mode.C, need_now[1], need_now[2]))))
-        left = Signal(G)
-        m.d.comb += left.eq(Mux(slot == 0, pass_set, remaining))
-        pair = Signal()                           # this slot issues two steps
-        c2 = Signal(range(max(2, CH)))
-        taken = Signal(G)                         # the steps this slot removes from the set
-        if windowed:
-            # Each group (a column in B and D, a row in C) keeps its own set, taken
-            # at a pass's first slot from what pass A recorded for it; a pass that
-            # streams one step a slot gives every group the pass's set.
-            NG = group_count(cfg)
-            single = Signal()
-            m.d.comb += single.eq(self.unpaired | beyond)
-            group_left = [Signal(G, name=f"group_left{gr}") for gr in range(NG)]
-            group_rest = [Signal(G, name=f"group_rest{gr}") for gr in range(NG)]
-            for gr in range(NG):
+        # The dispatcher is given, per group, the channels still to take: at a pass's
+        # first slot the pass's set (each group's own, with a group per column or row,
+        # unless the pass streams one step a slot), after it what it left.
+        single = Signal()
+        m.d.comb += single.eq((self.unpaired | beyond) if kaleido else 1)
+        rest = [Signal(G, name=f"rest{gr}") for gr in range(match.groups)]
+        for gr in range(match.groups):
+            if per_group:
                 recorded = Mux(pss == Mode.C, needs.group_now[1][gr],
                                Mux(pss == Mode.D, needs.group_now[2][gr], needs.group_now[0][gr]))
-                m.d.comb += [group_left[gr].eq(Mux(slot == 0, Mux(single, pass_set, recorded), group_rest[gr])),
-                             match.sets[gr].eq(group_left[gr])]
-            m.d.comb += [match.mode.eq(pss), match.single.eq(single)]
-            found, first_left = match.found[0], match.chan[0]
-        elif paired:
-            m.d.comb += [match.steps.eq(left), match.mode.eq(pss)]
-            found, first_left = match.head_valid, match.head
-            m.d.comb += [pair.eq(match.second_valid & ~dense_pass_of(pss) & ~self.unpaired & ~beyond),
-                         c2.eq(match.second)]
-        else:
-            found, first_left = lowest_set(m, left, G, "left")
-        m.d.comb += taken.eq((Const(1, G) << first_left) | Mux(pair, Const(1, G) << c2, 0))
+                first = Mux(single, pass_set, recorded)
+            else:
+                first = pass_set
+            m.d.comb += match.sets[gr].eq(Mux(slot == 0, first, rest[gr]))
+        m.d.comb += [match.mode.eq(pss), match.single.eq(single)]
+        found, first_left = match.found[0], match.chan[0]
+        pair = Signal()                           # this slot issues two steps
+        if paired:
+            m.d.comb += pair.eq(match.choice[0].take[1] & ~dense_pass_of(pss))
         dense_pass = Signal()
         m.d.comb += dense_pass.eq(dense_pass_of(pss))
         have = Signal()
@@ -357,7 +345,7 @@ class AttentionEngine(wiring.Component):
         m.d.comb += [
             have.eq(Mux(dense_pass, chan < dg, found)),
             c.eq(Mux(dense_pass, chan, first_left)),
-            more.eq(Mux(dense_pass, chan + 1 < dg, match.more if windowed else (left & ~taken).any())),
+            more.eq(Mux(dense_pass, chan + 1 < dg, match.more)),
         ]
         issue = Signal()
         m.d.comb += issue.eq(running & ~flushing)
@@ -384,18 +372,16 @@ class AttentionEngine(wiring.Component):
 
         (qr, kr), *partner = reads
         m.d.comb += [qr.addr.eq(q_tile + c), kr.addr.eq(k_tile + k_off + c)]
-        if windowed:
-            for w, (qw, kw) in enumerate(partner, start=1):
-                m.d.comb += [qw.addr.eq(q_tile + match.chan[w]), kw.addr.eq(k_tile + k_off + match.chan[w])]
+        for w, (qw, kw) in enumerate(partner, start=1):
+            m.d.comb += [qw.addr.eq(q_tile + match.chan[w]), kw.addr.eq(k_tile + k_off + match.chan[w])]
+        if per_group:
             # A pass that streams every channel puts its step at position 0 for all.
-            for gr in range(NG):
+            for gr in range(match.groups):
                 with m.If(dense_pass):
                     m.d.sync += [s1.choice[gr].take.eq(0b01), s1.choice[gr].sel[0].eq(0), s1.choice[gr].sel[1].eq(0)]
                 with m.Else():
                     m.d.sync += s1.choice[gr].eq(match.choice[gr])
         if paired:
-            qr2, kr2 = partner[0]
-            m.d.comb += [qr2.addr.eq(q_tile + c2), kr2.addr.eq(k_tile + k_off + c2)]
             m.d.sync += s1.pair.eq(go & issue & have & pair)
         m.d.sync += [s1.valid.eq(go), s1.steps.eq(go & issue & have),
                      s1.first.eq(go & issue & (slot == 0)), s1.mode.eq(pss), s1.part.eq(part), s1.chan.eq(c),
@@ -417,10 +403,7 @@ class AttentionEngine(wiring.Component):
             with m.If(dense_pass):
                 m.d.sync += chan.eq(chan + have)
             with m.Else():
-                if windowed:
-                    m.d.sync += [group_rest[gr].eq(match.rest[gr]) for gr in range(NG)]
-                else:
-                    m.d.sync += remaining.eq(left & ~taken)
+                m.d.sync += [r.eq(match.rest[gr]) for gr, r in enumerate(rest)]
             with m.If(~more):                     # the pass's last slot
                 m.d.sync += [slot.eq(0), chan.eq(0), very_first.eq(0)]
                 next_tile = Signal()
@@ -457,8 +440,7 @@ class AttentionEngine(wiring.Component):
         flags, hand-over, drain); in pass A it also computes the need bits."""
         cfg, kaleido = self.cfg, self.design == "kaleido"
         R, C = cfg.rows, cfg.cols
-        windowed = self.window != 0
-        paired = match is not None and not windowed
+        per_group, paired = _routing(match)
         (qr, kr), *partner = reads
         s1_valid, s1_steps, s1_first, s1_drain = s1.valid, s1.steps, s1.first, s1.drain
         s1_pass, s1_flush, s1_pair, s1_c = s1.mode, s1.flush, s1.pair, s1.chan
@@ -492,9 +474,9 @@ class AttentionEngine(wiring.Component):
                 k_word2 = data.View(word_layout(self.design, C), kr2.data)
             rows2 = [q_word2[i] for i in range(R)] if paired else rows
             cols2 = [k_word2[j] for j in range(C)] if paired else cols
-            if windowed:
+            if per_group:
                 self._window_operands(m, s1, reads, array, load_of, use_x0, use_k0)
-            for i, (e, e2) in enumerate(zip(rows, rows2) if not windowed else ()):
+            for i, (e, e2) in enumerate(zip(rows, rows2) if not per_group else ()):
                 steps = Mux(s1_pair, 3, 1)
                 # The dense schedule's folded key: the row adder forms P0 + P1 (<= 127).
                 fold = self.dense & (e.state == State.FULL)
@@ -510,7 +492,7 @@ class AttentionEngine(wiring.Component):
                     array.row_in[i].drain.eq(s1_valid & s1_drain),
                 ]
             # A paired slot carries each step's column operand on its own byte.
-            for j, (e, e2) in enumerate(zip(cols, cols2) if not windowed else ()):
+            for j, (e, e2) in enumerate(zip(cols, cols2) if not per_group else ()):
                 m.d.sync += [
                     array.col_in[j].b0.eq(Mux(use_k0, e.x0, e.x1)),
                     array.col_in[j].b1.eq(Mux(s1_pair, Mux(use_k0, e2.x0, e2.x1), 0)),
@@ -531,12 +513,11 @@ class AttentionEngine(wiring.Component):
                     if step_need(Mode.D, a, b, cfg.accumulators)[0] != Need.NONE:
                         d_work = d_work | (qs[a] & ks[b])
             m.d.comb += [bits[0].eq(ks[1] | ks[0]), bits[1].eq(qs[1] | qs[0]), bits[2].eq(d_work)]
-            if paired or windowed:
-                # The matcher keeps every row's and column's state (golden.matcher).
-                m.d.comb += [match.wr_en.eq(a_in_s1), match.wr_chan.eq(s1_c)]
-                m.d.comb += [match.wr_data.sq[i].eq(Mux(qv[i], sq[i], INVALID)) for i in range(R)]
-                m.d.comb += [match.wr_data.sk[j].eq(Mux(kv[j], sk[j], INVALID)) for j in range(C)]
-            if windowed:
+            # The dispatcher keeps every row's and column's state (the in-order one ignores them).
+            m.d.comb += [match.wr_en.eq(a_in_s1), match.wr_chan.eq(s1_c)]
+            m.d.comb += [match.wr_data.sq[i].eq(Mux(qv[i], sq[i], INVALID)) for i in range(R)]
+            m.d.comb += [match.wr_data.sk[j].eq(Mux(kv[j], sk[j], INVALID)) for j in range(C)]
+            if per_group:
                 # Per group: a column needs the channel in B (D) when some PE of it has
                 # work there, a row in C likewise; the matcher's masks over that entry
                 # (an invalid row or column needs nothing).
@@ -614,6 +595,14 @@ class AttentionEngine(wiring.Component):
         with m.Elif(self.busy):
             m.d.sync += [self.cycles.eq(self.cycles + 1),
                          self.lane_work.eq(self.lane_work + array.lane_work)]
+
+
+def _routing(match) -> tuple[bool, bool]:
+    """How a dispatcher's steps reach the array: ``(per_group, paired)``. Per group,
+    each column or row picks its own from the words read; otherwise every row and
+    column takes the same step, and with ``paired`` a second one on the other byte."""
+    per_group = match.groups > 1
+    return per_group, match.width > 1 and not per_group
 
 
 class _NeedBits:

@@ -8,30 +8,25 @@ works out, for the pass being run, how many lanes each PE needs for a step
 ``lookahead`` channels of the pass's remaining set (the head and its
 candidates, found by chained priority encoders), and pairs the head with the
 first candidate whose lanes fit beside the head's in every PE. The engine
-issues the head, and the partner when there is one, and removes them from the
-set. A table write bypasses to the lookup in the same cycle, so the last
+issues the head, and the partner when there is one, and keeps the set without
+them (``rest``) for the next cycle; the ports are every dispatcher's
+(:mod:`hw.dispatch`). A table write bypasses to the lookup in the same cycle, so the last
 channel of pass A can be paired on the first cycle of B.
 """
 
 from __future__ import annotations
 
 from amaranth import Array, Cat, Const, Module, Mux, Signal
-from amaranth.lib import data, wiring
-from amaranth.lib.wiring import In, Out
 
-from golden.config import Config, require_config
+from golden.config import Config
 from golden.matcher import PAIRED_MODES, lanes_of
-from golden.pe import Mode
+
+from .dispatch import Dispatcher, state_entry
 
 __all__ = ["Matcher", "lowest_set", "lowest_sets", "select", "INVALID", "state_entry", "state_table", "lane_masks", "pe_masks"]
 
 #: The state code of a row or column that does not exist in the tile group: it needs nothing.
 INVALID = 3
-
-
-def state_entry(rows: int, cols: int) -> data.StructLayout:
-    """One channel's entry of the matcher's table: the states of the tile group's rows and columns."""
-    return data.StructLayout({"sq": data.ArrayLayout(2, rows), "sk": data.ArrayLayout(2, cols)})
 
 
 def lowest_set(m, vector, width, name):
@@ -152,7 +147,7 @@ def pe_masks(m, entry, lanes, rows: int, cols: int, name: str):
     return s, w
 
 
-class Matcher(wiring.Component):
+class Matcher(Dispatcher):
     """Merge unit over a lookahead window of channel steps.
 
     Parameters
@@ -164,19 +159,25 @@ class Matcher(wiring.Component):
 
     Members
     -------
-    wr_en, wr_chan : In(1), In(range(group_width + 1))
-        Write channel ``wr_chan``'s entry this cycle.
-    wr_data : In(state_entry(rows, cols))
-        The entry: each row's and column's reuse state on the channel (``INVALID``
-        for a row or column the tile group does not have).
+    (:class:`hw.dispatch.Dispatcher`'s, for one group reading up to two channels.)
+    wr_en, wr_chan, wr_data : In
+        Write channel ``wr_chan``'s entry this cycle (``INVALID`` for a row or
+        column the tile group does not have).
     mode : In(Mode)
         The pass being run (B, C or D; any other pass pairs nothing).
-    steps : In(group_width)
+    single : In(1)
+        Pair nothing: the head alone.
+    sets : In(group_width).array(1)
         The pass's channels still to issue, one bit each.
-    head_valid, head : Out(1), Out(range(group_width + 1))
-        The lowest remaining channel.
-    second_valid, second : Out(1), Out(range(group_width + 1))
-        The first candidate in the window whose lanes fit beside the head's in every PE, if any.
+    found[0], chan[0] : Out
+        The head: the lowest remaining channel.
+    found[1], chan[1] : Out
+        Its partner: the first candidate in the window whose lanes fit beside the
+        head's in every PE, if any (``chan[1]`` holds it only when ``found[1]``).
+    choice : Out(choice_layout(2)).array(1)
+        ``take`` is the head and the partner; ``sel`` is 0 and 1.
+    rest, more : Out
+        The set without the head and its partner, and whether that leaves any.
     """
 
     @staticmethod
@@ -185,16 +186,7 @@ class Matcher(wiring.Component):
         return cfg.group_width * state_entry(cfg.rows, cfg.cols).size
 
     def __init__(self, cfg: Config):
-        self.cfg = require_config(cfg, self)
-        G = cfg.group_width
-        chan = range(max(2, G))
-        super().__init__({
-            "wr_en": In(1), "wr_chan": In(chan), "wr_data": In(state_entry(cfg.rows, cfg.cols)),
-            "mode": In(Mode),
-            "steps": In(G),
-            "head_valid": Out(1), "head": Out(chan),
-            "second_valid": Out(1), "second": Out(chan),
-        })
+        super().__init__(cfg, width=2, groups=1)
 
     def elaborate(self, platform):
         m = Module()
@@ -203,6 +195,7 @@ class Matcher(wiring.Component):
         layout = state_entry(R, C)
         table = state_table(m, self, G, layout)
         lanes = lane_masks(m, self.mode, cfg.accumulators)
+        steps = self.sets[0]
 
         def masks(entry, name):
             return pe_masks(m, entry, lanes, R, C, name)
@@ -210,16 +203,22 @@ class Matcher(wiring.Component):
         # The window: head, then up to L-1 candidates, in channel order; every
         # rank found at once, and its entry read by its one-hot position.
         window = []
-        for k, (found, idx, onehot) in enumerate(lowest_sets(m, self.steps, G, L, "win")):
+        for k, (found, idx, onehot) in enumerate(lowest_sets(m, steps, G, L, "win")):
             entry = select(m, table, onehot, G, layout, f"win{k}_entry")
             window.append((found, idx, *masks(entry, f"win{k}")))
         head_found, head, head_some, head_whole = window[0]
-        m.d.comb += [self.head_valid.eq(head_found), self.head.eq(head)]
+        m.d.comb += [self.found[0].eq(head_found), self.chan[0].eq(head)]
 
         # Two steps fit when neither takes both lanes of a PE the other uses at all.
         # The first compatible candidate wins: scan from the farthest back.
+        second_ok = Signal()
         for found, idx, s, w in reversed(window[1:]):
             fits = ~((head_whole & s) | (head_some & w)).any()
             with m.If(head_found & found & fits):
-                m.d.comb += [self.second_valid.eq(1), self.second.eq(idx)]
+                m.d.comb += [second_ok.eq(1), self.chan[1].eq(idx)]
+        pair = second_ok & ~self.single
+        taken = (Const(1, G) << head) | Mux(pair, Const(1, G) << self.chan[1], 0)
+        m.d.comb += [self.found[1].eq(pair),
+                     self.choice[0].take.eq(Cat(head_found, pair)), self.choice[0].sel[1].eq(1),
+                     self.rest[0].eq(steps & ~taken), self.more.eq(self.rest[0].any())]
         return m

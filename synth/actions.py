@@ -204,7 +204,6 @@ def _unit_stimulus(block: str, dut, cfg: Config, action: str, rnd: random.Random
         return step
     G, R, C = cfg.group_width, cfg.rows, cfg.cols
     states = lambda n: [rnd.randrange(3) for _ in range(n)]
-    window = block == "channel-window"
 
     async def step(ctx):
         busy = action == "busy"
@@ -212,11 +211,8 @@ def _unit_stimulus(block: str, dut, cfg: Config, action: str, rnd: random.Random
         ctx.set(dut.wr_chan, rnd.randrange(G) if busy else 0)
         ctx.set(dut.wr_data, {"sq": states(R), "sk": states(C)} if busy else {"sq": [0] * R, "sk": [0] * C})
         ctx.set(dut.mode, rnd.choice(PAIRED_MODES) if busy else Mode.A)
-        if window:
-            for s in dut.sets:
-                ctx.set(s, rnd.getrandbits(G) if busy else 0)
-        else:
-            ctx.set(dut.steps, rnd.getrandbits(G) if busy else 0)
+        for s in dut.sets:
+            ctx.set(s, rnd.getrandbits(G) if busy else 0)
     return step
 
 

@@ -35,7 +35,8 @@ async def matcher_sequences(dut):
     rnd = random.Random(SEED)
     G, R, C, L = CFG.group_width, CFG.rows, CFG.cols, CFG.lookahead
     dut.wr_en.value = 0
-    dut.steps.value = 0
+    dut.sets__0.value = 0
+    dut.single.value = 0
     dut.mode.value = 0
     await start(dut)
     sq = np.array([[rnd.randrange(3) for _ in range(G)] for _ in range(R)])
@@ -63,15 +64,19 @@ async def matcher_sequences(dut):
         dut.mode.value = int(mode)
         left, issued = set(chans), []
         while True:
-            dut.steps.value = sum(1 << c for c in left)
+            dut.sets__0.value = sum(1 << c for c in left)
             await ReadOnly()
-            if not int(dut.head_valid.value):
+            if not int(dut.found__0.value):
                 break
-            head = int(dut.head.value)
-            second = int(dut.second.value) if int(dut.second_valid.value) else None
+            head = int(dut.chan__0.value)
+            second = int(dut.chan__1.value) if int(dut.found__1.value) else None
             issued.append((head, second))
-            await FallingEdge(dut.clk)
             left -= {head, second}
+            # What the engine keeps for the next slot: the set without both steps.
+            rest = int(dut.rest__0.value)
+            assert rest == sum(1 << c for c in left) and int(dut.more.value) == bool(left), \
+                f"seed={SEED} trial {trial}: rest {rest:b}, left {sorted(left)}"
+            await FallingEdge(dut.clk)
             if len(issued) > G:
                 raise AssertionError(f"seed={SEED} trial {trial}: no end")
         want = match(chans, pe_needs(mode, sq[:rv], sk[:cv], CFG.accumulators), L)

@@ -38,18 +38,27 @@ def test_rtl_merge_unit_matches_golden(lookahead, accumulators, rng):
             issued = []
             left = set(chans)
             while left:
-                ctx.set(dut.steps, sum(1 << c for c in left))
-                assert ctx.get(dut.head_valid)
-                head = ctx.get(dut.head)
-                second = ctx.get(dut.second) if ctx.get(dut.second_valid) else None
+                ctx.set(dut.sets[0], sum(1 << c for c in left))
+                assert ctx.get(dut.found[0])
+                head = ctx.get(dut.chan[0])
+                second = ctx.get(dut.chan[1]) if ctx.get(dut.found[1]) else None
                 issued.append((head, second))
                 left -= {head, second}
-            ctx.set(dut.steps, 0)
-            assert not ctx.get(dut.head_valid)
+                # The set the engine keeps for the next slot.
+                assert ctx.get(dut.rest[0]) == sum(1 << c for c in left) and ctx.get(dut.more) == bool(left)
+                assert ctx.get(dut.choice[0].take) == 1 + 2 * (second is not None)
+            ctx.set(dut.sets[0], 0)
+            assert not ctx.get(dut.found[0])
             assert issued == match(chans, needs, lookahead), f"trial {trial}, mode {mode!r}"
+            if chans:                                    # single: the head alone
+                ctx.set(dut.single, 1)
+                ctx.set(dut.sets[0], sum(1 << c for c in chans))
+                assert not ctx.get(dut.found[1]) and ctx.get(dut.chan[0]) == chans[0]
+                assert ctx.get(dut.rest[0]) == sum(1 << c for c in chans[1:])
+                ctx.set(dut.single, 0)
         ctx.set(dut.mode, Mode.A)                        # pass A pairs nothing
-        ctx.set(dut.steps, 0b11)
-        assert ctx.get(dut.head_valid) and not ctx.get(dut.second_valid)
+        ctx.set(dut.sets[0], 0b11)
+        assert ctx.get(dut.found[0]) and not ctx.get(dut.found[1])
 
     sim = Simulator(dut)
     sim.add_clock(1e-8)

@@ -1,0 +1,96 @@
+"""The dispatcher interface: what the engine's sequencer and operand stage see of
+the unit that picks each slot's channel steps, whichever unit it is.
+
+A dispatcher keeps, while pass A reads every channel, each channel's table entry
+(the reuse states of the tile group's rows and columns), and in each slot of a
+pass B, C or D it is given, per group, the channels still to take. It answers
+with the channels the slot reads, what each group takes from them, and what is
+left. The engine reads one buffer word per position, routes each group's steps
+to it, and keeps ``rest`` for the next slot.
+
+A group is what takes its steps together. A dispatcher of one group (the
+in-order one, the matcher) has the whole array take the same steps; the channel
+window has a group per column (passes B, D) or row (pass C).
+
+``hw.dispatchers`` names every dispatcher; adding one is a component here
+beside them (subclassing :class:`Dispatcher`), its golden model, and an entry
+there.
+"""
+
+from __future__ import annotations
+
+from amaranth.lib import data, wiring
+from amaranth.lib.wiring import In, Out
+
+from golden.config import Config, require_config
+from golden.pe import Mode
+
+__all__ = ["Dispatcher", "dispatch_signature", "state_entry", "choice_layout"]
+
+
+def state_entry(rows: int, cols: int) -> data.StructLayout:
+    """One channel's table entry: the states of the tile group's rows and columns."""
+    return data.StructLayout({"sq": data.ArrayLayout(2, rows), "sk": data.ArrayLayout(2, cols)})
+
+
+def choice_layout(width: int) -> data.StructLayout:
+    """One group's steps in a slot: which of them are present, and their positions."""
+    return data.StructLayout({"take": 2, "sel": data.ArrayLayout(range(max(2, width)), 2)})
+
+
+def dispatch_signature(cfg: Config, width: int, groups: int) -> wiring.Signature:
+    """The ports of a dispatcher that reads ``width`` channels a slot for ``groups`` groups
+    (see :class:`Dispatcher`'s members)."""
+    G = cfg.group_width
+    chan = range(max(2, G))
+    return wiring.Signature({
+        "wr_en": In(1), "wr_chan": In(chan), "wr_data": In(state_entry(cfg.rows, cfg.cols)),
+        "mode": In(Mode), "single": In(1),
+        "sets": In(G).array(groups),
+        "found": Out(1).array(width), "chan": Out(chan).array(width),
+        "choice": Out(choice_layout(width)).array(groups),
+        "rest": Out(G).array(groups),
+        "more": Out(1),
+    })
+
+
+class Dispatcher(wiring.Component):
+    """What every dispatcher is: a component with :func:`dispatch_signature`'s ports.
+
+    Parameters
+    ----------
+    cfg : Config
+        Takes ``group_width`` (table entries, set bits), ``rows`` and ``cols``.
+    width : int
+        Channels the dispatcher may read in one slot (the engine's read ports).
+    groups : int
+        Groups that take their own steps (1: the whole array takes the same).
+
+    Members
+    -------
+    wr_en, wr_chan, wr_data : In(1), In(range(group_width)), In(state_entry(rows, cols))
+        Write channel ``wr_chan``'s entry this cycle (pass A): each row's and
+        column's reuse state on it (``hw.matcher.INVALID`` for one the tile group
+        lacks). A dispatcher that needs no states ignores it.
+    mode : In(Mode)
+        The pass being run.
+    single : In(1)
+        One step a slot: the lowest channel only, taken by every group that
+        needs it (an unpaired pass, or one the PE cannot pair).
+    sets : In(group_width).array(groups)
+        Each group's channels still to take, one bit each.
+    found, chan : Out(1).array(width), Out(range(group_width)).array(width)
+        The channels the slot reads, in order: ``found[w]`` says position ``w``
+        holds one; position 0 is the lowest channel any group needs.
+    choice : Out(choice_layout(width)).array(groups)
+        Each group's steps: ``take`` bit ``k`` marks step ``k``, ``sel[k]`` its position.
+    rest : Out(group_width).array(groups)
+        ``sets`` without what each group takes this slot.
+    more : Out(1)
+        Some group has channels left after this slot.
+    """
+
+    def __init__(self, cfg: Config, width: int, groups: int):
+        self.cfg = require_config(cfg, self)
+        self.width, self.groups = width, groups
+        super().__init__(dispatch_signature(cfg, width, groups))
