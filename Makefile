@@ -38,9 +38,11 @@ setup: $(STAMP) $(CACHE)/.verilator $(CACHE)/.iverilog $(CACHE)/.ccache $(CACHE)
 # uv installs the packages (from its cache, in parallel): seconds where pip took 47.
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
+
+$(VENV)/bin/uv: | $(VENV)/bin/python
 	$(VENV)/bin/pip install -q uv
 
-$(STAMP): pyproject.toml | $(VENV)/bin/python
+$(STAMP): pyproject.toml | $(VENV)/bin/uv
 	$(VENV)/bin/uv pip install -q --python $(VENV)/bin/python -e ".[dev]"
 	@touch $@
 
@@ -137,7 +139,7 @@ formal: setup
 
 bench: setup
 	@mkdir -p $(OUT)
-	$(BIN)/python -m sim.bench | tee $(OUT)/bench.json
+	$(BIN)/python -m sim.experiments.bench | tee $(OUT)/bench.json
 
 report: setup
 	$(KALEIDO) report --out $(OUT)/report

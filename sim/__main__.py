@@ -1,5 +1,5 @@
 import sys
 
-from sim.entry import run
+from sim.cli.entry import run
 
 sys.exit(run())

@@ -21,7 +21,7 @@ from golden.tiling import pair_tables
 from hw import blocks
 
 from . import runner
-from .common import UserError
+from .errors import UserError
 
 __all__ = ["pick_simulator", "run_scheduler", "simulate", "WAVE_SUFFIXES", "follow_progress", "first_failure",
            "bench_failed"]

@@ -1,0 +1,242 @@
+"""Pieces every ``kaleido`` subcommand shares: the user-error type, argument
+parsing helpers, output places checked before any work, atomic output files,
+and JSON that stays valid."""
+
+from __future__ import annotations
+
+import argparse
+
+import json
+import math
+import os
+import shutil
+import stat
+import tempfile
+from contextlib import contextmanager
+from pathlib import Path
+
+import numpy as np
+
+from golden import MODELS
+
+from ..errors import UserError
+
+__all__ = ["UserError", "triple", "check_output_file", "check_output_dir", "atomic_output",
+           "json_safe", "print_json", "add_partition_args", "three", "MAX_TOKENS", "check_tokens"]
+
+#: The largest grid a command takes: ``S~`` alone is ``N x N`` int64, 32 GiB at 65,536 tokens.
+MAX_TOKENS = 65536
+
+
+def triple(text: str, what: str) -> tuple[int, int, int]:
+    try:
+        parts = tuple(int(p) for p in text.split(","))
+    except ValueError:
+        raise UserError(f"{what} {text!r} must be three integers like 2,4,4") from None
+    if len(parts) != 3:
+        raise UserError(f"{what} {text!r} must have three values, got {len(parts)}")
+    return parts
+
+
+def three(what: str):
+    """An argparse ``type`` for ``A,B,C`` options: refused at parsing when it is not
+    three integers (an empty ``--partition ""`` included), so no command ever
+    mistakes it for an option left out; the text itself is returned."""
+    def parse(text: str) -> str:
+        try:
+            triple(text, what)
+        except UserError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+        return text
+    return parse
+
+
+def check_tokens(grid: tuple[int, int, int]) -> None:
+    """Refuse a grid whose score matrix could not be held, before anything is allocated."""
+    n = math.prod(grid)
+    if n > MAX_TOKENS:
+        gib = n * n * 8 / 2 ** 30
+        raise UserError(f"grid {'x'.join(map(str, grid))} has {n:,} tokens; at most {MAX_TOKENS:,} "
+                        f"are taken (its scores alone would need {gib:.3g} GiB)")
+
+
+def add_partition_args(p, required: bool = True, head_dim: bool = False,
+                       head_dim_default: str = "128") -> None:
+    """``--partition Dt,Dy,Dx`` or ``--model NAME`` (with ``--head-dim D`` when asked;
+    ``head_dim_default`` says what the command takes without it)."""
+    part = p.add_mutually_exclusive_group(required=required)
+    part.add_argument("--partition", metavar="Dt,Dy,Dx", type=three("partition"),
+                      help="channels of the t-, y- and x-group, in that order")
+    part.add_argument("--model", choices=list(MODELS),
+                      help="take the partition from a model's 3-D RoPE"
+                           + (" at --head-dim channels" if head_dim else " at the operands' width"))
+    if head_dim:
+        p.add_argument("--head-dim", type=int, metavar="D", help=f"head dimension with --model (default {head_dim_default})")
+
+
+def _writable_ancestor(path: str) -> str:
+    # The nearest folder that exists above path: what decides whether it can be made.
+    probe = os.path.dirname(path)
+    while probe and not os.path.exists(probe):
+        probe = os.path.dirname(probe)
+    return probe or "."
+
+
+def check_output_file(path: str, what: str = "--out") -> str:
+    """Check that ``path`` can become a file, before any work; return it absolute."""
+    if not path:
+        raise UserError(f"{what} is empty: name a file")
+    target = os.path.abspath(path)
+    if os.path.isdir(target):
+        raise UserError(f"{what} {path} is a folder; name a file")
+    # Only a regular file, or a new name, is replaced: a rename over a device, a
+    # FIFO or a socket would replace the node itself (/dev/null, run as root).
+    if os.path.lexists(target) and not stat.S_ISREG(os.stat(target).st_mode if os.path.exists(target)
+                                                     else os.lstat(target).st_mode):
+        raise UserError(f"{what} {path} is not a regular file; name a new file or a regular one")
+    folder = os.path.dirname(target)
+    if not os.path.isdir(folder):
+        raise UserError(f"output folder {folder} does not exist")
+    if not os.access(folder, os.W_OK):
+        raise UserError(f"{what} {path}: folder {folder} is not writable")
+    return target
+
+
+def check_output_dir(path: str, what: str = "--out") -> str:
+    """Check that ``path`` is, or can become, a writable folder, without making it yet."""
+    if not path:
+        raise UserError(f"{what} is empty: name a folder")
+    target = os.path.abspath(path)
+    if os.path.exists(target):
+        if not os.path.isdir(target):
+            raise UserError(f"{what} {path} is a file; name a folder")
+        if not os.access(target, os.W_OK):
+            raise UserError(f"{what} {path} is not writable")
+        return target
+    parent = _writable_ancestor(target)
+    if not os.path.isdir(parent):
+        raise UserError(f"{what} {path}: {parent} is a file, so the folder cannot be made")
+    if not os.access(parent, os.W_OK):
+        raise UserError(f"{what} {path}: cannot make it, {parent} is not writable")
+    return target
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+@contextmanager
+def atomic_output(path: str, suffix: str = ""):
+    """Yield a temporary path beside ``path``; rename it into place on success only.
+
+    The file gets the mode ``open()`` would give it (0666 less the umask), not
+    the private 0600 of a temporary file.
+    """
+    target = check_output_file(path)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=".kaleido-", suffix=suffix, dir=os.path.dirname(target))
+    except OSError as exc:
+        raise UserError(f"cannot write {path}: {exc.strerror}") from None
+    os.close(fd)
+    try:
+        yield tmp
+        os.chmod(tmp, 0o666 & ~_umask())
+        os.replace(tmp, target)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+def write_npy(path, array) -> None:
+    """``np.save`` to ``path``, whole or not at all."""
+    with atomic_output(str(path), ".npy") as tmp:
+        with open(tmp, "wb") as f:
+            np.save(f, array)
+
+
+def write_json(path, obj) -> None:
+    """``obj`` as indented JSON (keys sorted) to ``path``, whole or not at all."""
+    with atomic_output(str(path), ".json") as tmp:
+        with open(tmp, "w") as f:
+            f.write(json.dumps(obj, indent=2, sort_keys=True) + "\n")
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True                     # someone else's process, alive
+    return True
+
+
+def _remove_orphans(out: Path) -> None:
+    """Scratch folders of runs that were killed outright (SIGKILL, a power cut): their
+    names carry their process id, and a process that is gone cannot come back for them."""
+    for old in out.glob(".work-*-*"):
+        pid = old.name.split("-")[1]
+        if pid.isdigit() and not _alive(int(pid)) and old.is_dir():
+            shutil.rmtree(old, ignore_errors=True)
+
+
+@contextmanager
+def run_folder(path: str, outputs: tuple, stale_suffixes: tuple = ()):
+    """The output folder of a simulation command, yielded as ``(folder, scratch)``.
+
+    The folder is made if missing and the last run's ``outputs`` (and files
+    ending in ``stale_suffixes``) leave it first, so a failed run leaves no old
+    figures; ``scratch`` is a ``.work-PID-*`` folder inside it for the simulators
+    (a killed run's, whose process is gone, is removed by the next run).
+    On failure the folders this run made (``nest/x/y``: all three) go while
+    empty; the scratch folder always goes. ``KALEIDO_KEEP_WORK=1`` keeps both, to
+    look into.
+    """
+    out = Path(path).absolute()
+    made = []                       # the folders this run makes, innermost first
+    for folder in [out, *out.parents]:
+        if folder.exists():
+            break
+        made.append(folder)
+    out.mkdir(parents=True, exist_ok=True)
+    for old in [out / n for n in outputs] + [p for p in out.glob("*") if p.suffix in stale_suffixes]:
+        old.unlink(missing_ok=True)
+    _remove_orphans(out)
+    work = Path(tempfile.mkdtemp(prefix=f".work-{os.getpid()}-", dir=out))
+    keep = os.environ.get("KALEIDO_KEEP_WORK")
+    try:
+        yield out, work
+    except BaseException:
+        if not keep:
+            shutil.rmtree(work, ignore_errors=True)
+            # Every folder this run made goes, innermost first, but only while empty:
+            # another run writing into the same --out keeps its folder (and its own
+            # scratch), and a failed run has written no outputs of its own.
+            for folder in made:
+                try:
+                    folder.rmdir()
+                except OSError:
+                    break
+        raise
+    finally:
+        if not keep:
+            shutil.rmtree(work, ignore_errors=True)
+
+
+def json_safe(obj):
+    """Numbers as JSON can hold them: infinities (a PSNR of identical outputs) become null."""
+    if isinstance(obj, dict):
+        return {k: json_safe(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [json_safe(v) for v in obj]
+    if isinstance(obj, (np.integer,)):
+        return int(obj)
+    if isinstance(obj, (float, np.floating)):
+        return None if not math.isfinite(obj) else float(obj)
+    return obj
+
+
+def print_json(obj) -> None:
+    print(json.dumps(json_safe(obj), indent=2, sort_keys=True))

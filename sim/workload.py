@@ -1,0 +1,22 @@
+"""Workloads as the experiments and the commands take them: a name (``proxy``,
+a bundled clip, or a video file) made into float Q, K and V."""
+
+from __future__ import annotations
+
+from golden import Config
+
+__all__ = ["DEFAULT_CLIP", "make_workload"]
+
+#: The clip the demo and the report use unless told otherwise: real camera and
+#: subject motion, 250 frames of 640x272, enough for every grid they use (up to
+#: 16x16 tokens, 256x256 pixels), which carphone's 176x144 is not.
+DEFAULT_CLIP = "bikes"
+
+
+def make_workload(cfg: Config, workload: str = DEFAULT_CLIP) -> dict:
+    """Float Q, K, V of ``workload``: ``proxy``, a bundled clip's name, or a video file."""
+    if workload == "proxy":
+        from golden import proxy_workload
+        return proxy_workload(cfg)
+    from golden.video import video_workload
+    return video_workload(cfg, workload)
