@@ -38,6 +38,32 @@ def lowest_set(m, vector, width, name):
     return vector.any(), index
 
 
+def _saturating_sum(a, b, count: int):
+    """Thermometer sum of two counts (thermometer codes of ``count`` bits), saturated:
+    bit ``t - 1`` is ``a + b >= t``."""
+    at_least = lambda x, t: Const(1, 1) if t == 0 else x[t - 1]
+    return Cat(*(Cat(*(at_least(a, i) & at_least(b, t - i) for i in range(t + 1))).any()
+                 for t in range(1, count + 1)))
+
+
+def at_least(m, vector, width: int, count: int, name: str) -> Signal:
+    """How many bits of ``vector`` are set, as a thermometer code saturated at
+    ``count`` (bit ``t - 1``: at least ``t``), by a tree of log2(width) levels."""
+    level = [Cat(vector[j], Const(0, count - 1)) if count > 1 else Cat(vector[j]) for j in range(width)]
+    depth = 0
+    while len(level) > 1:
+        pairs = []
+        for j in range(0, len(level) - 1, 2):
+            node = Signal(count, name=f"{name}_sum{depth}_{j // 2}")
+            m.d.comb += node.eq(_saturating_sum(level[j], level[j + 1], count))
+            pairs.append(node)
+        level = pairs + level[len(level) - len(level) % 2:]
+        depth += 1
+    total = Signal(count, name=f"{name}_at_least")
+    m.d.comb += total.eq(level[0])
+    return total
+
+
 def lowest_sets(m, vector, width: int, count: int, name: str):
     """The lowest ``count`` set bits of ``vector``, all at once: per rank k, ``(found,
     index, onehot)``, as ``count`` priority encoders in series would give them.
@@ -46,11 +72,6 @@ def lowest_sets(m, vector, width: int, count: int, name: str):
     bit come from a prefix network of saturating counters (thermometer codes of
     ``count`` bits, log2(width) levels), so no rank waits on the one before it.
     """
-    def combine(a, b):
-        # Thermometer sum of two adjacent segments, saturated: (a + b >= t) for t = 1..count.
-        at_least = lambda x, t: Const(1, 1) if t == 0 else x[t - 1]
-        return Cat(*(Cat(*(at_least(a, i) & at_least(b, t - i) for i in range(t + 1))).any()
-                     for t in range(1, count + 1)))
     bits = [vector[j] for j in range(width)]
     # Inclusive prefix counts, by recursive doubling.
     prefix = [Cat(bit, Const(0, count - 1)) if count > 1 else Cat(bit) for bit in bits]
@@ -63,7 +84,7 @@ def lowest_sets(m, vector, width: int, count: int, name: str):
                 continue
             # Each level is a signal of its own: as a nested expression it would grow by doubling.
             node = Signal(count, name=f"{name}_count{d}_{j}")
-            m.d.comb += node.eq(combine(prefix[j - d], prefix[j]))
+            m.d.comb += node.eq(_saturating_sum(prefix[j - d], prefix[j], count))
             level.append(node)
         prefix = level
         d *= 2
@@ -205,20 +226,25 @@ class Matcher(Dispatcher):
         window = []
         for k, (found, idx, onehot) in enumerate(lowest_sets(m, steps, G, L, "win")):
             entry = select(m, table, onehot, G, layout, f"win{k}_entry")
-            window.append((found, idx, *masks(entry, f"win{k}")))
-        head_found, head, head_some, head_whole = window[0]
+            window.append((found, idx, onehot, *masks(entry, f"win{k}")))
+        head_found, head, head_onehot, head_some, head_whole = window[0]
         m.d.comb += [self.found[0].eq(head_found), self.chan[0].eq(head)]
 
         # Two steps fit when neither takes both lanes of a PE the other uses at all.
         # The first compatible candidate wins: scan from the farthest back.
         second_ok = Signal()
-        for found, idx, s, w in reversed(window[1:]):
+        second_onehot = Signal(G)
+        for found, idx, onehot, s, w in reversed(window[1:]):
             fits = ~((head_whole & s) | (head_some & w)).any()
             with m.If(head_found & found & fits):
-                m.d.comb += [second_ok.eq(1), self.chan[1].eq(idx)]
-        pair = second_ok & ~self.single
-        taken = (Const(1, G) << head) | Mux(pair, Const(1, G) << self.chan[1], 0)
+                m.d.comb += [second_ok.eq(1), self.chan[1].eq(idx), second_onehot.eq(onehot)]
+        pair = Signal()
+        m.d.comb += pair.eq(second_ok & ~self.single)
+        # What is left, from the ranks' one-hot codes (no index decode). Whether any is
+        # left does not wait for it: more than two steps, or two and no partner.
+        count = at_least(m, steps, G, 3, "steps")
         m.d.comb += [self.found[1].eq(pair),
                      self.choice[0].take.eq(Cat(head_found, pair)), self.choice[0].sel[1].eq(1),
-                     self.rest[0].eq(steps & ~taken), self.more.eq(self.rest[0].any())]
+                     self.rest[0].eq(steps & ~(head_onehot | Mux(pair, second_onehot, 0))),
+                     self.more.eq(count[1] & (~pair | count[2]))]
         return m
