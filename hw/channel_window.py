@@ -12,14 +12,14 @@ what each group took from its set.
 
 from __future__ import annotations
 
-from amaranth import Array, Cat, Const, Module, Mux, Signal, Value
+from amaranth import Cat, Const, Module, Mux, Signal, Value
 
 from golden.channel_window import row_groups
 from golden.config import Config, require_config
 from golden.pe import Mode
 
 from .dispatch import Dispatcher, state_entry
-from .matcher import lane_masks, lowest_set, lowest_sets, pe_masks, select, state_table
+from .matcher import at_least, lane_masks, lowest_set, lowest_sets, pe_masks, select, state_table
 
 __all__ = ["ChannelWindow", "group_count", "rows_choose"]
 
@@ -66,6 +66,8 @@ class ChannelWindow(Dispatcher):
         Some group has channels left after this cycle.
     """
 
+    per_group = True
+
     def __init__(self, cfg: Config):
         if require_config(cfg, self).issue_window < 2:
             raise ValueError("a channel window needs Config.issue_window of 2 or more")
@@ -84,9 +86,10 @@ class ChannelWindow(Dispatcher):
         # rank at once (as the matcher finds its window), entries read by position.
         union = Signal(G)
         m.d.comb += union.eq(Cat(*(Cat(*(s[c] for s in self.sets)).any() for c in range(G))))
-        entries = []
+        entries, onehots = [], []
         for w, (found, idx, onehot) in enumerate(lowest_sets(m, union, G, W, "win")):
             m.d.comb += [self.found[w].eq(found), self.chan[w].eq(idx)]
+            onehots.append(onehot)
             entry = select(m, table, onehot, G, state_entry(R, C), f"win{w}_entry")
             entries.append(pe_masks(m, entry, lanes, R, C, f"win{w}"))
 
@@ -96,14 +99,13 @@ class ChannelWindow(Dispatcher):
             row = Cat(*(mask[g * C + j] for j in range(C))) if g < R else Const(0, C)
             return col, row
 
-        chans = Array(self.chan)
         more = []
         for g in range(NG):
-            # has[w]: the group still needs window channel w.
+            # has[w]: the group still needs window channel w (read by its one-hot code:
+            # no index to decode on the way).
             has = [Signal(name=f"g{g}_has{w}") for w in range(W)]
             for w in range(W):
-                m.d.comb += has[w].eq(self.found[w] & self.sets[g].bit_select(self.chan[w], 1)
-                                      & (~self.single | (w == 0)))
+                m.d.comb += has[w].eq((self.sets[g] & onehots[w]).any() & (~self.single | (w == 0)))
             first_ok, first = lowest_set(m, Cat(*has), W, f"g{g}_first")
             # fits[a][b]: window channels a < b share every PE of the group.
             some = [group_bits(entries[w][0], g) for w in range(W)]
@@ -115,18 +117,25 @@ class ChannelWindow(Dispatcher):
 
             second_ok = Signal(name=f"g{g}_second_ok")
             second = Signal(range(max(2, W)), name=f"g{g}_second")
+            # The window positions the group takes, one-hot, for what it leaves.
+            first_at = [has[w] & ~Cat(*has[:w]).any() if w else has[0] for w in range(W)]
+            second_at = [Const(0)] * W
             for a in range(W):
                 # The first later channel the group needs that fits beside the first.
                 cand = Cat(*((has[b] & fits(a, b)) if b > a else Const(0) for b in range(W)))
                 ok, idx = lowest_set(m, cand, W, f"g{g}_after{a}")
                 with m.If(first_ok & (first == a)):
                     m.d.comb += [second_ok.eq(ok), second.eq(idx)]
+                second_at = [second_at[b] | (first_at[a] & cand[b] & (~cand[:b].any() if b else 1)) for b in range(W)]
             choice = self.choice[g]
             m.d.comb += [choice.take.eq(Cat(first_ok, second_ok)), choice.sel[0].eq(first),
                          choice.sel[1].eq(second)]
-            taken = (Mux(first_ok, Const(1, G) << chans[first], 0)
-                     | Mux(second_ok, Const(1, G) << chans[second], 0))
+            taken = Cat(*(Cat(*(onehots[w][c] & (first_at[w] | second_at[w]) for w in range(W))).any()
+                          for c in range(G)))
             m.d.comb += self.rest[g].eq(self.sets[g] & ~taken)
-            more.append(self.rest[g].any())
+            # Whether the group has any left does not wait for the rest: it takes one or
+            # two distinct channels of its set, so it has more than it takes.
+            count = at_least(m, self.sets[g], G, 3, f"g{g}_steps")
+            more.append(Mux(second_ok, count[2], Mux(first_ok, count[1], count[0])))
         m.d.comb += self.more.eq(Cat(*more).any())
         return m

@@ -90,6 +90,11 @@ class Dispatcher(wiring.Component):
         Some group has channels left after this slot.
     """
 
+    #: Each group picks its own steps from the words read (the channel window's PEs
+    #: select among them), rather than every row and column taking the same ones;
+    #: so even with one group (a 1x1 array) the operands are routed per group.
+    per_group = False
+
     def __init__(self, cfg: Config, width: int, groups: int):
         self.cfg = require_config(cfg, self)
         self.width, self.groups = width, groups

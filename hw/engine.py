@@ -601,8 +601,7 @@ def _routing(match) -> tuple[bool, bool]:
     """How a dispatcher's steps reach the array: ``(per_group, paired)``. Per group,
     each column or row picks its own from the words read; otherwise every row and
     column takes the same step, and with ``paired`` a second one on the other byte."""
-    per_group = match.groups > 1
-    return per_group, match.width > 1 and not per_group
+    return match.per_group, match.width > 1 and not match.per_group
 
 
 class _NeedBits:
