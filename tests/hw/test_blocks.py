@@ -38,3 +38,19 @@ def test_a_block_reads_exactly_its_knobs(name):
     plain = _body(name)
     reads = {k for k, v in OTHER.items() if _body(name, **{k: v}) != plain}
     assert reads == blocks.BLOCKS[name].knobs
+
+
+def test_emitted_verilog_is_cached_by_what_it_depends_on(tmp_path, monkeypatch):
+    """A second emission reads the cache; an edit to the sources (another hash) or
+    another Config emits again, so a stale text is never served."""
+    monkeypatch.setattr(blocks, "CACHE", tmp_path)
+    cfg = Config(**SMALL)
+    first = blocks.verilog("baseline-pe", cfg)
+    files = sorted(tmp_path.glob("*.v"))
+    assert len(files) == 1 and files[0].read_text() == first
+    files[0].write_text(first + "// read back\n")      # what a second call returns comes from the file
+    assert blocks.verilog("baseline-pe", cfg).endswith("// read back\n")
+    blocks.verilog("baseline-pe", cfg.with_(acc_bits=30))
+    monkeypatch.setattr(blocks, "_sources", lambda: "an edited tree")
+    assert blocks.verilog("baseline-pe", cfg) == first
+    assert len(list(tmp_path.glob("*.v"))) == 3
