@@ -117,21 +117,26 @@ class ChannelWindow(Dispatcher):
 
             second_ok = Signal(name=f"g{g}_second_ok")
             second = Signal(range(max(2, W)), name=f"g{g}_second")
-            # The window positions the group takes, one-hot, for what it leaves.
-            first_at = [has[w] & ~Cat(*has[:w]).any() if w else has[0] for w in range(W)]
-            second_at = [Const(0)] * W
+            # The window positions the group takes, one-hot, for what it leaves. Each is
+            # a signal: an Amaranth expression is a tree, and every use of one would
+            # emit its logic again (the table below reads them once per channel).
+            first_at = Signal(W, name=f"g{g}_first_at")
+            m.d.comb += first_at.eq(Cat(*(has[w] & ~Cat(*has[:w]).any() if w else has[0] for w in range(W))))
+            second_at = Signal(W, name=f"g{g}_second_at")
             for a in range(W):
                 # The first later channel the group needs that fits beside the first.
-                cand = Cat(*((has[b] & fits(a, b)) if b > a else Const(0) for b in range(W)))
+                cand = Signal(W, name=f"g{g}_after{a}_fits")
+                m.d.comb += cand.eq(Cat(*((has[b] & fits(a, b)) if b > a else Const(0) for b in range(W))))
                 ok, idx = lowest_set(m, cand, W, f"g{g}_after{a}")
                 with m.If(first_ok & (first == a)):
                     m.d.comb += [second_ok.eq(ok), second.eq(idx)]
-                second_at = [second_at[b] | (first_at[a] & cand[b] & (~cand[:b].any() if b else 1)) for b in range(W)]
+                    m.d.comb += second_at.eq(Cat(*(cand[b] & (~cand[:b].any() if b else 1) for b in range(W))))
             choice = self.choice[g]
             m.d.comb += [choice.take.eq(Cat(first_ok, second_ok)), choice.sel[0].eq(first),
                          choice.sel[1].eq(second)]
-            taken = Cat(*(Cat(*(onehots[w][c] & (first_at[w] | second_at[w]) for w in range(W))).any()
-                          for c in range(G)))
+            took = Signal(W, name=f"g{g}_took")
+            m.d.comb += took.eq(first_at | second_at)
+            taken = Cat(*(Cat(*(onehots[w][c] & took[w] for w in range(W))).any() for c in range(G)))
             m.d.comb += self.rest[g].eq(self.sets[g] & ~taken)
             # Whether the group has any left does not wait for the rest: it takes one or
             # two distinct channels of its set, so it has more than it takes.
