@@ -154,13 +154,18 @@ def pe_masks(m, entry, lanes, rows: int, cols: int, name: str):
     """``(some, whole)`` of one table entry under ``lanes`` (:func:`lane_masks`):
     one bit per PE, row-major."""
     some, whole = lanes
-    sq = [[entry.sq[i] == a for a in range(3)] for i in range(rows)]
-    sk = [[entry.sk[j] == b for b in range(3)] for j in range(cols)]
+    # Each flag decoded once, as a signal: an expression would be emitted again at
+    # every PE of its row or column.
+    sq = [Signal(3, name=f"{name}_sq{i}") for i in range(rows)]
+    sk = [Signal(3, name=f"{name}_sk{j}") for j in range(cols)]
+    m.d.comb += [sq[i][a].eq(entry.sq[i] == a) for i in range(rows) for a in range(3)]
+    m.d.comb += [sk[j][b].eq(entry.sk[j] == b) for j in range(cols) for b in range(3)]
     s, w = Signal(rows * cols, name=f"{name}_some"), Signal(rows * cols, name=f"{name}_whole")
     flags = [(a, b) for a in range(3) for b in range(3)]
     for i in range(rows):
         for j in range(cols):
-            pick = [sq[i][a] & sk[j][b] for a, b in flags]
+            pick = Signal(len(flags), name=f"{name}_pick{i}_{j}")
+            m.d.comb += pick.eq(Cat(*(sq[i][a] & sk[j][b] for a, b in flags)))
             m.d.comb += [
                 s[i * cols + j].eq(Cat(*(p & some[a][b] for p, (a, b) in zip(pick, flags))).any()),
                 w[i * cols + j].eq(Cat(*(p & whole[a][b] for p, (a, b) in zip(pick, flags))).any()),
