@@ -97,9 +97,13 @@ def energy(net: Netlist, activity: Activity, lib: Library, period_ns: float,
         if key not in memo:
             kind, _, out = where.driver[n]
             arcs = lib.cells[kind].pins[out].power
-            pins = [p for p in related if p in arcs] or list(arcs)
-            memo[key] = (sum(arcs[p][1 - rise].at(slew, where.cap.get(n, 0.0)) for p in pins) / len(pins)
-                         if pins else 0.0)
+            pins = tuple(p for p in related if p in arcs) or tuple(arcs)
+            load = where.cap.get(n, 0.0)
+            # Nets alike (one cell, one arc, one load) share the value.
+            alike = (kind, out, pins, rise, load)
+            if alike not in memo:
+                memo[alike] = (sum(arcs[p][1 - rise].at(slew, load) for p in pins) / len(pins) if pins else 0.0)
+            memo[key] = memo[alike]
         return memo[key]
 
     def own(kind: str, pin: str, rise: int) -> float:

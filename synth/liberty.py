@@ -35,8 +35,15 @@ class Table:
         linear past its ends (as static timing tools extrapolate)."""
         if self.loads is None:
             return _interp(self.slews, self.values, slew)
-        row = np.array([_interp(self.slews, self.values[i], slew) for i in range(len(self.loads))])
-        return _interp(self.loads, row, load)
+        return _interp(self.loads, self._at_slew(slew), load)
+
+    def _at_slew(self, slew: float) -> np.ndarray:
+        # The column at one slew, per load: an energy run reads every table at the
+        # same slew, thousands of times, so it is kept (the same arithmetic either way).
+        cache = self.__dict__.setdefault("_columns", {})
+        if slew not in cache:
+            cache[slew] = np.array([_interp(self.slews, self.values[i], slew) for i in range(len(self.loads))])
+        return cache[slew]
 
 
 def _interp(xs: np.ndarray, ys: np.ndarray, x: float) -> float:
