@@ -31,9 +31,9 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from . import drain
-from .channel_window import window_slots
 from .config import Config
-from .matcher import PAIRED_MODES, lanes_of, match, pe_needs
+from .dispatchers import dispatched_slots
+from .matcher import PAIRED_MODES, lanes_of, pe_needs
 from .pe import ACCUMULATORS, Mode
 from .scheduler import cluster_tables, operand_stream, schedule
 from .tiling import pair_tables, tile_groups
@@ -42,7 +42,7 @@ __all__ = ["CycleReport", "kaleido_cycles", "baseline_cycles", "LANES", "lanes_t
            "VARIANTS", "variant_parts", "utilization", "kaleido_tables", "scheduler_lead", "kaleido_tile_slots",
            "split_cycles", "baseline_tile_slots", "kaleido_products", "dense_products", "engine_cycles",
            "executed_products", "pass_profile", "sub_variants", "scheduler_busy",
-           "SCHEDULES", "gemm_cycles", "tile_lane_needs", "paired_slots"]
+           "SCHEDULES", "gemm_cycles", "tile_lane_needs"]
 
 #: Dispatcher ablation (docs/concepts.md, "Dispatcher variants"): which of scheduler and matcher each variant has.
 VARIANTS = {"pe": (False, False), "pe-sh": (True, False), "pe-m": (False, True), "full": (True, True)}
@@ -174,23 +174,13 @@ def kaleido_tile_slots(qt, kt, cfg: Config, with_matcher: bool) -> tuple[np.ndar
     for t, tile in enumerate(tiles):
         for mode, chans, nq, nk, sq, sk in _passes(tile, qt, kt, lanes):
             issued = int(chans.sum())
-            if with_matcher and mode in PAIRED_MODES:
-                issued = paired_slots(np.flatnonzero(chans), pe_needs(mode, sq, sk, cfg.accumulators),
-                                      len(sq), mode, cfg)
+            if mode in PAIRED_MODES:
+                needs = pe_needs(mode, sq, sk, cfg.accumulators).reshape(-1, len(sq), len(sk))
+                issued = dispatched_slots(np.flatnonzero(chans), needs, mode, cfg, with_matcher)
             slots[t, mode] = issued
             per_channel = np.einsum("ca,ab,cb->c", nq, lanes[mode], nk)
             work[t, mode] = int(per_channel[chans].sum())
     return slots, work
-
-
-def paired_slots(chans, needs: np.ndarray, rows: int, mode: int, cfg: Config) -> int:
-    """Slots the dispatcher's pairing part takes for one pass of ``chans`` (needs
-    ``[Dg, rows * cols]``, :func:`golden.matcher.pe_needs`): the matcher's pairs,
-    or with ``cfg.issue_window`` the channel window's slots."""
-    if cfg.issue_window:
-        needs = np.asarray(needs).reshape(len(needs), rows, -1)
-        return len(window_slots(needs, mode, cfg.issue_window))
-    return len(match(chans, needs, cfg.lookahead))
 
 
 def tile_lane_needs(qt, kt, cfg: Config):

@@ -17,8 +17,8 @@ from __future__ import annotations
 import numpy as np
 
 from .config import Config
-from .cycle_model import CycleReport, SCHEDULES, _TABLES, baseline_cycles, engine_cycles, paired_slots, \
-    tail_cycles, variant_parts
+from .cycle_model import CycleReport, SCHEDULES, _TABLES, baseline_cycles, engine_cycles, tail_cycles, variant_parts
+from .dispatchers import dispatched_slots
 from .matcher import pe_needs
 from .pe import Mode
 from .windows import linear_config, window_tables, window_tiles
@@ -50,7 +50,7 @@ def linear_tile_slots(tables, outputs: int, cfg: Config, with_matcher: bool):
                     issued = len(chans)
                     if with_matcher:
                         needs = pe_needs(Mode.B, np.zeros((rv, G), np.int64), first, cfg.accumulators)
-                        issued = paired_slots(chans, needs, rv, Mode.B, cfg)
+                        issued = dispatched_slots(chans, needs.reshape(len(needs), rv, -1), Mode.B, cfg)
                 s.append(issued)
                 w.append(int(rv * lanes[Mode.B, 0][state[:, chans]].sum()))
         slots.append(np.array(s, np.int64))

@@ -145,7 +145,7 @@ class AttentionEngine(wiring.Component):
         through a :class:`hw.matcher.Matcher`, or the channel window where
         ``cfg.issue_window`` asks for one; without it, steps go one a slot
         (:class:`hw.in_order.InOrder`). The engine sees only the interface of
-        :mod:`hw.dispatch` (:func:`hw.dispatchers.dispatcher_of` picks the unit).
+        :mod:`hw.dispatch` (:func:`golden.dispatchers.dispatcher_of` picks the unit).
 
     Members
     -------

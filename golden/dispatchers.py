@@ -1,0 +1,58 @@
+"""Every dispatcher's slot model by name, and which one a design point has.
+
+A dispatcher decides which channel steps a pass of B, C or D issues in each slot.
+Its model here answers one question, how many slots a pass takes, from the
+channels the pass streams and the lanes each PE needs for each of them. The RTL
+of each is the component of the same name in :mod:`hw.dispatchers`; adding a
+dispatcher means its golden module, its hw module and one entry in each registry.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+
+from .channel_window import window_slots
+from .config import Config
+from .matcher import match
+
+__all__ = ["DISPATCHERS", "dispatcher_of", "dispatched_slots"]
+
+
+def _in_order(chans, needs: np.ndarray, mode: int, cfg: Config) -> int:
+    # One channel a slot, in channel order: what a pass streams, it issues.
+    return len(chans)
+
+
+def _matcher(chans, needs: np.ndarray, mode: int, cfg: Config) -> int:
+    # The matcher pairs steps for every PE at once, so it reads the PEs as one row.
+    return len(match(chans, needs.reshape(len(needs), -1), cfg.lookahead))
+
+
+def _channel_window(chans, needs: np.ndarray, mode: int, cfg: Config) -> int:
+    # Each column (B, D) or row (C) takes its own steps from the window.
+    return len(window_slots(needs, mode, cfg.issue_window))
+
+
+#: name -> slots of one pass: ``f(chans, needs [Dg, Rv, Cv], mode, cfg)``, where
+#: ``chans`` are the channels the pass streams and ``needs`` each valid PE's lanes
+#: per channel of the group (0: no work; a channel outside ``chans`` needs none).
+DISPATCHERS: dict[str, Callable[..., int]] = {
+    "in-order": _in_order,                  # natural channel order
+    "matcher": _matcher,                    # golden.matcher
+    "channel-window": _channel_window,      # golden.channel_window
+}
+
+
+def dispatcher_of(cfg: Config, matcher: bool) -> str:
+    """The dispatcher of an engine: in order without a matcher; with one, the
+    channel window where ``cfg.issue_window`` asks for it, else the matcher."""
+    if not matcher:
+        return "in-order"
+    return "channel-window" if cfg.issue_window else "matcher"
+
+
+def dispatched_slots(chans, needs: np.ndarray, mode: int, cfg: Config, matcher: bool = True) -> int:
+    """Slots one paired pass (B, C or D) takes under the design point's dispatcher."""
+    return DISPATCHERS[dispatcher_of(cfg, matcher)](chans, np.asarray(needs), mode, cfg)

@@ -1,0 +1,78 @@
+"""hw/dispatchers.py: every dispatcher, through the one interface the engine uses,
+takes the slots of the golden model of the same name."""
+
+import numpy as np
+import pytest
+from amaranth import ClockDomain, Module
+from amaranth.sim import Simulator
+
+from golden import Config
+from golden.channel_window import row_groups
+from golden.dispatchers import DISPATCHERS as MODELS, dispatched_slots
+from golden.matcher import PAIRED_MODES, pe_needs
+from hw.dispatch import Dispatcher
+from hw.dispatchers import DISPATCHERS, dispatcher_of
+
+
+def test_the_registries_name_the_same_dispatchers():
+    assert set(DISPATCHERS) == set(MODELS)
+    assert all(issubclass(unit, Dispatcher) for unit in DISPATCHERS.values())
+
+
+@pytest.mark.parametrize("name", sorted(DISPATCHERS))
+def test_each_dispatcher_takes_its_models_slots(name, rng):
+    """Random reuse states and passes: the unit's slots (sets fed back from ``rest``
+    until ``more`` is 0) equal its golden model's, and what each group takes leaves
+    its set exactly as ``rest`` says."""
+    cfg = Config(partition=(10, 2, 2), rows=2, cols=3, accumulators=4, lookahead=4,
+                 issue_window=3 if name == "channel-window" else 0)
+    assert dispatcher_of(cfg, name != "in-order") == name
+    G, R, C = cfg.group_width, cfg.rows, cfg.cols
+    dut = DISPATCHERS[name](cfg)
+    sq, sk = rng.integers(0, 3, (R, G)), rng.integers(0, 3, (C, G))
+    mask = lambda chans: sum(1 << int(c) for c in chans)
+
+    async def bench(ctx):
+        ctx.set(dut.wr_en, 1)                        # pass A writes every channel's entry
+        for c in range(G):
+            ctx.set(dut.wr_chan, c)
+            ctx.set(dut.wr_data, {"sq": sq[:, c].tolist(), "sk": sk[:, c].tolist()})
+            await ctx.tick()
+        ctx.set(dut.wr_en, 0)
+        for trial in range(12):
+            mode = PAIRED_MODES[trial % 3]
+            needs = pe_needs(mode, sq, sk, cfg.accumulators).reshape(G, R, C)
+            keep = rng.random(G) < 0.8                 # some channels the pass does not stream
+            needs[~keep] = 0
+            chans = np.flatnonzero(needs.any(axis=(1, 2)))
+            # A group's set: the channels some PE of it needs (the whole array, or per
+            # column in B and D and per row in C for a per-group dispatcher).
+            if dut.per_group:
+                per = needs.any(axis=2 if row_groups(mode) else 1).T
+                sets = [mask(np.flatnonzero(p)) for p in per] + [0] * (len(dut.sets) - len(per))
+            else:
+                sets = [mask(chans)]
+            ctx.set(dut.mode, mode)
+            slots = 0
+            while any(sets):
+                for g, s in enumerate(sets):
+                    ctx.set(dut.sets[g], s)
+                window = [ctx.get(dut.chan[w]) for w in range(len(dut.chan))]
+                left = []
+                for g, s in enumerate(sets):
+                    choice = ctx.get(dut.choice[g])
+                    took = {window[choice.sel[k]] for k in range(len(choice.sel)) if choice.take >> k & 1}
+                    assert ctx.get(dut.rest[g]) == s & ~mask(took), f"trial {trial}, group {g}"
+                    left.append(ctx.get(dut.rest[g]))
+                assert ctx.get(dut.more) == any(left)
+                sets, slots = left, slots + 1
+                assert slots <= G, f"trial {trial}: no progress"
+            assert slots == dispatched_slots(chans, needs, mode, cfg, name != "in-order"), f"trial {trial}"
+
+    top = Module()
+    top.submodules.dut = dut
+    top.domains.sync = ClockDomain()                 # the in-order dispatcher keeps no table, nor a clock
+    sim = Simulator(top)
+    sim.add_clock(1e-8)
+    sim.add_testbench(bench)
+    sim.run()
