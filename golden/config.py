@@ -1,12 +1,15 @@
 """One design point of Kaleido: the object every layer takes.
 
-A :class:`Config` says what the data looks like (grid, head dimension and its
-split into channel groups), how aggressively values are reused (``F``, ``P``),
-and how the hardware is sized (array, dispatcher, accumulators).  It validates
-itself on construction so that a bad design point fails once, early, with a
-message that names the offending parameter, instead of deep inside the RTL
-generator or a simulation.
-"""
+A :class:`Config` says what the data looks like (the head's grid, its head
+dimension and that dimension's split into channel groups), and holds one
+sub-config per concern: when values reuse (:class:`ReuseConfig`), the PEs
+(:class:`PEConfig`), the array (:class:`ArrayConfig`), the dispatcher
+(:class:`DispatchConfig`) and the chip (:class:`ChipConfig`). Each field is
+declared once, in its sub-config, with the metadata a command line needs
+(:data:`KNOBS`), and validated there; the design point reads every field as its
+own. It validates itself on construction so that a bad design point fails
+once, early, with a message that names the offending parameter, instead of
+deep inside the RTL generator or a simulation."""
 
 from __future__ import annotations
 
@@ -37,7 +40,7 @@ SIZE_LIMITS = {"rows": 256, "cols": 256, "queue_depth": 4096, "clusters": 64, "c
 #: A clock no 180 nm block here approaches; anything above is a typo.
 MAX_CLOCK_MHZ = 2000.0
 
-__all__ = ["Config", "ConfigError", "Part", "KNOBS", "knob_help", "CLUSTER_RULES", "CHIP_CLOCK_MHZ", "MAX_CLOCK_MHZ", "SIZE_LIMITS", "MODELS", "model_partition", "GROUPS", "DIRECTIONS",
+__all__ = ["Config", "ConfigError", "ReuseConfig", "PEConfig", "ArrayConfig", "DispatchConfig", "ChipConfig", "PARTS", "Part", "KNOBS", "knob_help", "CLUSTER_RULES", "CHIP_CLOCK_MHZ", "MAX_CLOCK_MHZ", "SIZE_LIMITS", "MODELS", "model_partition", "GROUPS", "DIRECTIONS",
            "require_config"]
 
 
@@ -127,35 +130,49 @@ def require_config(cfg, owner) -> "Config":
     return cfg
 
 
+def _within_limits(part) -> None:
+    """Refuse a size of ``part`` outside :data:`SIZE_LIMITS`."""
+    for f in fields(part):
+        most = SIZE_LIMITS.get(f.name)
+        value = getattr(part, f.name)
+        if most is not None and not 1 <= value <= most:
+            raise ConfigError(f"{f.name.replace('_', ' ')} must be between 1 and {most}, got {value}")
+
+
 @dataclass(frozen=True)
-class Config:
-    """A Kaleido design point.
+class ReuseConfig:
+    """When two values reuse: the thresholds a workload is read with.
 
     Parameters
     ----------
-    partition : (int, int, int)
-        Channels of the t-, y- and x-group, in that order (``D = Dt + Dy + Dx``).
-        A group may be empty.
-    grid : (int, int, int)
-        Token grid ``(T, H, W)`` of one head; ``N = T*H*W``.
     full_bits, partial_bits : int
         ``F`` and ``P`` of docs/concepts.md, "Reuse states", ``0 <= P <= F <= 8``.
+    window : int
+        Linear-layer reuse window ``w``, in tokens.
+    """
+
+    full_bits: int = _knob(5, Part.REUSE, "full reuse when the top F bits of two values agree", metavar="F")
+    partial_bits: int = _knob(3, Part.REUSE, "partial reuse when the top P bits agree", metavar="P")
+    window: int = _knob(4, Part.LINEAR, "reuse window of a linear layer, in tokens", metavar="W")
+
+    def __post_init__(self):
+        for name, v in (("full bits", self.full_bits), ("partial bits", self.partial_bits)):
+            if not 0 <= v <= 8:
+                raise ConfigError(f"{name} ({v}) must be between 0 and 8")
+        if self.partial_bits > self.full_bits:
+            raise ConfigError(
+                f"partial bits ({self.partial_bits}) must not exceed full bits ({self.full_bits})")
+        _within_limits(self)
+
+
+@dataclass(frozen=True)
+class PEConfig:
+    """The processing elements, Kaleido's and the baseline's, and the dense accumulators.
+
+    Parameters
+    ----------
     data_bits, nibble_bits : int
         Operand width and PE lane width. Kaleido fixes them at 8 and 4.
-    max_channels : int or None
-        The longest reduction a dense accumulator (the baseline PE's) must hold.
-        Defaults to ``D``.
-    acc_bits : int or None
-        The baseline PE's accumulator width. Defaults to the smallest safe
-        width, ``2*data_bits + ceil(log2(max_channels)) + 1``; a smaller value
-        is refused.
-    pe_acc_bits : int or None
-        The Kaleido PE's accumulator width. Every channel group drains on its
-        own, and a register collects at most three passes over one group (T3
-        takes B, C and D), so it needs only ``2*data_bits +
-        ceil(log2(group_width)) + 1`` bits (the default; enough for
-        ``3 * group_width`` products, which the formal overflow proof checks);
-        a smaller value is refused.
     accumulators : int
         Registers of the Kaleido PE: 3 (the paper's PE, docs/design.md, "How the PE works" table)
         or 4 (the exact PE: executed MACs equal the oracle count; see
@@ -167,11 +184,76 @@ class Config:
         2 (the lane products, their enables and the hand-over and drain
         controls are registered first, which shortens the critical path and
         delays every score's drain by one cycle).
+    max_channels : int or None
+        The longest reduction a dense accumulator (the baseline PE's) must hold.
+        :class:`Config` fills in ``D``.
+    acc_bits : int or None
+        The baseline PE's accumulator width. :class:`Config` fills in the
+        smallest safe width, ``2*data_bits + ceil(log2(max_channels)) + 1``, and
+        refuses a smaller value.
+    pe_acc_bits : int or None
+        The Kaleido PE's accumulator width. Every channel group drains on its
+        own, and a register collects at most three passes over one group (T3
+        takes B, C and D), so it needs only ``2*data_bits +
+        ceil(log2(group_width)) + 1`` bits (what :class:`Config` fills in; enough
+        for ``3 * group_width`` products, which the formal overflow proof
+        checks); a smaller value is refused.
+    """
+
+    data_bits: int = 8
+    nibble_bits: int = 4
+    accumulators: int = _knob(3, Part.KALEIDO_PE, "registers of the Kaleido PE: 3 (the paper's PE) or 4 (the exact "
+                              "PE, which executes exactly the oracle's MACs)", choices=ACCUMULATORS)
+    pe_stages: int = _knob(1, Part.PE, "register stages of every PE, Kaleido's and the baseline's, from operands to "
+                           "accumulators: 1, or 2 (products registered first: a shorter critical path, one more "
+                           "cycle of drain)", choices=PE_STAGES)
+    max_channels: int | None = _knob(None, Part.ACCUMULATOR, "longest reduction a dense accumulator holds",
+                                     metavar="N", shown="the head dimension")
+    acc_bits: int | None = _knob(None, Part.ACCUMULATOR, "dense accumulator width", metavar="BITS",
+                                 shown="the least that cannot overflow")
+    pe_acc_bits: int | None = None
+
+    def __post_init__(self):
+        if self.accumulators not in ACCUMULATORS:
+            raise ConfigError(f"accumulators must be one of {ACCUMULATORS}, got {self.accumulators}")
+        if self.pe_stages not in PE_STAGES:
+            raise ConfigError(f"PE stages must be one of {PE_STAGES}, got {self.pe_stages}")
+        if (self.data_bits, self.nibble_bits) != (8, 4):
+            raise ConfigError(
+                f"Kaleido fixes 8-bit data and 4-bit lanes, got {self.data_bits} and {self.nibble_bits}")
+
+    @property
+    def kind(self) -> PEKind:
+        """The augmented PE this builds (its ``accumulators`` registers)."""
+        return PEKind(self.accumulators)
+
+
+@dataclass(frozen=True)
+class ArrayConfig:
+    """The systolic array.
+
+    Parameters
+    ----------
     rows, cols : int
         PEs per array.
+    """
+
+    rows: int = _knob(4, Part.ARRAY, "PE rows of an array", metavar="R")
+    cols: int = _knob(4, Part.ARRAY, "PE columns of an array", metavar="C")
+
+    def __post_init__(self):
+        _within_limits(self)
+
+
+@dataclass(frozen=True)
+class DispatchConfig:
+    """The data dispatcher: its scheduler, and the matcher or channel window.
+
+    Parameters
+    ----------
     queue_depth, clusters, cluster_capacity, string_bits : int
-        Dispatcher scheduler: string queue entries, pivot clusters, entries per
-        cluster queue, channels per reuse string.
+        Scheduler: string queue entries, pivot clusters, entries per cluster
+        queue, channels per reuse string.
     cluster_rule : str
         How the scheduler orders a batch: ``weight`` (the default: pairs sorted
         by the work their partners need, heaviest first, which evens the columns
@@ -180,42 +262,15 @@ class Config:
         fewer cycles and its scheduler is smaller and faster (190 MHz against
         111 at the chip clock's mapping), so the paper's rule is the option.
     lookahead : int
-        Dispatcher matcher: channel steps the merge unit may look ahead.
+        Matcher: channel steps the merge unit may look ahead.
     issue_window : int
-        Dispatcher: 0 (the matcher pairs steps for every PE at once) or the
-        channels the row and column ports carry in a slot of pass B, C or D,
-        from which each column (B, D) or row (C) takes its own one or two
+        0 (the matcher pairs steps for every PE at once) or the channels the row
+        and column ports carry in a slot of pass B, C or D, from which each
+        column (B, D) or row (C) takes its own one or two
         (:mod:`golden.channel_window`); it replaces the matcher's pairing.
-    window : int
-        Linear-layer reuse window ``w``.
-    vector_lanes : int
-        Scores the softmax vector unit takes per cycle (:mod:`golden.softmax`).
-    seed : int
-        Seed of the scheduler's pivot LFSR and of the proxy workload.
-    clock_mhz : float
-        The chip clock: every block is mapped for it (timing-driven), timed at it
-        and runs at it if it meets it. Defaults to :data:`CHIP_CLOCK_MHZ`, the
-        highest clock at which the baseline array closes; both designs get it.
+        :func:`golden.dispatchers.dispatcher_of` says which unit a design has.
     """
 
-    partition: tuple[int, int, int] = (44, 42, 42)
-    grid: tuple[int, int, int] = (8, 16, 16)
-    full_bits: int = _knob(5, Part.REUSE, "full reuse when the top F bits of two values agree", metavar="F")
-    partial_bits: int = _knob(3, Part.REUSE, "partial reuse when the top P bits agree", metavar="P")
-    data_bits: int = 8
-    nibble_bits: int = 4
-    max_channels: int | None = _knob(None, Part.ACCUMULATOR, "longest reduction a dense accumulator holds",
-                                     metavar="N", shown="the head dimension")
-    acc_bits: int | None = _knob(None, Part.ACCUMULATOR, "dense accumulator width", metavar="BITS",
-                                 shown="the least that cannot overflow")
-    pe_acc_bits: int | None = None
-    accumulators: int = _knob(3, Part.KALEIDO_PE, "registers of the Kaleido PE: 3 (the paper's PE) or 4 (the exact "
-                              "PE, which executes exactly the oracle's MACs)", choices=ACCUMULATORS)
-    pe_stages: int = _knob(1, Part.PE, "register stages of every PE, Kaleido's and the baseline's, from operands to "
-                           "accumulators: 1, or 2 (products registered first: a shorter critical path, one more "
-                           "cycle of drain)", choices=PE_STAGES)
-    rows: int = _knob(4, Part.ARRAY, "PE rows of an array", metavar="R")
-    cols: int = _knob(4, Part.ARRAY, "PE columns of an array", metavar="C")
     queue_depth: int = 64
     clusters: int = 4
     cluster_capacity: int = 16
@@ -229,36 +284,112 @@ class Config:
                               "carries W channels a slot of passes B-D, from which each column (B, D) or row (C) "
                               "takes its own one or two (the channel window, wider ports)", choices=WINDOW_WIDTHS,
                               metavar="W")
-    window: int = _knob(4, Part.LINEAR, "reuse window of a linear layer, in tokens", metavar="W")
-    vector_lanes: int = _knob(4, Part.SOFTMAX, "scores the softmax unit takes per cycle", metavar="L")
-    seed: int = 1
+
+    def __post_init__(self):
+        if self.issue_window not in WINDOW_WIDTHS:
+            raise ConfigError(f"issue window must be 0 (none) or 2 to {WINDOW_WIDTHS[-1]} channels, "
+                              f"got {self.issue_window}")
+        if self.cluster_rule not in CLUSTER_RULES:
+            raise ConfigError(f"cluster rule must be one of {', '.join(CLUSTER_RULES)}, got {self.cluster_rule!r}")
+        _within_limits(self)
+        if self.clusters * self.cluster_capacity < self.queue_depth:
+            raise ConfigError(
+                f"{self.clusters} clusters of {self.cluster_capacity} cannot hold a queue of {self.queue_depth}")
+
+
+@dataclass(frozen=True)
+class ChipConfig:
+    """What the chip adds around the arrays: its clock and its softmax unit.
+
+    Parameters
+    ----------
+    clock_mhz : float
+        The chip clock: every block is mapped for it (timing-driven), timed at it
+        and runs at it if it meets it. 0 (the default) means
+        :data:`CHIP_CLOCK_MHZ`, the highest clock at which the baseline array
+        closes; both designs get it.
+    vector_lanes : int
+        Scores the softmax vector unit takes per cycle (:mod:`golden.softmax`).
+    """
+
     clock_mhz: float = _knob(0.0, Part.CHIP, "the chip clock: every block is mapped for it and timed at it, and a "
                              "run takes it if its blocks all meet it, else its slowest block's clock", metavar="F",
                              shown=f"{CHIP_CLOCK_MHZ:g}, the highest clock the baseline array closes at")
+    vector_lanes: int = _knob(4, Part.SOFTMAX, "scores the softmax unit takes per cycle", metavar="L")
 
     def __post_init__(self):
-        # Normalise sequences given as lists so the object stays hashable.
-        object.__setattr__(self, "partition", tuple(int(v) for v in self.partition))
-        object.__setattr__(self, "grid", tuple(int(v) for v in self.grid))
         object.__setattr__(self, "clock_mhz", float(self.clock_mhz or CHIP_CLOCK_MHZ))
+        if not 1.0 <= self.clock_mhz <= MAX_CLOCK_MHZ:
+            raise ConfigError(f"clock must be between 1 and {MAX_CLOCK_MHZ:g} MHz, got {self.clock_mhz:g}")
+        _within_limits(self)
+
+
+#: The sub-configs of a design point, by the :class:`Config` field that holds each.
+PARTS = {"reuse": ReuseConfig, "pe": PEConfig, "array": ArrayConfig, "dispatch": DispatchConfig, "chip": ChipConfig}
+
+#: Each sub-config field's name -> the sub-config that holds it.
+_HOLDER = {f.name: part for part, cls in PARTS.items() for f in fields(cls)}
+
+
+@dataclass(frozen=True, init=False)
+class Config:
+    """A Kaleido design point: the head's shape, and one sub-config per concern.
+
+    Each setting is a field of one sub-config (:data:`PARTS`), which validates
+    it and documents it; ``cfg.rows`` reads ``cfg.array.rows``, and
+    ``Config(rows=2)`` or ``cfg.with_(rows=2)`` sets it, so a caller need not
+    know which part holds a knob. Rules across parts (the accumulator widths
+    the head needs) are checked here.
+
+    Parameters
+    ----------
+    partition : (int, int, int)
+        Channels of the t-, y- and x-group, in that order (``D = Dt + Dy + Dx``).
+        A group may be empty.
+    grid : (int, int, int)
+        Token grid ``(T, H, W)`` of one head; ``N = T*H*W``.
+    seed : int
+        Seed of the scheduler's pivot LFSR and of the proxy workload.
+    reuse, pe, array, dispatch, chip : sub-config, dict or None
+        :class:`ReuseConfig`, :class:`PEConfig`, :class:`ArrayConfig`,
+        :class:`DispatchConfig`, :class:`ChipConfig` (a dict is its fields;
+        None, its defaults).
+    **knobs
+        Any field of a sub-config by its own name, over the sub-config given.
+    """
+
+    partition: tuple[int, int, int] = (44, 42, 42)
+    grid: tuple[int, int, int] = (8, 16, 16)
+    seed: int = 1
+    reuse: ReuseConfig = ReuseConfig()
+    pe: PEConfig = PEConfig()
+    array: ArrayConfig = ArrayConfig()
+    dispatch: DispatchConfig = DispatchConfig()
+    chip: ChipConfig = ChipConfig()
+
+    def __init__(self, partition=(44, 42, 42), grid=(8, 16, 16), seed: int = 1, reuse=None, pe=None, array=None,
+                 dispatch=None, chip=None, **knobs):
+        given = {"reuse": reuse, "pe": pe, "array": array, "dispatch": dispatch, "chip": chip}
+        changes = {part: {} for part in PARTS}
+        for name, value in knobs.items():
+            if name not in _HOLDER:
+                raise TypeError(f"Config has no field {name!r}")
+            changes[_HOLDER[name]][name] = value
+        for part, cls in PARTS.items():
+            sub = given[part]
+            if sub is None or isinstance(sub, dict):
+                sub = cls(**{**(sub or {}), **changes[part]})
+            elif isinstance(sub, cls):
+                sub = replace(sub, **changes[part]) if changes[part] else sub
+            else:
+                raise TypeError(f"Config.{part} must be {cls.__name__}, a dict of its fields or None, not {type(sub).__name__}")
+            object.__setattr__(self, part, sub)
+        # Sequences given as lists become tuples, so the object stays hashable.
+        object.__setattr__(self, "partition", tuple(int(v) for v in partition))
+        object.__setattr__(self, "grid", tuple(int(v) for v in grid))
+        object.__setattr__(self, "seed", seed)
         self._validate()
-        if self.max_channels is None:
-            object.__setattr__(self, "max_channels", max(1, self.head_dim))
-        if self.acc_bits is None:
-            object.__setattr__(self, "acc_bits", self.min_acc_bits)
-        if self.max_channels < self.head_dim:
-            raise ConfigError(
-                f"max channels ({self.max_channels}) is below the head dimension ({self.head_dim})")
-        if self.acc_bits < self.min_acc_bits:
-            raise ConfigError(
-                f"accumulator of {self.acc_bits} bits could overflow: {self.max_channels} channels "
-                f"of {self.data_bits}-bit products need {self.min_acc_bits}")
-        if self.pe_acc_bits is None:
-            object.__setattr__(self, "pe_acc_bits", self.min_pe_acc_bits)
-        if self.pe_acc_bits < self.min_pe_acc_bits:
-            raise ConfigError(
-                f"Kaleido PE accumulator of {self.pe_acc_bits} bits could overflow: channel groups of "
-                f"up to {self.group_width} channels need {self.min_pe_acc_bits}")
+        self._size_accumulators()
 
     def _validate(self):
         if len(self.partition) != 3:
@@ -271,33 +402,26 @@ class Config:
             raise ConfigError(f"grid needs three extents (T,H,W), got {len(self.grid)}")
         if any(v < 1 for v in self.grid):
             raise ConfigError(f"grid {self.grid} has an extent below 1")
-        for name, v in (("full bits", self.full_bits), ("partial bits", self.partial_bits)):
-            if not 0 <= v <= 8:
-                raise ConfigError(f"{name} ({v}) must be between 0 and 8")
-        if self.partial_bits > self.full_bits:
+
+    def _size_accumulators(self):
+        # The widths a head of this partition needs, where the PE config leaves them open.
+        if self.max_channels is None:
+            object.__setattr__(self, "pe", replace(self.pe, max_channels=max(1, self.head_dim)))
+        if self.max_channels < self.head_dim:
             raise ConfigError(
-                f"partial bits ({self.partial_bits}) must not exceed full bits ({self.full_bits})")
-        if self.accumulators not in ACCUMULATORS:
-            raise ConfigError(f"accumulators must be one of {ACCUMULATORS}, got {self.accumulators}")
-        if self.issue_window not in WINDOW_WIDTHS:
-            raise ConfigError(f"issue window must be 0 (none) or 2 to {WINDOW_WIDTHS[-1]} channels, "
-                              f"got {self.issue_window}")
-        if self.cluster_rule not in CLUSTER_RULES:
-            raise ConfigError(f"cluster rule must be one of {', '.join(CLUSTER_RULES)}, got {self.cluster_rule!r}")
-        if self.pe_stages not in PE_STAGES:
-            raise ConfigError(f"PE stages must be one of {PE_STAGES}, got {self.pe_stages}")
-        if not 1.0 <= self.clock_mhz <= MAX_CLOCK_MHZ:
-            raise ConfigError(f"clock must be between 1 and {MAX_CLOCK_MHZ:g} MHz, got {self.clock_mhz:g}")
-        if (self.data_bits, self.nibble_bits) != (8, 4):
+                f"max channels ({self.max_channels}) is below the head dimension ({self.head_dim})")
+        if self.acc_bits is None:
+            object.__setattr__(self, "pe", replace(self.pe, acc_bits=self.min_acc_bits))
+        if self.acc_bits < self.min_acc_bits:
             raise ConfigError(
-                f"Kaleido fixes 8-bit data and 4-bit lanes, got {self.data_bits} and {self.nibble_bits}")
-        for name, most in SIZE_LIMITS.items():
-            value = getattr(self, name)
-            if not 1 <= value <= most:
-                raise ConfigError(f"{name.replace('_', ' ')} must be between 1 and {most}, got {value}")
-        if self.clusters * self.cluster_capacity < self.queue_depth:
+                f"accumulator of {self.acc_bits} bits could overflow: {self.max_channels} channels "
+                f"of {self.data_bits}-bit products need {self.min_acc_bits}")
+        if self.pe_acc_bits is None:
+            object.__setattr__(self, "pe", replace(self.pe, pe_acc_bits=self.min_pe_acc_bits))
+        if self.pe_acc_bits < self.min_pe_acc_bits:
             raise ConfigError(
-                f"{self.clusters} clusters of {self.cluster_capacity} cannot hold a queue of {self.queue_depth}")
+                f"Kaleido PE accumulator of {self.pe_acc_bits} bits could overflow: channel groups of "
+                f"up to {self.group_width} channels need {self.min_pe_acc_bits}")
 
     # -- constructors ---------------------------------------------------------------------
 
@@ -326,7 +450,7 @@ class Config:
     @property
     def pe_kind(self) -> PEKind:
         """The augmented PE this design point builds (its ``accumulators`` registers)."""
-        return PEKind(self.accumulators)
+        return self.pe.kind
 
     @property
     def head_dim(self) -> int:
@@ -367,8 +491,18 @@ class Config:
         return out
 
 
+def _read_through(part: str, name: str) -> property:
+    return property(lambda self: getattr(getattr(self, part), name),
+                    doc=f"``{part}.{name}`` (:class:`{PARTS[part].__name__}`)")
+
+
+# Every sub-config field reads as the design point's own: cfg.rows is cfg.array.rows.
+for _name, _part in _HOLDER.items():
+    assert not hasattr(Config, _name), f"{_name} would hide a Config attribute"
+    setattr(Config, _name, _read_through(_part, _name))
+
 #: The fields a user sets, by name: each with its part, help and choices (:func:`_knob`).
-KNOBS = {f.name: f for f in fields(Config) if "part" in f.metadata}
+KNOBS = {f.name: f for cls in PARTS.values() for f in fields(cls) if "part" in f.metadata}
 
 
 def knob_help(name: str) -> str:

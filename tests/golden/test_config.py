@@ -69,3 +69,39 @@ def test_kaleido_pe_accumulators_are_sized_by_the_widest_group():
     with pytest.raises(ConfigError, match="Kaleido PE accumulator of 22 bits could overflow"):
         Config(partition=(44, 42, 42), pe_acc_bits=22)
 
+
+
+def test_each_knob_lives_in_one_sub_config():
+    """A field is declared once, in its part; the design point reads and sets it by
+    its own name, and a part given whole is the same design point."""
+    from dataclasses import fields
+    from golden.config import KNOBS, PARTS, ArrayConfig, ChipConfig
+    names = [f.name for cls in PARTS.values() for f in fields(cls)]
+    assert len(names) == len(set(names)) and set(KNOBS) <= set(names)
+    cfg = Config(rows=2, clock_mhz=150, issue_window=4, full_bits=6)
+    assert cfg.array == ArrayConfig(rows=2) and cfg.chip == ChipConfig(clock_mhz=150)
+    assert (cfg.rows, cfg.dispatch.issue_window, cfg.reuse.full_bits) == (2, 4, 6)
+    assert Config(array=ArrayConfig(rows=2), chip={"clock_mhz": 150}, issue_window=4, full_bits=6) == cfg
+    assert cfg.with_(cols=3).array == ArrayConfig(rows=2, cols=3)
+    assert Config.from_json(cfg.to_json()) == cfg
+
+
+def test_a_flat_json_design_point_still_reads():
+    # Results written before the sub-configs hold the fields flat.
+    import json
+    flat = {"partition": [4, 2, 2], "grid": [2, 2, 2], "rows": 2, "cols": 3, "full_bits": 6, "partial_bits": 2,
+            "issue_window": 3, "clock_mhz": 150.0, "seed": 7}
+    cfg = Config.from_json(json.dumps(flat))
+    assert (cfg.rows, cfg.cols, cfg.full_bits, cfg.issue_window, cfg.clock_mhz, cfg.seed) == (2, 3, 6, 3, 150.0, 7)
+
+
+def test_a_part_refuses_on_its_own_and_a_wrong_part():
+    from golden.config import ArrayConfig, DispatchConfig, ReuseConfig
+    with pytest.raises(ConfigError, match="rows must be between 1 and 256"):
+        ArrayConfig(rows=0)
+    with pytest.raises(ConfigError, match="cannot hold a queue"):
+        DispatchConfig(clusters=1)
+    with pytest.raises(TypeError, match="Config has no field 'row'"):
+        Config(row=2)
+    with pytest.raises(TypeError, match="Config.array must be ArrayConfig, a dict of its fields or None, not ReuseConfig"):
+        Config(array=ReuseConfig())

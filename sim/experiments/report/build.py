@@ -120,7 +120,7 @@ def _markdown(d: dict, area_md: str) -> str:
         "",
         f"Seed {d['seed']}. Workload: " + workload_words(d["workload"]) + " "
         + "; ".join(f"{k} studies: grid {'x'.join(map(str, c['grid']))}, partition "
-                    f"{tuple(c['partition'])}, {c['rows']}x{c['cols']} PEs"
+                    f"{tuple(c['partition'])}, {c['array']['rows']}x{c['array']['cols']} PEs"
                     for k, c in d["configs"].items())
         + f". Generated in {d['seconds']:.0f} s.",
         "",
