@@ -141,8 +141,9 @@ bench: setup
 	@mkdir -p $(OUT)
 	$(BIN)/python -m sim.experiments.bench | tee $(OUT)/bench.json
 
+# The figures into out/report, and published as docs/results.md with docs/figures/.
 report: setup
-	$(KALEIDO) report --out $(OUT)/report
+	$(KALEIDO) report --out $(OUT)/report --publish docs
 
 clean:
 	rm -rf $(OUT) build sim_build .pytest_cache

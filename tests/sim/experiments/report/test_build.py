@@ -2,6 +2,7 @@
 the area table is cached by the Verilog's hash, and the numbers are sane."""
 
 import json
+import re
 import shutil
 
 import pytest
@@ -52,6 +53,12 @@ def test_report_writes_its_figures(tmp_path, monkeypatch):
     assert data["area"]["blocks"]["pe"][metric] > data["area"]["blocks"]["baseline-pe"][metric]
     assert len(data["fig20"]) == 2 and {p["D"] for p in data["speed"]["over_d"]} == {16, 32}
     assert [(p["F"], p["P"]) for p in data["fig23"]] == [(3, 1), (6, 4)]
+    # Published into a docs folder: every figure it shows is there, under figures/.
+    docs = tmp_path / "docs"
+    published = build.publish(tmp_path / "r", docs).read_text()
+    shown = re.findall(r"\]\(([^)]+\.png)\)", published)
+    assert len(shown) == 8 and all(p.startswith("figures/") and (docs / p).is_file() for p in shown)
+    assert published.startswith(text.split("\n", 1)[0]) and "signoff.md" in published
 
 
 @pytest.mark.slow       # make test: test_report_on_the_shared_cache
