@@ -19,7 +19,7 @@ from golden.config import Config, require_config
 from golden.pe import Mode
 
 from .dispatch import Dispatcher, state_entry
-from .matcher import at_least, lane_masks, lowest_set, lowest_sets, pe_masks, select, state_table
+from .matcher import at_least, lane_masks, lowest_onehot, lowest_set, lowest_sets, pe_masks, select, state_table
 
 __all__ = ["ChannelWindow", "group_count", "rows_choose"]
 
@@ -121,7 +121,7 @@ class ChannelWindow(Dispatcher):
             # a signal: an Amaranth expression is a tree, and every use of one would
             # emit its logic again (the table below reads them once per channel).
             first_at = Signal(W, name=f"g{g}_first_at")
-            m.d.comb += first_at.eq(Cat(*(has[w] & ~Cat(*has[:w]).any() if w else has[0] for w in range(W))))
+            m.d.comb += first_at.eq(lowest_onehot(Cat(*has), W))
             second_at = Signal(W, name=f"g{g}_second_at")
             for a in range(W):
                 # The first later channel the group needs that fits beside the first.
@@ -130,7 +130,7 @@ class ChannelWindow(Dispatcher):
                 ok, idx = lowest_set(m, cand, W, f"g{g}_after{a}")
                 with m.If(first_ok & (first == a)):
                     m.d.comb += [second_ok.eq(ok), second.eq(idx)]
-                    m.d.comb += second_at.eq(Cat(*(cand[b] & (~cand[:b].any() if b else 1) for b in range(W))))
+                    m.d.comb += second_at.eq(lowest_onehot(cand, W))
             choice = self.choice[g]
             m.d.comb += [choice.take.eq(Cat(first_ok, second_ok)), choice.sel[0].eq(first),
                          choice.sel[1].eq(second)]

@@ -3,12 +3,12 @@ lowest channel still to take, in channel order; no table."""
 
 from __future__ import annotations
 
-from amaranth import Const, Module
+from amaranth import Module, Signal
 
 from golden.config import Config
 
 from .dispatch import Dispatcher
-from .matcher import lowest_set
+from .matcher import lowest_onehot, lowest_set
 
 __all__ = ["InOrder"]
 
@@ -34,7 +34,8 @@ class InOrder(Dispatcher):
         m = Module()
         G = self.cfg.group_width
         found, first = lowest_set(m, self.sets[0], G, "left")
-        taken = Const(1, G) << first          # with nothing found, the set is empty anyway
+        taken = Signal(G)                     # one-hot, beside the index: no decode in series
+        m.d.comb += taken.eq(lowest_onehot(self.sets[0], G))
         m.d.comb += [self.found[0].eq(found), self.chan[0].eq(first),
                      self.choice[0].take.eq(found),
                      self.rest[0].eq(self.sets[0] & ~taken), self.more.eq(self.rest[0].any())]

@@ -16,14 +16,14 @@ channel of pass A can be paired on the first cycle of B.
 
 from __future__ import annotations
 
-from amaranth import Array, Cat, Const, Module, Mux, Signal
+from amaranth import Array, Cat, Const, Module, Mux, Signal, Value
 
 from golden.config import Config
 from golden.matcher import PAIRED_MODES, lanes_of
 
 from .dispatch import Dispatcher, state_entry
 
-__all__ = ["Matcher", "lowest_set", "lowest_sets", "select", "INVALID", "state_entry", "state_table", "lane_masks", "pe_masks"]
+__all__ = ["Matcher", "lowest_set", "lowest_sets", "lowest_onehot", "select", "INVALID", "state_entry", "state_table", "lane_masks", "pe_masks"]
 
 #: The state code of a row or column that does not exist in the tile group: it needs nothing.
 INVALID = 3
@@ -36,6 +36,11 @@ def lowest_set(m, vector, width, name):
         with m.If(vector[k]):
             m.d.comb += index.eq(k)
     return vector.any(), index
+
+
+def lowest_onehot(vector, width: int) -> Value:
+    """The lowest set bit of ``vector`` alone, one-hot (0 when none is set)."""
+    return Cat(*(vector[j] & ~vector[:j].any() if j else vector[0] for j in range(width)))
 
 
 def _saturating_sum(a, b, count: int):
