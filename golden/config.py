@@ -358,14 +358,15 @@ class Config:
         Any field of a sub-config by its own name, over the sub-config given.
     """
 
-    partition: tuple[int, int, int] = (44, 42, 42)
-    grid: tuple[int, int, int] = (8, 16, 16)
-    seed: int = 1
-    reuse: ReuseConfig = ReuseConfig()
-    pe: PEConfig = PEConfig()
-    array: ArrayConfig = ArrayConfig()
-    dispatch: DispatchConfig = DispatchConfig()
-    chip: ChipConfig = ChipConfig()
+    # The defaults are __init__'s, in one place.
+    partition: tuple[int, int, int]
+    grid: tuple[int, int, int]
+    seed: int
+    reuse: ReuseConfig
+    pe: PEConfig
+    array: ArrayConfig
+    dispatch: DispatchConfig
+    chip: ChipConfig
 
     def __init__(self, partition=(44, 42, 42), grid=(8, 16, 16), seed: int = 1, reuse=None, pe=None, array=None,
                  dispatch=None, chip=None, **knobs):
@@ -500,6 +501,7 @@ def _read_through(part: str, name: str) -> property:
 for _name, _part in _HOLDER.items():
     assert not hasattr(Config, _name), f"{_name} would hide a Config attribute"
     setattr(Config, _name, _read_through(_part, _name))
+del _name, _part
 
 #: The fields a user sets, by name: each with its part, help and choices (:func:`_knob`).
 KNOBS = {f.name: f for cls in PARTS.values() for f in fields(cls) if "part" in f.metadata}

@@ -175,8 +175,9 @@ def kaleido_tile_slots(qt, kt, cfg: Config, with_matcher: bool) -> tuple[np.ndar
         for mode, chans, nq, nk, sq, sk in _passes(tile, qt, kt, lanes):
             issued = int(chans.sum())
             if mode in PAIRED_MODES:
-                needs = pe_needs(mode, sq, sk, cfg.accumulators).reshape(-1, len(sq), len(sk))
-                issued = dispatched_slots(np.flatnonzero(chans), needs, mode, cfg, with_matcher)
+                issued = dispatched_slots(
+                    np.flatnonzero(chans), lambda: pe_needs(mode, sq, sk, cfg.accumulators).reshape(-1, len(sq), len(sk)),
+                    mode, cfg, with_matcher)
             slots[t, mode] = issued
             per_channel = np.einsum("ca,ab,cb->c", nq, lanes[mode], nk)
             work[t, mode] = int(per_channel[chans].sum())

@@ -20,24 +20,27 @@ from .matcher import match
 __all__ = ["DISPATCHERS", "dispatcher_of", "dispatched_slots"]
 
 
-def _in_order(chans, needs: np.ndarray, mode: int, cfg: Config) -> int:
-    # One channel a slot, in channel order: what a pass streams, it issues.
+def _in_order(chans, needs, mode: int, cfg: Config) -> int:
+    # One channel a slot, in channel order: what a pass streams, it issues (no lanes read).
     return len(chans)
 
 
-def _matcher(chans, needs: np.ndarray, mode: int, cfg: Config) -> int:
+def _matcher(chans, needs, mode: int, cfg: Config) -> int:
     # The matcher pairs steps for every PE at once, so it reads the PEs as one row.
-    return len(match(chans, needs.reshape(len(needs), -1), cfg.lookahead))
+    lanes = np.asarray(needs())
+    return len(match(chans, lanes.reshape(len(lanes), -1), cfg.lookahead))
 
 
-def _channel_window(chans, needs: np.ndarray, mode: int, cfg: Config) -> int:
+def _channel_window(chans, needs, mode: int, cfg: Config) -> int:
     # Each column (B, D) or row (C) takes its own steps from the window.
-    return len(window_slots(needs, mode, cfg.issue_window))
+    return len(window_slots(np.asarray(needs()), mode, cfg.issue_window))
 
 
-#: name -> slots of one pass: ``f(chans, needs [Dg, Rv, Cv], mode, cfg)``, where
-#: ``chans`` are the channels the pass streams and ``needs`` each valid PE's lanes
-#: per channel of the group (0: no work; a channel outside ``chans`` needs none).
+#: name -> slots of one pass: ``f(chans, needs, mode, cfg)``, where ``chans`` are the
+#: channels the pass streams and ``needs()`` gives each valid PE's lanes per channel
+#: of the group, ``[Dg, Rv, Cv]`` (0: no work; a channel outside ``chans`` needs none).
+#: A function, not the array: the in-order dispatcher never reads it, and it costs
+#: the cycle model a fifth of its time to build.
 DISPATCHERS: dict[str, Callable[..., int]] = {
     "in-order": _in_order,                  # natural channel order
     "matcher": _matcher,                    # golden.matcher
@@ -53,6 +56,7 @@ def dispatcher_of(cfg: Config, matcher: bool) -> str:
     return "channel-window" if cfg.issue_window else "matcher"
 
 
-def dispatched_slots(chans, needs: np.ndarray, mode: int, cfg: Config, matcher: bool = True) -> int:
-    """Slots one paired pass (B, C or D) takes under the design point's dispatcher."""
-    return DISPATCHERS[dispatcher_of(cfg, matcher)](chans, np.asarray(needs), mode, cfg)
+def dispatched_slots(chans, needs: Callable[[], np.ndarray], mode: int, cfg: Config, matcher: bool = True) -> int:
+    """Slots one paired pass (B, C or D) takes under the design point's dispatcher
+    (``needs``: as :data:`DISPATCHERS` says)."""
+    return DISPATCHERS[dispatcher_of(cfg, matcher)](chans, needs, mode, cfg)

@@ -50,7 +50,7 @@ def linear_tile_slots(tables, outputs: int, cfg: Config, with_matcher: bool):
                     issued = len(chans)
                     if with_matcher:
                         needs = pe_needs(Mode.B, np.zeros((rv, G), np.int64), first, cfg.accumulators)
-                        issued = dispatched_slots(chans, needs.reshape(len(needs), rv, -1), Mode.B, cfg)
+                        issued = dispatched_slots(chans, lambda: needs.reshape(len(needs), rv, -1), Mode.B, cfg)
                 s.append(issued)
                 w.append(int(rv * lanes[Mode.B, 0][state[:, chans]].sum()))
         slots.append(np.array(s, np.int64))

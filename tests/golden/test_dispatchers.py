@@ -28,9 +28,10 @@ def test_each_model_counts_the_slots_of_its_module(rng, mode):
     chans = np.flatnonzero(needs.any(axis=(1, 2)))
     needs[np.setdiff1d(np.arange(9), chans)] = 0
     cfg = Config(lookahead=4)
-    assert dispatched_slots(chans, needs, mode, cfg, matcher=False) == len(chans)
-    assert dispatched_slots(chans, needs, mode, cfg) == len(match(chans, needs.reshape(9, -1), 4))
+    lanes = lambda: needs
+    assert dispatched_slots(chans, lambda: 1 / 0, mode, cfg, matcher=False) == len(chans)   # reads no lanes
+    assert dispatched_slots(chans, lanes, mode, cfg) == len(match(chans, needs.reshape(9, -1), 4))
     window = cfg.with_(issue_window=3)
-    assert dispatched_slots(chans, needs, mode, window) == len(window_slots(needs, mode, 3))
+    assert dispatched_slots(chans, lanes, mode, window) == len(window_slots(needs, mode, 3))
     for c in (cfg, window):
-        assert dispatched_slots(chans, needs, mode, c) <= len(chans)
+        assert dispatched_slots(chans, lanes, mode, c) <= len(chans)
