@@ -56,7 +56,7 @@ def _gelu(x: np.ndarray) -> np.ndarray:
     return 0.5 * x * (1 + np.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x ** 3)))
 
 
-def run_block(x: np.ndarray, cfg: Config, weights: dict, scope: str, variant: str = "full") -> dict:
+def run_block(x: np.ndarray, cfg: Config, weights: dict, scope: str) -> dict:
     """The block on float activations ``x [N, heads*D]``: its output (float
     ``[N, C]``) and, per layer and per head, Kaleido's and the baseline's cycles.
     (With reuse in every layer the heads see other Q, K and V, so their cycles differ.)"""
@@ -75,7 +75,7 @@ def run_block(x: np.ndarray, cfg: Config, weights: dict, scope: str, variant: st
         wq, sw = quantize(weights[name])
         cycles["baseline"][name] = baseline_linear_cycles(n, wq.shape[1], cfg, aq.shape[1] // D).cycles
         if scope == "all":
-            cycles["kaleido"][name] = kaleido_linear_cycles(aq, wq.shape[1], cfg, variant).cycles
+            cycles["kaleido"][name] = kaleido_linear_cycles(aq, wq.shape[1], cfg).cycles
             aq = window_reuse(aq, cfg).approx
         else:
             cycles["kaleido"][name] = cycles["baseline"][name]
@@ -97,7 +97,7 @@ def run_block(x: np.ndarray, cfg: Config, weights: dict, scope: str, variant: st
             s, values = int_gemm(pair_reuse(q, cfg).approx, pair_reuse(k, cfg).approx), pair_reuse(v, cfg).approx
             # P V~ folds V's full reuse where it pays, on the head's own codes.
             probs = head_probs(s, cfg, sq * sk / math.sqrt(D))
-            cycles["kaleido"][f"head{h}"] = sum(kaleido_head_cycles(q, k, cfg, variant, v=v, probs=probs).values())
+            cycles["kaleido"][f"head{h}"] = sum(kaleido_head_cycles(q, k, cfg, v=v, probs=probs).values())
         out[:, sl] = attention_output(s, values, sq * sk / math.sqrt(D)) * sv
     y1 = x + linear("proj", out)
     y = y1 + linear("mlp2", _gelu(linear("mlp1", y1)))
@@ -106,14 +106,14 @@ def run_block(x: np.ndarray, cfg: Config, weights: dict, scope: str, variant: st
             "baseline_cycles": sum(cycles["baseline"].values())}
 
 
-def block_figures(x: np.ndarray, cfg: Config, seed: int = 0, variant: str = "full") -> dict:
+def block_figures(x: np.ndarray, cfg: Config, seed: int = 0) -> dict:
     """The Fig. 20 analog: per scope (attention only, all layers), the speedup
     over the baseline array and the PSNR of the block output against no reuse."""
     weights = block_weights(x.shape[1], seed)
-    ref = run_block(x, cfg, weights, "none", variant)
+    ref = run_block(x, cfg, weights, "none")
     rows = {}
     for scope in ("attention", "all"):
-        res = run_block(x, cfg, weights, scope, variant)
+        res = run_block(x, cfg, weights, scope)
         rows[scope] = {"speedup": res["baseline_cycles"] / res["kaleido_cycles"],
                        "kaleido_cycles": res["kaleido_cycles"], "baseline_cycles": res["baseline_cycles"],
                        "cycles": res["cycles"]["kaleido"], **quality(ref["output"], res["output"])}

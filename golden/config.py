@@ -25,6 +25,11 @@ from .pe import ACCUMULATORS, PE_STAGES, PEKind
 #: clustering, docs/design.md, "The data dispatcher").
 CLUSTER_RULES = ("weight", "pivots")
 
+#: The dispatcher's ablation (docs/concepts.md, "Dispatcher variants"): which of the
+#: scheduler and the matcher (or the channel window in the matcher's place) each
+#: variant has, as ``(scheduler, matcher)``. ``full`` has both, ``pe`` neither.
+VARIANTS = {"pe": (False, False), "pe-sh": (True, False), "pe-m": (False, True), "full": (True, True)}
+
 #: The chip clock both designs run at by default (MHz): the highest clock at which
 #: the baseline array (4x4 PEs, D = 128) closes timing on OSU018 under the
 #: timing-driven flow, found by ``python -m synth.clock`` (the search steps down
@@ -40,7 +45,9 @@ SIZE_LIMITS = {"rows": 256, "cols": 256, "queue_depth": 4096, "clusters": 64, "c
 #: A clock no 180 nm block here approaches; anything above is a typo.
 MAX_CLOCK_MHZ = 2000.0
 
-__all__ = ["Config", "ConfigError", "ReuseConfig", "PEConfig", "ArrayConfig", "DispatchConfig", "ChipConfig", "PARTS", "Part", "KNOBS", "knob_help", "CLUSTER_RULES", "CHIP_CLOCK_MHZ", "MAX_CLOCK_MHZ", "SIZE_LIMITS", "MODELS", "model_partition", "GROUPS", "DIRECTIONS",
+__all__ = ["Config", "ConfigError", "ReuseConfig", "PEConfig", "ArrayConfig", "DispatchConfig", "ChipConfig", "PARTS",
+           "Part", "KNOBS", "knob_help", "CLUSTER_RULES", "VARIANTS", "CHIP_CLOCK_MHZ", "MAX_CLOCK_MHZ", "SIZE_LIMITS",
+           "MODELS", "model_partition", "GROUPS", "DIRECTIONS",
            "require_config"]
 
 
@@ -54,6 +61,7 @@ class Part(str, Enum):
     PE = "a PE"
     ARRAY = "an array of PEs"
     ACCUMULATOR = "a dense accumulator (the baseline PE's or the softmax unit's scores)"
+    DISPATCHER = "the data dispatcher"
     SCHEDULER = "the scheduler"
     MATCHER = "the matcher"
     WINDOW = "the channel window"
@@ -251,6 +259,11 @@ class DispatchConfig:
 
     Parameters
     ----------
+    variant : str
+        Which parts the dispatcher has (:data:`VARIANTS`): ``full`` (the
+        default: scheduler and matcher), ``pe-sh`` (the scheduler alone),
+        ``pe-m`` (the matcher alone) or ``pe`` (neither: pairs in their natural
+        order, one channel step a slot).
     queue_depth, clusters, cluster_capacity, string_bits : int
         Scheduler: string queue entries, pivot clusters, entries per cluster
         queue, channels per reuse string.
@@ -271,6 +284,10 @@ class DispatchConfig:
         :func:`golden.dispatchers.dispatcher_of` says which unit a design has.
     """
 
+    variant: str = _knob("full", Part.DISPATCHER, "the dispatcher in the loop: pe (reconfigurable PEs, channel "
+                         "steps in natural order), pe-sh (+ the scheduler, which clusters pairs with alike reuse), "
+                         "pe-m (+ the matcher, which pairs nibble steps into one cycle), full (both)",
+                         choices=tuple(VARIANTS))
     queue_depth: int = 64
     clusters: int = 4
     cluster_capacity: int = 16
@@ -286,6 +303,8 @@ class DispatchConfig:
                               metavar="W")
 
     def __post_init__(self):
+        if self.variant not in VARIANTS:
+            raise ConfigError(f"unknown variant {self.variant!r}; choose one of {', '.join(VARIANTS)}")
         if self.issue_window not in WINDOW_WIDTHS:
             raise ConfigError(f"issue window must be 0 (none) or 2 to {WINDOW_WIDTHS[-1]} channels, "
                               f"got {self.issue_window}")
@@ -295,6 +314,11 @@ class DispatchConfig:
         if self.clusters * self.cluster_capacity < self.queue_depth:
             raise ConfigError(
                 f"{self.clusters} clusters of {self.cluster_capacity} cannot hold a queue of {self.queue_depth}")
+
+    @property
+    def parts(self) -> tuple[bool, bool]:
+        """``(scheduler, matcher)``: the parts :attr:`variant` has."""
+        return VARIANTS[self.variant]
 
 
 @dataclass(frozen=True)

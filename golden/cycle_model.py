@@ -31,7 +31,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from . import drain
-from .config import Config
+from .config import VARIANTS, Config
 from .dispatchers import dispatched_slots
 from .matcher import PAIRED_MODES, lanes_of, pe_needs
 from .pe import ACCUMULATORS, Mode
@@ -44,8 +44,6 @@ __all__ = ["CycleReport", "kaleido_cycles", "baseline_cycles", "LANES", "lanes_t
            "executed_products", "pass_profile", "sub_variants", "scheduler_busy",
            "SCHEDULES", "gemm_cycles", "tile_lane_needs"]
 
-#: Dispatcher ablation (docs/concepts.md, "Dispatcher variants"): which of scheduler and matcher each variant has.
-VARIANTS = {"pe": (False, False), "pe-sh": (True, False), "pe-m": (False, True), "full": (True, True)}
 
 
 def utilization(lane_work: int, cycles: int, pes: int) -> float:
@@ -61,11 +59,15 @@ def variant_parts(variant: str) -> tuple[bool, bool]:
         raise ValueError(f"unknown variant {variant!r}; choose one of {', '.join(VARIANTS)}") from None
 
 
-def kaleido_tables(q, k, cfg: Config, variant: str = "pe", assignments=(None, None)):
-    """Pair tables of Q and K as the variant's engine sees them: clustered by the
-    scheduler in pe-sh and full (``assignments`` from the RTL, else golden)."""
+def kaleido_tables(q, k, cfg: Config, assignments=(None, None)):
+    """Pair tables of Q and K as ``cfg``'s engine sees them: clustered by the
+    scheduler in variants pe-sh and full (``assignments`` from the RTL, else golden)."""
+    return _tables(q, k, cfg, cfg.dispatch.parts[0], assignments)
+
+
+def _tables(q, k, cfg: Config, with_scheduler: bool, assignments=(None, None)):
     qt, kt = pair_tables(q, cfg), pair_tables(k, cfg)
-    if variant_parts(variant)[0]:
+    if with_scheduler:
         qt = cluster_tables(qt, cfg, assignments[0])
         kt = cluster_tables(kt, cfg, assignments[1])
     return qt, kt
@@ -200,11 +202,11 @@ def tile_lane_needs(qt, kt, cfg: Config):
         yield a_slots, work
 
 
-def pass_profile(q: np.ndarray, k: np.ndarray, cfg: Config, variant: str = "full") -> dict:
-    """Where passes A-D spend their slots: per pass, issued slots and lane use
-    (lane work over the lanes of those slots)."""
-    qt, kt = kaleido_tables(q, k, cfg, variant)
-    slots, work = kaleido_tile_slots(qt, kt, cfg, variant_parts(variant)[1])
+def pass_profile(q: np.ndarray, k: np.ndarray, cfg: Config) -> dict:
+    """Where passes A-D spend their slots with ``cfg``'s dispatcher: per pass,
+    issued slots and lane use (lane work over the lanes of those slots)."""
+    qt, kt = kaleido_tables(q, k, cfg)
+    slots, work = kaleido_tile_slots(qt, kt, cfg, cfg.dispatch.parts[1])
     lanes = 2 * cfg.rows * cfg.cols
     return {name: {"slots": int(slots[:, p].sum()),
                    "lane_use": float(work[:, p].sum() / (slots[:, p].sum() * lanes)) if slots[:, p].sum() else 0.0}
@@ -246,7 +248,7 @@ def executed_products(q: np.ndarray, k: np.ndarray, cfg: Config, report: "CycleR
     variant's pair tables (or ``tables``), or the dense schedule."""
     if report.schedule == "dense":
         return dense_products(q.shape[0], k.shape[0], cfg)
-    qt, kt = tables if tables is not None else kaleido_tables(q, k, cfg, report.ran_as or report.variant)
+    qt, kt = tables if tables is not None else _tables(q, k, cfg, variant_parts(report.ran_as or report.variant)[0])
     return kaleido_products(qt, kt, cfg)
 
 
@@ -264,20 +266,22 @@ def sub_variants(variant: str) -> list[str]:
     return [variant] + subs
 
 
-def _pair_report(q, k, cfg: Config, variant: str, as_variant: str, tables) -> CycleReport:
+def _pair_report(q, k, cfg: Config, as_variant: str, tables) -> CycleReport:
+    # Passes A-D on cfg's engine with the dispatcher parts of as_variant.
     with_scheduler, with_matcher = variant_parts(as_variant)
-    qt, kt = tables if tables is not None else kaleido_tables(q, k, cfg, as_variant)
+    qt, kt = tables if tables is not None else _tables(q, k, cfg, with_scheduler)
     passes, tile_work = kaleido_tile_slots(qt, kt, cfg, with_matcher)
     engine = engine_cycles(passes, cfg)
     lead = scheduler_lead(q, k, cfg) if with_scheduler else 0
     return CycleReport("kaleido", engine + lead, engine - tail_cycles(cfg), len(passes),
-                       int(tile_work.sum()), cfg.rows * cfg.cols, variant, engine, lead, "pairs",
+                       int(tile_work.sum()), cfg.rows * cfg.cols, cfg.variant, engine, lead, "pairs",
                        engine + lead, as_variant)
 
 
-def kaleido_cycles(q: np.ndarray, k: np.ndarray, cfg: Config, variant: str = "pe",
-                   tables=None, schedule: str = "auto") -> CycleReport:
-    """Cycles and lane work of the Kaleido engine on int8 operands ``[N, D]``.
+def kaleido_cycles(q: np.ndarray, k: np.ndarray, cfg: Config, tables=None,
+                   schedule: str = "auto") -> CycleReport:
+    """Cycles and lane work of the Kaleido engine on int8 operands ``[N, D]``,
+    with the dispatcher of ``cfg.variant``.
 
     ``tables`` are the pair tables the variant's scheduler produced (default:
     golden's). ``schedule="pairs"`` runs passes A-D with every part of the
@@ -291,7 +295,8 @@ def kaleido_cycles(q: np.ndarray, k: np.ndarray, cfg: Config, variant: str = "pe
     """
     if schedule not in SCHEDULES:
         raise ValueError(f"unknown schedule {schedule!r}; choose one of {', '.join(SCHEDULES)}")
-    own = _pair_report(q, k, cfg, variant, variant, tables)
+    variant = cfg.variant
+    own = _pair_report(q, k, cfg, variant, tables)
     if schedule == "pairs":
         return own
     dense = baseline_cycles(q.shape[0], k.shape[0], cfg)
@@ -299,7 +304,7 @@ def kaleido_cycles(q: np.ndarray, k: np.ndarray, cfg: Config, variant: str = "pe
                         variant, dense.engine_cycles, 0, "dense", own.cycles, "dense")
     if schedule == "dense":
         return dense
-    options = [own] + [_pair_report(q, k, cfg, variant, sub, tables if variant_parts(sub)[0] else None)
+    options = [own] + [_pair_report(q, k, cfg, sub, tables if variant_parts(sub)[0] else None)
                        for sub in sub_variants(variant)[1:]]
     best = min(options + [dense], key=lambda r: r.cycles)        # the first of equals: own first
     best.pair_cycles = own.cycles

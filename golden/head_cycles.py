@@ -62,12 +62,12 @@ def pv_cycles(probs: np.ndarray, v: np.ndarray, cfg: Config, schedule: str = "au
             "dense_cycles": dense, "tiles": tiles, "executed_macs": macs}
 
 
-def kaleido_head_cycles(q: np.ndarray, k: np.ndarray, cfg: Config, variant: str = "full",
-                        v: np.ndarray | None = None, probs: np.ndarray | None = None) -> dict:
+def kaleido_head_cycles(q: np.ndarray, k: np.ndarray, cfg: Config, v: np.ndarray | None = None,
+                        probs: np.ndarray | None = None) -> dict:
     """Per-stage cycles of the Kaleido array's head on int8 ``q``, ``k`` (the driver's
     choice for ``S~``). With ``v`` and the head's codes ``probs``, ``P V~`` takes
     :func:`pv_cycles`'s choice; without them it runs dense."""
     n = cfg.tokens
     pv = (pv_cycles(probs, v, cfg)["cycles"] if v is not None
           else gemm_cycles(n, cfg.head_dim, pv_config(cfg), "kaleido").cycles)
-    return {"qk": kaleido_cycles(q, k, cfg, variant).cycles, "softmax": softmax_model_cycles(cfg), "pv": pv}
+    return {"qk": kaleido_cycles(q, k, cfg).cycles, "softmax": softmax_model_cycles(cfg), "pv": pv}

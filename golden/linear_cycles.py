@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from .config import Config
-from .cycle_model import CycleReport, SCHEDULES, _TABLES, baseline_cycles, engine_cycles, tail_cycles, variant_parts
+from .cycle_model import CycleReport, SCHEDULES, _TABLES, baseline_cycles, engine_cycles, tail_cycles
 from .dispatchers import dispatched_slots
 from .matcher import pe_needs
 from .pe import Mode
@@ -63,17 +63,16 @@ def baseline_linear_cycles(n: int, outputs: int, cfg: Config, heads: int) -> Cyc
     return baseline_cycles(outputs, n, linear_config(cfg, heads))
 
 
-def kaleido_linear_cycles(x: np.ndarray, outputs: int, cfg: Config, variant: str = "full",
-                          schedule: str = "auto") -> CycleReport:
+def kaleido_linear_cycles(x: np.ndarray, outputs: int, cfg: Config, schedule: str = "auto") -> CycleReport:
     """Cycles and lane work of the Kaleido engine on ``X~ W`` (``X`` int8 ``[N, heads*D]``,
-    ``outputs`` columns of ``W``). ``ran_as`` names what ran: a variant (the
+    ``outputs`` columns of ``W``), with the dispatcher of ``cfg.variant``. ``ran_as`` names what ran: a variant (the
     scheduler does not apply to windows, so ``full`` runs as ``pe-m``) or ``dense``."""
     if schedule not in SCHEDULES:
         raise ValueError(f"unknown schedule {schedule!r}; choose one of {', '.join(SCHEDULES)}")
     heads = x.shape[1] // cfg.head_dim
     lcfg = linear_config(cfg, heads)
     tables = window_tables(x, cfg)
-    with_matcher = variant_parts(variant)[1]
+    variant, with_matcher = cfg.variant, cfg.dispatch.parts[1]
 
     def windows(matcher: bool) -> CycleReport:
         slots, work = linear_tile_slots(tables, outputs, lcfg, matcher)

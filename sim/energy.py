@@ -33,15 +33,15 @@ HEAD_SCOPE = (
     "stages do not overlap.")
 
 
-def design_blocks(cfg, design: str, variant: str, head: bool = False) -> dict:
+def design_blocks(cfg, design: str, head: bool = False) -> dict:
     """``{label: (block, Config)}``: every block a design has on the chip (the
-    dispatcher's, whether or not a run uses them: they share its clock), and with
+    dispatcher's parts ``cfg.variant`` has, whether or not a run uses them: they share its clock), and with
     ``head`` the softmax unit and the P V~ array."""
     from golden.head_cycles import pv_config
 
     if design == "kaleido":
         used = {"array": ("array", cfg)}
-        has_scheduler, has_matcher = variant_parts(variant)
+        has_scheduler, has_matcher = cfg.dispatch.parts
         if has_scheduler:
             used["scheduler"] = ("scheduler", cfg)
         if has_matcher:
@@ -55,7 +55,7 @@ def design_blocks(cfg, design: str, variant: str, head: bool = False) -> dict:
     return used
 
 
-def run_clock(cfg, design: str, variant: str, liberty: str, head: bool = False) -> dict:
+def run_clock(cfg, design: str, liberty: str, head: bool = False) -> dict:
     """The chip clock (``chip_clock_mhz``, ``cfg.clock_mhz``) and the clock a design's
     blocks meet (``clock_mhz``): the chip clock if every block meets it, else the
     slowest block's fmax, named in ``slowest_block``; every block's ``slack_ns`` at
@@ -63,7 +63,7 @@ def run_clock(cfg, design: str, variant: str, liberty: str, head: bool = False) 
     from synth.timing import block_timing
 
     blocks = {label: block_timing(name, bcfg, liberty)
-              for label, (name, bcfg) in design_blocks(cfg, design, variant, head).items()}
+              for label, (name, bcfg) in design_blocks(cfg, design, head).items()}
     slowest = min(blocks, key=lambda b: blocks[b]["fmax_mhz"])
     meets = blocks[slowest]["slack_ns"] >= 0
     return {"chip_clock_mhz": cfg.clock_mhz,
@@ -73,12 +73,12 @@ def run_clock(cfg, design: str, variant: str, liberty: str, head: bool = False) 
                               for b, t in blocks.items()}}
 
 
-def dispatcher_energy(cfg, q, k, variant: str, report, liberty: str, cycles: int, clock: float) -> dict:
-    """``{"scheduler": pJ, "matcher": pJ}`` of the parts ``variant`` has over a run of
+def dispatcher_energy(cfg, q, k, report, liberty: str, cycles: int, clock: float) -> dict:
+    """``{"scheduler": pJ, "matcher": pJ}`` of the parts ``cfg.variant`` has over a run of
     ``cycles`` at ``clock`` MHz, as :data:`DISPATCHER_SCOPE` says."""
     from synth.power import energy_per_action
 
-    has_scheduler, has_matcher = variant_parts(variant)
+    has_scheduler, has_matcher = cfg.dispatch.parts
     used_scheduler, used_matcher = (variant_parts(report.ran_as) if report.schedule == "pairs"
                                     else (False, False))
     out = {}
@@ -95,7 +95,7 @@ def dispatcher_energy(cfg, q, k, variant: str, report, liberty: str, cycles: int
     return out
 
 
-def run_energy(cfg, q, k, design: str, variant: str, cycles: int, schedule: str = "auto",
+def run_energy(cfg, q, k, design: str, cycles: int, schedule: str = "auto",
                report=None, head: bool = False) -> dict:
     """``energy_pj`` and ``time_us`` of one ``Q K^T`` run at the clock its design's
     blocks meet (:func:`run_clock`'s figures, which it carries; ``head``: the
@@ -113,17 +113,17 @@ def run_energy(cfg, q, k, design: str, variant: str, cycles: int, schedule: str 
         if liberty is None:
             raise SynthError("no liberty file (make setup fetches OSU018)")
         sta_command()
-        if cfg.issue_window and not (design == "kaleido" and variant_parts(variant)[1]):
+        if cfg.issue_window and not (design == "kaleido" and cfg.dispatch.parts[1]):
             cfg = cfg.with_(issue_window=0)         # the window comes with a matcher variant only
         pe = "pe" if design == "kaleido" else "baseline-pe"
         if design == "kaleido" and cfg.issue_window:
             pe = "window-pe"                        # the array's PEs, as hw.array builds them
         per_action = energy_per_action(pe, cfg, liberty)
-        timing = run_clock(cfg, design, variant, liberty, head)
+        timing = run_clock(cfg, design, liberty, head)
         clock = timing["clock_mhz"]
         if design == "kaleido" and report is None:
-            report = kaleido_cycles(q, k, cfg, variant, schedule=schedule)
-        dispatcher = (dispatcher_energy(cfg, q, k, variant, report, liberty, cycles, clock)
+            report = kaleido_cycles(q, k, cfg, schedule=schedule)
+        dispatcher = (dispatcher_energy(cfg, q, k, report, liberty, cycles, clock)
                       if design == "kaleido" else {})
     except (SynthError, StaError, GateSimError) as exc:
         return {"energy_pj": None, "time_us": None, "clock_mhz": None, "chip_clock_mhz": cfg.clock_mhz,

@@ -86,7 +86,7 @@ def run_pv(cfg, probs: np.ndarray, v: np.ndarray, design: str, simulator: str, w
 
 
 def simulate_head(cfg, q, k, v, scale: float, design: str, simulator: str, work: Path,
-                  waves: bool = False, variant: str = "pe", schedule: str = "auto",
+                  waves: bool = False, schedule: str = "auto",
                   pv_schedule: str = "auto") -> dict:
     """Run the head's three stages on the RTL.
 
@@ -96,7 +96,7 @@ def simulate_head(cfg, q, k, v, scale: float, design: str, simulator: str, work:
     """
     work = Path(work).resolve()
     qk = simulate(cfg, q, k, design, simulator, work / "qk", waves,
-                  label=f"S~ on the {design} array ({simulator})", variant=variant, schedule=schedule)
+                  label=f"S~ on the {design} array ({simulator})", schedule=schedule)
     soft = run_softmax(cfg, qk["scores"], scale, simulator, work / "softmax",
                        f"softmax unit ({simulator})", waves)
     pv = run_pv(cfg, soft["probs"], v, design, simulator, work / "pv", waves, pv_schedule)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
-from golden.cycle_model import utilization, variant_parts
+from golden.cycle_model import utilization
 from golden.windows import linear_config, window_tables
 from hw import blocks
 
@@ -32,22 +32,21 @@ def buffer_words(x: np.ndarray, outputs: int, cfg) -> tuple[int, int]:
 
 
 def simulate_linear(cfg, x: np.ndarray, w: np.ndarray, design: str, simulator: str, work: Path,
-                    variant: str = "full", schedule: str = "auto", waves: bool = False,
+                    schedule: str = "auto", waves: bool = False,
                     label: str = "simulating") -> dict:
     """Run ``X~ W`` (``X`` int8 ``[N, heads*D]``, ``W`` int8 ``[heads*D, O]``) on the
-    RTL; return the bench's ``rtl.json`` plus ``out`` (``Y~``, int64 ``[N, O]``)."""
+    RTL with ``cfg``'s dispatcher; return the bench's ``rtl.json`` plus ``out`` (``Y~``, int64 ``[N, O]``)."""
     work = Path(work).resolve()
     work.mkdir(parents=True, exist_ok=True)
     np.save(work / "x.npy", x)
     np.save(work / "w.npy", w)
     lcfg = linear_config(cfg, x.shape[1] // cfg.head_dim)
     q_words, k_words = buffer_words(x, w.shape[1], cfg)
-    matcher = design == "kaleido" and variant_parts(variant)[1]
+    matcher = design == "kaleido" and cfg.dispatch.parts[1]
     text = blocks.engine_verilog(lcfg, design, q_words, k_words, matcher=matcher)
     with follow_progress(work, label, "outputs"):
         result = runner.run(design, lcfg, simulator, "tb.linear_tb", work,
                             env={"KALEIDO_WORK": str(work), "KALEIDO_DESIGN": design,
-                                 "KALEIDO_VARIANT": variant if design == "kaleido" else "pe",
                                  "KALEIDO_SCHEDULE": schedule, "KALEIDO_HEAD_CONFIG": cfg.to_json()},
                             waves=waves, verilog_text=text, top=blocks.engine_top(design))
     if not result.ok:

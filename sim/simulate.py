@@ -116,7 +116,7 @@ def run_scheduler(cfg, q, k, simulator: str, work: Path, build_dir: Path | None 
 
 
 def simulate(cfg, q, k, design: str, simulator: str, work: Path, waves: bool = False,
-             label: str = "simulating", variant: str = "pe", schedule: str = "auto",
+             label: str = "simulating", schedule: str = "auto",
              product: str = "qk", depth: int | None = None, fold: np.ndarray | None = None) -> dict:
     """Run one attention product on the RTL; return the bench's ``rtl.json`` plus scores.
 
@@ -127,7 +127,8 @@ def simulate(cfg, q, k, design: str, simulator: str, work: Path, waves: bool = F
     codes added to ``q`` where the row enters the array, a folded key of
     ``P V~`` where nonzero (:func:`tb.engine_image.gemm_image`).
 
-    With a scheduler (pe-sh, full) its RTL runs first and the engine takes the
+    Kaleido runs with ``cfg``'s dispatcher. With a scheduler (variants pe-sh,
+    full) its RTL runs first and the engine takes the
     pairs in the order of its clusters; ``cycles`` then adds the scheduler's
     lead (its first batch, which the array cannot overlap), as measured.
     ``utilization`` is computed from the RTL's own counters. With ``waves``
@@ -144,7 +145,7 @@ def simulate(cfg, q, k, design: str, simulator: str, work: Path, waves: bool = F
         if product != "gemm" or design != "kaleido":
             raise ValueError("only a product of final operands on the Kaleido engine folds keys")
         np.save(work / "fold.npy", fold)
-    with_scheduler, with_matcher = variant_parts(variant)
+    with_scheduler, with_matcher = cfg.dispatch.parts
     if product == "gemm":
         with_scheduler = with_matcher = False
     lead = 0
@@ -163,7 +164,6 @@ def simulate(cfg, q, k, design: str, simulator: str, work: Path, waves: bool = F
     with follow_progress(work, label):
         result = runner.run(design, cfg, simulator, "tb.attention_tb", work,
                             env={"KALEIDO_WORK": str(work), "KALEIDO_DESIGN": design,
-                                 "KALEIDO_VARIANT": variant if design == "kaleido" else "pe",
                                  "KALEIDO_SCHEDULE": schedule, "KALEIDO_PRODUCT": product},
                             waves=waves, verilog_text=text, top=blocks.engine_top(design))
     if not result.ok:

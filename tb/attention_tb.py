@@ -26,7 +26,7 @@ from cocotb.triggers import FallingEdge, ReadOnly, RisingEdge
 
 from golden.attention import expected_scores, int_gemm
 from golden.config import Config
-from golden.cycle_model import baseline_cycles, gemm_cycles, kaleido_cycles, kaleido_tables, variant_parts
+from golden.cycle_model import baseline_cycles, gemm_cycles, kaleido_cycles, kaleido_tables
 from golden.scheduler import Assignment
 
 from .common import start
@@ -34,7 +34,6 @@ from .engine_image import Scoreboard, baseline_image, check_run, driver_image, g
 
 WORK = Path(os.environ.get("KALEIDO_WORK", "."))
 DESIGN = os.environ.get("KALEIDO_DESIGN", "kaleido")
-VARIANT = os.environ.get("KALEIDO_VARIANT", "pe")
 SCHEDULE = os.environ.get("KALEIDO_SCHEDULE", "auto")
 PRODUCT = os.environ.get("KALEIDO_PRODUCT", "qk")        # "qk" (Q K^T with reuse) or "gemm" (final operands)
 CFG = Config.from_json(os.environ["KALEIDO_CONFIG"]) if "KALEIDO_CONFIG" in os.environ else Config()
@@ -98,7 +97,7 @@ class Monitor:
         (WORK / "progress").write_text(f"{seen} {self.expected}")
 
 
-async def run_image(dut, image, cfg: Config, rows: int, cols: int, model, variant: str):
+async def run_image(dut, image, cfg: Config, rows: int, cols: int, model):
     """Load ``image`` into the engine and collect what drains out (``rows x cols``
     results, by the scoreboard) and what the RTL counted, beside the model's figures."""
     board = Scoreboard(image, cfg, rows, cols)
@@ -109,7 +108,7 @@ async def run_image(dut, image, cfg: Config, rows: int, cols: int, model, varian
     await RisingEdge(dut.clk)
     await ReadOnly()
     rtl = {"cycles": int(dut.cycles.value), "lane_work": int(dut.lane_work.value),
-           "last_out": monitor.last_out, "model": model.as_dict(), "variant": variant,
+           "last_out": monitor.last_out, "model": model.as_dict(), "variant": model.variant,
            "schedule": model.schedule, "ran_as": model.ran_as}
     return board.result(), rtl
 
@@ -132,19 +131,19 @@ async def attention(dut):
         # With a scheduler, the pairs run in the order of its clusters, as the
         # scheduler RTL assigned them (sched_out.json), checked against golden.
         assignments = (None, None)
-        if variant_parts(VARIANT)[0]:
+        if CFG.dispatch.parts[0]:
             sched = json.loads((WORK / "sched_out.json").read_text())
             assignments = tuple([Assignment(c, t) for c, t in zip(sched[s]["clusters"], sched[s]["cycles"])]
                                 for s in ("q", "k"))
-        tables = kaleido_tables(q, k, CFG, VARIANT, assignments)
+        tables = kaleido_tables(q, k, CFG, assignments)
         # The driver's choice: passes A-D, or the dense schedule where they would be slower.
-        model = kaleido_cycles(q, k, CFG, VARIANT, tables, SCHEDULE)
-        image = driver_image(q, k, CFG, VARIANT, model, tables)
+        model = kaleido_cycles(q, k, CFG, tables, SCHEDULE)
+        image = driver_image(q, k, CFG, model, tables)
         golden = expected_scores(q, k, CFG, DESIGN)
     else:
         image, model = baseline_image(q, k, CFG), baseline_cycles(n_q, n_k, CFG)
         golden = expected_scores(q, k, CFG, DESIGN)
-    scores, rtl = await run_image(dut, image, CFG, n_q, n_k, model, VARIANT)
+    scores, rtl = await run_image(dut, image, CFG, n_q, n_k, model)
     np.save(WORK / "scores.npy", scores)
     (WORK / "rtl.json").write_text(json.dumps(rtl))
     # The checker: scores bit for bit, cycles and lane work equal to the model.

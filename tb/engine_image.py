@@ -98,16 +98,16 @@ def kaleido_image(q: np.ndarray, k: np.ndarray, cfg: Config, tables=None,
     return img
 
 
-def driver_image(q: np.ndarray, k: np.ndarray, cfg: Config, variant: str, report, tables=None) -> EngineImage:
-    """The image of what the cycle model's ``report`` says the driver runs on a
-    ``variant`` engine: the dense schedule, or passes A-D over the scheduler's
+def driver_image(q: np.ndarray, k: np.ndarray, cfg: Config, report, tables=None) -> EngineImage:
+    """The image of what the cycle model's ``report`` says the driver runs on
+    ``cfg``'s engine (its variant's dispatcher): the dense schedule, or passes A-D over the scheduler's
     clusters (``tables``, when it ran with the scheduler) or over pairs in natural
     order, with the matcher bypassed when it ran without it."""
     if report.schedule == "dense":
         return kaleido_image(q, k, cfg, schedule="dense")
     with_scheduler, with_matcher = variant_parts(report.ran_as)
     img = kaleido_image(q, k, cfg, tables if with_scheduler else None)
-    img.unpaired = variant_parts(variant)[1] and not with_matcher
+    img.unpaired = cfg.dispatch.parts[1] and not with_matcher
     return img
 
 

@@ -32,7 +32,6 @@ from .engine_image import baseline_image, check_run, linear_image
 
 WORK = Path(os.environ.get("KALEIDO_WORK", "."))
 DESIGN = os.environ.get("KALEIDO_DESIGN", "kaleido")
-VARIANT = os.environ.get("KALEIDO_VARIANT", "full")
 SCHEDULE = os.environ.get("KALEIDO_SCHEDULE", "auto")
 ENGINE_CFG = Config.from_json(os.environ["KALEIDO_CONFIG"]) if "KALEIDO_CONFIG" in os.environ else Config()
 HEAD_CFG = Config.from_json(os.environ["KALEIDO_HEAD_CONFIG"]) if "KALEIDO_HEAD_CONFIG" in os.environ \
@@ -50,14 +49,14 @@ async def linear(dut):
     await start(dut)
     layer = linear_layer(x, w, HEAD_CFG)
     if DESIGN == "kaleido":
-        model = kaleido_linear_cycles(x, outputs, HEAD_CFG, VARIANT, SCHEDULE)
+        model = kaleido_linear_cycles(x, outputs, HEAD_CFG, SCHEDULE)
         image = linear_image(x, w, HEAD_CFG, model)
         golden = layer.approx
     else:
         model = baseline_linear_cycles(n, outputs, HEAD_CFG, heads)
         image = baseline_image(np.ascontiguousarray(w.T), x, ENGINE_CFG)
         golden = layer.exact
-    out, rtl = await run_image(dut, image, ENGINE_CFG, outputs, n, model, VARIANT)
+    out, rtl = await run_image(dut, image, ENGINE_CFG, outputs, n, model)
     out = out.T
     rtl.update(dense_macs=layer.dense_macs, oracle_macs=layer.reuse_macs)
     np.save(WORK / "out.npy", out)

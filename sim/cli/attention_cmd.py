@@ -20,7 +20,7 @@ import numpy as np
 
 from golden import DESIGNS, expected_scores, pair_reuse, run_attention
 from golden.attention import expected_head
-from golden.cycle_model import SCHEDULES, VARIANTS, baseline_cycles
+from golden.cycle_model import SCHEDULES, baseline_cycles
 from golden.head_cycles import PV_SCHEDULES
 from golden.opcount import dense_macs, pv_oracle_macs
 
@@ -37,16 +37,10 @@ __all__ = ["register", "OUTPUTS"]
 #: What a run leaves in its folder; a new run first removes the last run's.
 OUTPUTS = ("scores.npy", "stats.json", "probs.npy", "out.npy")
 
-VARIANT_HELP = ("the dispatcher in the loop: pe (reconfigurable PEs, channel steps in natural order), "
-                "pe-sh (+ the scheduler, which clusters pairs with alike reuse), pe-m (+ the matcher, "
-                "which pairs nibble steps into one cycle), full (both; the default)")
-
-
 def add_args(p) -> None:
     p.add_argument("--design", choices=list(DESIGNS), default="kaleido",
                    help="kaleido (the augmented array, S~) or baseline (the plain array, Q K^T); "
                         "default kaleido")
-    p.add_argument("--variant", choices=list(VARIANTS), default="full", help=VARIANT_HELP)
     p.add_argument("--schedule", choices=list(SCHEDULES), default="auto",
                    help="kaleido: auto (the default: what the cycle model says is fastest of passes A-D "
                         "with the variant's dispatcher, with its scheduler or matcher bypassed, and the "
@@ -56,7 +50,7 @@ def add_args(p) -> None:
                         "two), shared (V's full reuse folded per column tile, the shared multiply) or dense")
     p.add_argument("--simulator", choices=list(runner.SIMULATORS),
                    help="default: verilator when it can run here, else icarus")
-    add_knobs(p, "rows", "cols", "accumulators", "lookahead", "issue_window", "cluster_rule", "pe_stages",
+    add_knobs(p, "variant", "rows", "cols", "accumulators", "lookahead", "issue_window", "cluster_rule", "pe_stages",
               "clock_mhz")
     p.add_argument("--waves", action="store_true",
                    help="keep every simulation's waveform (engine, and scheduler where it runs) in DIR")
@@ -70,10 +64,6 @@ def add_args(p) -> None:
 
 
 def cmd_sim_attention(args) -> int:
-    if args.design == "baseline" and args.variant not in ("pe", "full"):
-        raise UserError("the baseline has no dispatcher: --variant applies to --design kaleido")
-    if args.design == "baseline":
-        args.variant = "pe"
     check_design_knobs(args)
     if args.pv_schedule != "auto" and (args.design == "baseline" or args.v is None):
         raise UserError("--pv-schedule says how P V~ runs on the Kaleido array: it needs --v and "
@@ -86,12 +76,11 @@ def cmd_sim_attention(args) -> int:
     with run_folder(args.out, OUTPUTS, WAVE_SUFFIXES) as (out, work):
         if v is None:
             rtl = simulate(cfg, q, k, args.design, simulator, work, args.waves,
-                           label=f"{args.design} {args.variant} on {simulator}", variant=args.variant,
-                           schedule=args.schedule)
+                           label=f"{args.design} {cfg.variant} on {simulator}", schedule=args.schedule)
         else:
             scale = ops["q"].scale * ops["k"].scale / math.sqrt(cfg.head_dim)
             head = simulate_head(cfg, q, k, v.data, scale, args.design, simulator, work, args.waves,
-                                 variant=args.variant, schedule=args.schedule, pv_schedule=args.pv_schedule)
+                                 schedule=args.schedule, pv_schedule=args.pv_schedule)
             rtl = head["qk"]
         if args.waves:
             for f in work.rglob("*"):
@@ -104,7 +93,7 @@ def cmd_sim_attention(args) -> int:
         expected = expected_scores(q, k, cfg, args.design)
         model = rtl["model"]
         stats = {
-            "design": args.design, "variant": args.variant, "simulator": simulator,
+            "design": args.design, "variant": cfg.variant, "simulator": simulator,
             "cycles": rtl["cycles"], "model_cycles": model["cycles"],
             "engine_cycles": rtl["engine_cycles"], "scheduler_lead_cycles": rtl["lead_cycles"],
             "cycles_match": rtl["cycles"] == model["cycles"],
@@ -126,7 +115,7 @@ def cmd_sim_attention(args) -> int:
         if v is not None:
             stats.update(_head_stats(cfg, q, k, v.data, scale, args.design, head))
         if not args.no_energy:
-            stats.update(run_energy(cfg, q, k, args.design, args.variant, rtl["cycles"], args.schedule,
+            stats.update(run_energy(cfg, q, k, args.design, rtl["cycles"], args.schedule,
                                     head=v is not None))
             if v is not None:
                 stats["energy_scope"] = "qk stage only"
@@ -148,8 +137,8 @@ def cmd_sim_attention(args) -> int:
         how = ""
         if args.design == "kaleido":
             how = (" (dense schedule)" if stats["schedule"] == "dense" else
-                   f" (passes A-D{'' if stats['ran_as'] == args.variant else ', run as ' + stats['ran_as']})")
-        print(f"{args.design} {args.variant}{how} on {simulator}: "
+                   f" (passes A-D{'' if stats['ran_as'] == cfg.variant else ', run as ' + stats['ran_as']})")
+        print(f"{args.design} {cfg.variant}{how} on {simulator}: "
               f"scores {'match' if stats['scores_match'] else 'DIFFER'}, "
               f"{stats['cycles']} cycles (model {stats['model_cycles']}, baseline {stats['baseline_cycles']}), "
               f"utilization {100 * stats['utilization']:.1f} %{energy}, -> {out}/")

@@ -80,8 +80,8 @@ def cmd_demo(args) -> int:
         start = time.perf_counter()
         work = out / f".work-{design}"
         try:
-            rtl = simulate(cfg, q, k, design, simulator, work, label=f"{design} on {simulator}",
-                           variant=variant)
+            rtl = simulate(cfg.with_(variant=variant), q, k, design, simulator, work,
+                           label=f"{design} on {simulator}")
         finally:
             shutil.rmtree(work, ignore_errors=True)
         match = bool(np.array_equal(rtl["scores"], expected_scores(q, k, cfg, design)))

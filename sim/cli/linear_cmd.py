@@ -13,13 +13,12 @@ import shutil
 import numpy as np
 
 from golden import DESIGNS
-from golden.cycle_model import SCHEDULES, VARIANTS
+from golden.cycle_model import SCHEDULES
 from golden.linear import linear_layer
 from golden.linear_cycles import baseline_linear_cycles
 
 from .. import runner
-from .attention_cmd import VARIANT_HELP
-from .common import UserError, check_output_dir, print_json, run_folder, write_json, write_npy
+from .common import check_output_dir, print_json, run_folder, write_json, write_npy
 from .options import add_knobs, check_design_knobs
 from .golden_cmd import add_linear_args, linear_inputs
 from ..simulate import WAVE_SUFFIXES, pick_simulator
@@ -35,17 +34,13 @@ def cmd_sim_linear(args) -> int:
 
     from ..linear import simulate_linear
 
-    if args.design == "baseline" and args.variant not in ("pe", "full"):
-        raise UserError("the baseline has no dispatcher: --variant applies to --design kaleido")
-    if args.design == "baseline":
-        args.variant = "pe"
-    variant = args.variant
     check_design_knobs(args, linear=True)
     check_output_dir(args.out)
     simulator = pick_simulator(args.simulator)
     cfg, x, w = linear_inputs(args, max_window=MAX_PARTNERS + 1)
+    variant = cfg.variant
     with run_folder(args.out, OUTPUTS, WAVE_SUFFIXES) as (out, work):
-        rtl = simulate_linear(cfg, x, w, args.design, simulator, work, variant, args.schedule, args.waves,
+        rtl = simulate_linear(cfg, x, w, args.design, simulator, work, args.schedule, args.waves,
                               label=f"{args.design} {variant} linear on {simulator}")
         if args.waves:
             for f in work.rglob("*"):
@@ -75,7 +70,7 @@ def cmd_sim_linear(args) -> int:
             "pe_stages": cfg.pe_stages, "tile_groups": model["tiles"], "chip_clock_mhz": cfg.clock_mhz,
         }
         if args.timing:
-            stats.update(_clock(cfg, args.design, variant, stats["cycles"]))
+            stats.update(_clock(cfg, args.design, stats["cycles"]))
         write_npy(out / "out.npy", rtl["out"])
         write_json(out / "stats.json", stats)
     if args.json:
@@ -92,7 +87,7 @@ def cmd_sim_linear(args) -> int:
     return 0 if stats["out_match"] and stats["cycles_match"] else 1
 
 
-def _clock(cfg, design: str, variant: str, cycles: int) -> dict:
+def _clock(cfg, design: str, cycles: int) -> dict:
     """The clock the design's blocks meet at the chip clock, and the run's time there."""
     from synth.flow import SynthError, default_liberty
     from synth.sta import StaError, sta_command
@@ -104,7 +99,7 @@ def _clock(cfg, design: str, variant: str, cycles: int) -> dict:
         if liberty is None:
             raise SynthError("no liberty file (make setup fetches OSU018)")
         sta_command()
-        timing = run_clock(cfg, design, variant, liberty)
+        timing = run_clock(cfg, design, liberty)
     except (SynthError, StaError) as exc:
         return {"clock_mhz": None, "time_us": None, "timing_note": str(exc)}
     return {**timing, "time_us": cycles / timing["clock_mhz"]}
@@ -116,15 +111,14 @@ def register(what, parser_class) -> None:
     add_linear_args(p)
     p.add_argument("--design", choices=list(DESIGNS), default="kaleido",
                    help="kaleido (the augmented array, X~ W) or baseline (the plain array, X W); default kaleido")
-    p.add_argument("--variant", choices=list(VARIANTS), default="full",
-                   help=VARIANT_HELP + ". Windows are not clustered: the scheduler has no part here")
     p.add_argument("--schedule", choices=list(SCHEDULES), default="auto",
                    help="kaleido: auto (the default: the fastest of the windows with and without the matcher "
                         "and the dense schedule, by the cycle model), pairs (the windows) or dense")
     p.add_argument("--simulator", choices=list(runner.SIMULATORS),
                    help="default: verilator when it can run here, else icarus")
     # No scheduler knob: a linear layer's windows are never reordered.
-    add_knobs(p, "rows", "cols", "accumulators", "lookahead", "issue_window", "pe_stages", "clock_mhz")
+    add_knobs(p, "variant", "rows", "cols", "accumulators", "lookahead", "issue_window", "pe_stages", "clock_mhz",
+              notes={"variant": "Windows are not clustered: the scheduler has no part here"})
     p.add_argument("--timing", action="store_true",
                    help="also map the design's blocks for the chip clock and give clock_mhz, slowest_block "
                         "and time_us = cycles / clock_mhz (a first run synthesizes, for minutes)")

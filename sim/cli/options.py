@@ -16,8 +16,7 @@ from __future__ import annotations
 
 import argparse
 
-from golden.config import KNOBS, MAX_CLOCK_MHZ, Part, knob_help
-from golden.cycle_model import variant_parts
+from golden.config import KNOBS, MAX_CLOCK_MHZ, VARIANTS, Part, knob_help
 
 from .common import UserError
 
@@ -42,8 +41,9 @@ def _clock(text: str) -> float:
     return value
 
 
-def add_knobs(p, *names: str) -> None:
-    """Add each knob ``names`` names to parser ``p``, as its field describes it."""
+def add_knobs(p, *names: str, notes: dict | None = None) -> None:
+    """Add each knob ``names`` names to parser ``p``, as its field describes it
+    (``notes``: a sentence per knob that this command adds to its help)."""
     for name in names:
         field = KNOBS[name]
         meta = field.metadata
@@ -52,7 +52,8 @@ def add_knobs(p, *names: str) -> None:
         extra = {"choices": choices} if choices and kind is str else {}
         if choices and kind is int:
             extra = {"choices": choices, "metavar": "{" + ",".join(map(str, choices)) + "}"}
-        p.add_argument(flag(name), type=kind, default=None, help=knob_help(name),
+        help = knob_help(name) + (f". {notes[name]}" if notes and name in notes else "")
+        p.add_argument(flag(name), type=kind, default=None, help=help,
                        **({"metavar": meta["metavar"]} if meta["metavar"] and not choices else extra))
 
 
@@ -77,11 +78,11 @@ def design_knobs(design: str, variant: str, issue_window: int = 0, linear: bool 
     linear``) reads: the array, its PEs and the chip clock always; the Kaleido PE,
     and the scheduler and the matcher (or, with ``issue_window``, the channel
     window in its place) as ``variant`` has them."""
-    reads = {"rows", "cols", "pe_stages", "clock_mhz", "full_bits", "partial_bits"}
+    reads = {"rows", "cols", "pe_stages", "clock_mhz", "full_bits", "partial_bits", "variant"}
     if linear:
         reads.add("window")
     if design == "kaleido":
-        scheduler, matcher = variant_parts(variant)
+        scheduler, matcher = VARIANTS[variant]
         reads.add("accumulators")
         if scheduler and not linear:         # a linear layer's windows are never reordered
             reads.add("cluster_rule")
@@ -95,13 +96,20 @@ def design_knobs(design: str, variant: str, issue_window: int = 0, linear: bool 
 def check_design_knobs(args, linear: bool = False) -> None:
     """Refuse a knob that ``args``'s design point would not use: a Kaleido-only one
     on the baseline, a dispatcher part's on a variant without that part, or the
-    matcher's lookahead where the channel window takes the matcher's place."""
+    matcher's lookahead where the channel window takes the matcher's place. The
+    baseline, which has no dispatcher, runs as variant ``pe``."""
+    if args.design == "baseline":
+        # The baseline has no dispatcher: "pe" and "full" both say so, and it runs as "pe".
+        if args.variant not in (None, "pe", "full"):
+            raise UserError("the baseline has no dispatcher: --variant applies to --design kaleido")
+        args.variant = "pe"
+    variant = args.variant or KNOBS["variant"].default
     window = args.issue_window or 0
-    reads = design_knobs(args.design, args.variant, window, linear)
+    reads = design_knobs(args.design, variant, window, linear)
     if args.design == "baseline":
         refuse_unused(args, reads, "the baseline")
         return
     if getattr(args, "lookahead", None) is not None and "lookahead" not in reads and "issue_window" in reads:
         raise UserError(f"--lookahead sets the matcher: --issue-window {window} puts the channel window in its place")
-    refuse_unused(args, reads, f"--variant {args.variant}",
+    refuse_unused(args, reads, f"--variant {variant}",
                   having={Part.SCHEDULER: "pe-sh and full", Part.MATCHER: "pe-m and full"})

@@ -111,14 +111,14 @@ def bench_head(workload: str = "bikes", grid=(8, 16, 16), head_dim: int = 128, p
     lib = default_liberty()
     runs = {"baseline": (cfg, "baseline", base)}
     for acc, name in zip(ACCUMULATORS, ("kaleido", "kaleido_exact")):
-        at = cfg.with_(accumulators=acc)
-        runs[name] = (at, "kaleido", kaleido_cycles(q, k, at, "full"))
+        at = cfg.with_(accumulators=acc, variant="full")
+        runs[name] = (at, "kaleido", kaleido_cycles(q, k, at))
     for name, (at, design, report) in runs.items():
         out[name] = {"cycles": report.cycles, "utilization": report.utilization, "schedule": report.schedule,
                      "speedup_cycles": base.cycles / report.cycles,
                      "share_of_bound": base.cycles / report.cycles / out["oracle_bound"]}
         if lib:
-            out[name].update(run_energy(at, q, k, design, "full", report.cycles,
+            out[name].update(run_energy(at, q, k, design, report.cycles,
                                         report=report if design == "kaleido" else None))
         if lib and name != "baseline" and out[name]["energy_pj"] is not None:
             out[name]["energy_ratio"] = out[name]["energy_pj"] / out["baseline"]["energy_pj"]
@@ -161,13 +161,13 @@ def bench_speed(variant: str = "full", cases=tuple(SPEED_CASES), accumulators=AC
         grid, partition = SPEED_CASES[name]
         for acc, (window, rule) in ((a, d) for a in accumulators for d in dispatchers):
             cfg = Config(grid=grid, partition=partition, full_bits=5, partial_bits=3, accumulators=acc,
-                         issue_window=window, cluster_rule=rule)
+                         issue_window=window, cluster_rule=rule, variant=variant)
             w = proxy_workload(cfg)
             q, k = quantize(w["q"])[0], quantize(w["k"])[0]
             golden = run_attention(q, k, cfg)
             base = baseline_cycles(cfg.tokens, cfg.tokens, cfg)
-            pairs = kaleido_cycles(q, k, cfg, variant, schedule="pairs")
-            ran = pairs if pairs.cycles <= base.cycles else kaleido_cycles(q, k, cfg, variant, schedule="dense")
+            pairs = kaleido_cycles(q, k, cfg, schedule="pairs")
+            ran = pairs if pairs.cycles <= base.cycles else kaleido_cycles(q, k, cfg, schedule="dense")
             bound = golden.dense_macs / golden.oracle_macs
             rows.append({
                 "case": name, "accumulators": acc, "issue_window": window, "cluster_rule": rule,
@@ -178,7 +178,7 @@ def bench_speed(variant: str = "full", cases=tuple(SPEED_CASES), accumulators=AC
                 "share_of_bound": base.cycles / ran.cycles / bound,
                 "executed_over_oracle": pairs.executed_macs / golden.oracle_macs,
                 "utilization": pairs.utilization,
-                "lane_use": {p: v["lane_use"] for p, v in pass_profile(q, k, cfg, variant).items()},
+                "lane_use": {p: v["lane_use"] for p, v in pass_profile(q, k, cfg).items()},
             })
             print(f"bench speed: {name}, {acc} accumulators, issue window {window}, {rule} rule: "
                   f"{rows[-1]['speedup']:.3f}x "

@@ -258,21 +258,20 @@ MECHANISMS = ("pairs", "pairs:8", "steps:4", "d-partners", "nn-order",
               "weight", "weight+window:4,rc", "weight+window:8,rc", "weight+bound")
 
 
-def study(q: np.ndarray, k: np.ndarray, cfg: Config, mechanisms=MECHANISMS, variant: str = "full",
-          check: bool = False) -> dict:
+def study(q: np.ndarray, k: np.ndarray, cfg: Config, mechanisms=MECHANISMS, check: bool = False) -> dict:
     """Slots per pass, engine cycles and speedup over the baseline of passes A-D
-    under each mechanism, on the variant's pair tables (the scheduler's lead is
+    under each mechanism, on the pair tables of ``cfg``'s variant (the scheduler's lead is
     left out: it is the same for every mechanism). ``check`` validates every
     schedule with :func:`check_pass`."""
     base = baseline_cycles(q.shape[0], k.shape[0], cfg).cycles
     runs = {name: _parse(name, cfg) for name in mechanisms}        # a bad name fails before any work
-    tables = {None: kaleido_tables(q, k, cfg.with_(cluster_rule="pivots"), variant)}
+    tables = {None: kaleido_tables(q, k, cfg.with_(cluster_rule="pivots"))}
     out = {}
     for name in mechanisms:
         order = runs[name][0]
         if order not in tables:
             tables[order] = (tuple(map(nn_order, tables[None])) if order == "nn-order" else
-                             kaleido_tables(q, k, cfg.with_(cluster_rule="weight"), "full"))
+                             kaleido_tables(q, k, cfg.with_(cluster_rule="weight", variant="full")))
         qt, kt = tables[order]
         run = runs[name][1]
         rows = []

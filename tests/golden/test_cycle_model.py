@@ -28,7 +28,7 @@ def test_baseline_formula():
 def test_everything_reused_skips_b_and_c_but_not_d():
     cfg = Config(partition=(6, 0, 0), grid=(1, 2, 4), rows=2, cols=2)
     x = np.full((8, 6), 17, np.int8)                 # every partner a full reuse
-    r = kaleido_cycles(x, x, cfg, schedule="pairs")
+    r = kaleido_cycles(x, x, cfg.with_(variant="pe"), schedule="pairs")
     assert r.tiles == 2 * 2                           # 4 Q pairs (along x) over 2 rows, same for K
     # A streams all 6 channels; B and C skip them all (one slot each, for the
     # hand-over and the drain); D still computes q0*k0 for T3 (three
@@ -44,7 +44,7 @@ def test_variants_change_when_not_what(rng):
                  cluster_capacity=4)
     base = rng.integers(0, 256, (1, 12))
     q, k = (((base ^ rng.integers(0, 32, (32, 12))) & 0xFF).astype(np.uint8).view(np.int8) for _ in range(2))
-    reports = {v: kaleido_cycles(q, k, cfg, v, schedule="pairs") for v in VARIANTS}
+    reports = {v: kaleido_cycles(q, k, cfg.with_(variant=v), schedule="pairs") for v in VARIANTS}
     assert len({r.lane_work for r in reports.values()}) == 1
     assert reports["pe-m"].engine_cycles <= reports["pe"].engine_cycles
     assert reports["pe-sh"].lead_cycles > 0 and reports["pe"].lead_cycles == 0
@@ -64,9 +64,9 @@ def test_the_scheduler_works_past_its_lead(rng):
 def test_one_array_of_a_split_is_the_engine(rng):
     cfg = Config(partition=(3, 2, 2), grid=(2, 3, 3), rows=2, cols=2)
     q = rng.integers(-128, 128, (18, 7), dtype=np.int8)
-    qt, kt = kaleido_tables(q, q, cfg, "pe")
+    qt, kt = kaleido_tables(q, q, cfg.with_(variant="pe"))
     slots, _ = kaleido_tile_slots(qt, kt, cfg, False)
-    assert split_cycles(slots, 1, cfg) == kaleido_cycles(q, q, cfg, "pe", schedule="pairs").cycles
+    assert split_cycles(slots, 1, cfg) == kaleido_cycles(q, q, cfg.with_(variant="pe"), schedule="pairs").cycles
     assert split_cycles(slots, 3, cfg) < split_cycles(slots, 1, cfg)
     base = baseline_tile_slots(18, 18, cfg)
     assert split_cycles(base, 1, cfg) == baseline_cycles(18, 18, cfg).cycles
@@ -77,10 +77,11 @@ def test_auto_is_the_faster_schedule_and_never_slower_than_baseline(rng):
         cfg = Config(partition=partition, grid=grid, rows=R, cols=R)
         q, k = (rng.integers(-3, 3, (cfg.tokens, cfg.head_dim), dtype=np.int8) for _ in range(2))
         for variant in VARIANTS:
-            pairs = kaleido_cycles(q, k, cfg, variant, schedule="pairs")
-            auto = kaleido_cycles(q, k, cfg, variant)
+            at = cfg.with_(variant=variant)
+            pairs = kaleido_cycles(q, k, at, schedule="pairs")
+            auto = kaleido_cycles(q, k, at)
             base = baseline_cycles(cfg.tokens, cfg.tokens, cfg)
-            subs = [kaleido_cycles(q, k, cfg, v, schedule="pairs").cycles for v in sub_variants(variant)]
+            subs = [kaleido_cycles(q, k, cfg.with_(variant=v), schedule="pairs").cycles for v in sub_variants(variant)]
             assert auto.cycles == min(subs + [base.cycles]) <= base.cycles
             assert auto.schedule == ("pairs" if min(subs) <= base.cycles else "dense")
             assert auto.pair_cycles == pairs.cycles
@@ -103,7 +104,7 @@ def test_driver_choice_on_random_shapes(rng, shapes):
         base = rng.integers(-128, 128, (1, D))
         q, k = (np.clip(base + rng.integers(-spread, spread + 1, (N, D)), -128, 127).astype(np.int8)
                 for _ in range(2))
-        reports = {v: kaleido_cycles(q, k, cfg, v) for v in VARIANTS}
+        reports = {v: kaleido_cycles(q, k, cfg.with_(variant=v)) for v in VARIANTS}
         assert reports["full"].cycles <= reports["pe"].cycles, cfg
         assert all(r.cycles <= baseline_cycles(N, N, cfg).cycles for r in reports.values())
 
@@ -116,7 +117,7 @@ def test_tile_lane_needs_are_the_work_the_model_counts(rng):
         cfg = Config(partition=(6, 4, 3), grid=(2, 4, 5), rows=3, cols=2, accumulators=acc)
         q = rng.integers(-128, 128, (cfg.tokens, cfg.head_dim), dtype=np.int8)
         k = np.clip(q + rng.integers(-20, 21, q.shape), -128, 127).astype(np.int8)
-        qt, kt = kaleido_tables(q, k, cfg, "pe")
+        qt, kt = kaleido_tables(q, k, cfg.with_(variant="pe"))
         slots, work = kaleido_tile_slots(qt, kt, cfg, with_matcher=False)
         needs = list(tile_lane_needs(qt, kt, cfg))
         assert len(needs) == len(slots)

@@ -32,11 +32,11 @@ def test_baseline_energy_has_no_nibbles():
 
 @pytest.mark.parametrize("variant", ["pe", "full"])
 def test_products_are_the_cycle_models_lane_work(rng, variant):
-    cfg = Config(partition=(4, 3, 3), grid=(2, 4, 4), rows=2, cols=3)
+    cfg = Config(partition=(4, 3, 3), grid=(2, 4, 4), rows=2, cols=3, variant=variant)
     q = rng.integers(-128, 128, (cfg.tokens, cfg.head_dim), dtype=np.int8)
     k = np.clip(q + rng.integers(-20, 21, q.shape), -128, 127).astype(np.int8)
-    counts = kaleido_products(*kaleido_tables(q, k, cfg, variant), cfg)
-    model = kaleido_cycles(q, k, cfg, variant, schedule="pairs")
+    counts = kaleido_products(*kaleido_tables(q, k, cfg), cfg)
+    model = kaleido_cycles(q, k, cfg, schedule="pairs")
     assert 2 * counts["full_products"] + counts["nibble_products"] == model.lane_work
     assert counts["tiles"] == model.tiles and counts["nibble_products"] > 0
 

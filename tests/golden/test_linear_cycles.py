@@ -30,9 +30,9 @@ def _draw(data):
 def test_never_slower_than_the_baseline(data):
     cfg, x, outputs, heads = _draw(data)
     base = baseline_linear_cycles(x.shape[0], outputs, cfg, heads)
-    auto = kaleido_linear_cycles(x, outputs, cfg, "full")
+    auto = kaleido_linear_cycles(x, outputs, cfg)
     assert auto.cycles <= base.cycles
-    assert auto.cycles <= kaleido_linear_cycles(x, outputs, cfg, "full", "pairs").cycles
+    assert auto.cycles <= kaleido_linear_cycles(x, outputs, cfg, "pairs").cycles
     assert auto.cycles == min(auto.pair_cycles, base.cycles, auto.cycles)
 
 
@@ -42,7 +42,7 @@ def test_executed_macs_against_the_oracle(data):
     cfg, x, outputs, _ = _draw(data)
     w = np.zeros((x.shape[1], outputs), np.int8)
     oracle = linear_layer(x, w, cfg).reuse_macs
-    own = kaleido_linear_cycles(x, outputs, cfg, "pe", "pairs")
+    own = kaleido_linear_cycles(x, outputs, cfg.with_(variant="pe"), "pairs")
     # The 3-register PE computes its third partner whole: that, and nothing else, is extra.
     extra = 0.0
     if cfg.accumulators == 3:
@@ -53,7 +53,7 @@ def test_executed_macs_against_the_oracle(data):
                 states = linear_layer(x, w, cfg).states[np.ix_(t.members[has, 3], t.channels)]
                 extra += outputs * (cost - np.select([states == 2, states == 1], [0.0, 0.5], 1.0).sum())
     assert own.executed_macs == pytest.approx(oracle + extra)
-    paired = kaleido_linear_cycles(x, outputs, cfg, "pe-m", "pairs")
+    paired = kaleido_linear_cycles(x, outputs, cfg.with_(variant="pe-m"), "pairs")
     assert paired.lane_work == own.lane_work and paired.cycles <= own.cycles
 
 
@@ -61,8 +61,8 @@ def test_dense_schedule_is_the_baseline():
     from golden import Config
     cfg = Config(partition=(2, 1, 1), grid=(2, 2, 3))
     x = np.random.default_rng(3).integers(-128, 128, (cfg.tokens, 8), dtype=np.int8)
-    dense = kaleido_linear_cycles(x, 5, cfg, "pe", "dense")
+    dense = kaleido_linear_cycles(x, 5, cfg.with_(variant="pe"), "dense")
     assert dense.schedule == "dense"
     assert dense.cycles == baseline_cycles(5, cfg.tokens, linear_config(cfg, 2)).cycles
     with pytest.raises(ValueError, match="unknown schedule"):
-        kaleido_linear_cycles(x, 5, cfg, "pe", "fast")
+        kaleido_linear_cycles(x, 5, cfg.with_(variant="pe"), "fast")

@@ -22,14 +22,15 @@ def _case_id(c):
 def test_kaleido_engine_is_exact_and_on_model(case, variant, accumulators, rng):
     partition, grid, R, C, F, P, kind = case
     cfg = Config(partition=partition, grid=grid, rows=R, cols=C, full_bits=F, partial_bits=P,
-                 queue_depth=8, clusters=2, cluster_capacity=4, lookahead=3, accumulators=accumulators)
+                 queue_depth=8, clusters=2, cluster_capacity=4, lookahead=3, accumulators=accumulators,
+                 variant=variant)
     q, k = operands(kind, cfg, rng)
-    tables = kaleido_tables(q, k, cfg, variant)
+    tables = kaleido_tables(q, k, cfg)
     # Passes A-D forced, even where the dense schedule would win: they must be exact too.
     got = simulate_engine(kaleido_image(q, k, cfg, tables), cfg, cfg.tokens, cfg.tokens,
                           matcher=variant_parts(variant)[1])
     np.testing.assert_array_equal(got["scores"], approx_scores(q, k, cfg))
-    model = kaleido_cycles(q, k, cfg, variant, tables, schedule="pairs")
+    model = kaleido_cycles(q, k, cfg, tables, schedule="pairs")
     assert got["cycles"] == model.engine_cycles == got["last_out"]
     assert got["lane_work"] == model.lane_work
     if accumulators == 4:           # the exact PE executes the oracle count, no more
@@ -57,11 +58,11 @@ def test_kaleido_is_never_slower_than_baseline(case, dispatcher, rng):
     variant, window, rule = dispatcher
     cfg = Config(partition=partition, grid=grid, rows=R, cols=C, full_bits=F, partial_bits=P,
                  queue_depth=8, clusters=2, cluster_capacity=4, lookahead=3, issue_window=window,
-                 cluster_rule=rule)
+                 cluster_rule=rule, variant=variant)
     q, k = operands(kind, cfg, rng)
-    tables = kaleido_tables(q, k, cfg, variant)
-    model = kaleido_cycles(q, k, cfg, variant, tables)           # the driver's choice
-    got = simulate_engine(driver_image(q, k, cfg, variant, model, tables), cfg, cfg.tokens,
+    tables = kaleido_tables(q, k, cfg)
+    model = kaleido_cycles(q, k, cfg, tables)           # the driver's choice
+    got = simulate_engine(driver_image(q, k, cfg, model, tables), cfg, cfg.tokens,
                           cfg.tokens, matcher=variant_parts(variant)[1])
     np.testing.assert_array_equal(got["scores"], approx_scores(q, k, cfg))
     assert got["cycles"] == model.engine_cycles == got["last_out"]
@@ -72,7 +73,7 @@ def test_kaleido_is_never_slower_than_baseline(case, dispatcher, rng):
         assert got["cycles"] == base.cycles
     # The dispatcher pays for itself: the full variant is never slower than pe.
     if variant == "full":
-        assert model.cycles <= kaleido_cycles(q, k, cfg, "pe").cycles
+        assert model.cycles <= kaleido_cycles(q, k, cfg.with_(variant="pe")).cycles
 
 
 def test_matcher_bypass_is_the_unpaired_engine(rng):
@@ -80,14 +81,14 @@ def test_matcher_bypass_is_the_unpaired_engine(rng):
     cfg = Config(partition=(4, 4, 4), grid=(2, 4, 4), rows=2, cols=3, queue_depth=8, clusters=2,
                  cluster_capacity=4)
     q, k = operands("partial", cfg, rng)
-    tables = kaleido_tables(q, k, cfg, "full")
+    tables = kaleido_tables(q, k, cfg)
     image = kaleido_image(q, k, cfg, tables)
     image.unpaired = True
     got = simulate_engine(image, cfg, cfg.tokens, cfg.tokens, matcher=True)
     np.testing.assert_array_equal(got["scores"], approx_scores(q, k, cfg))
-    model = kaleido_cycles(q, k, cfg, "pe-sh", tables, schedule="pairs")
+    model = kaleido_cycles(q, k, cfg.with_(variant="pe-sh"), tables, schedule="pairs")
     assert got["cycles"] == model.engine_cycles and got["lane_work"] == model.lane_work
-    assert model.engine_cycles > kaleido_cycles(q, k, cfg, "full", tables, schedule="pairs").engine_cycles
+    assert model.engine_cycles > kaleido_cycles(q, k, cfg, tables, schedule="pairs").engine_cycles
 
 
 def test_dense_schedule_is_the_baseline_on_kaleido_pes(rng):
@@ -141,7 +142,7 @@ def test_matcher_saves_cycles_on_nibble_work(rng):
     q, k = operands("partial", cfg, rng)
     runs = {}
     for variant in ("pe", "pe-m"):
-        tables = kaleido_tables(q, k, cfg, variant)
+        tables = kaleido_tables(q, k, cfg.with_(variant=variant))
         got = simulate_engine(kaleido_image(q, k, cfg, tables), cfg, cfg.tokens, cfg.tokens,
                               matcher=variant == "pe-m")
         runs[variant] = got
@@ -162,14 +163,14 @@ def test_two_pe_stages_keep_scores_cycles_and_the_baseline_bound(case, pe, rng):
                  queue_depth=8, clusters=2, cluster_capacity=4, lookahead=3, accumulators=accumulators,
                  pe_stages=2, issue_window=window)
     q, k = operands(kind, cfg, rng)
-    tables = kaleido_tables(q, k, cfg, "full")
-    model = kaleido_cycles(q, k, cfg, "full", tables)
-    got = simulate_engine(driver_image(q, k, cfg, "full", model, tables), cfg, cfg.tokens, cfg.tokens,
+    tables = kaleido_tables(q, k, cfg)
+    model = kaleido_cycles(q, k, cfg, tables)
+    got = simulate_engine(driver_image(q, k, cfg, model, tables), cfg, cfg.tokens, cfg.tokens,
                           matcher=True)
     np.testing.assert_array_equal(got["scores"], approx_scores(q, k, cfg))
     assert got["cycles"] == model.engine_cycles == got["last_out"]
     assert got["lane_work"] == model.lane_work
-    one = kaleido_cycles(q, k, cfg.with_(pe_stages=1), "full", tables)
+    one = kaleido_cycles(q, k, cfg.with_(pe_stages=1), tables)
     assert model.engine_cycles == one.engine_cycles + 1
     base = simulate_engine(baseline_image(q, k, cfg), cfg, cfg.tokens, cfg.tokens)
     np.testing.assert_array_equal(base["scores"], q.astype(np.int64) @ k.astype(np.int64).T)
@@ -185,10 +186,10 @@ def test_channel_window_engine_is_exact_and_on_model(case, window, accumulators,
     cfg = Config(partition=partition, grid=grid, rows=R, cols=C, full_bits=F, partial_bits=P,
                  queue_depth=8, clusters=2, cluster_capacity=4, accumulators=accumulators, issue_window=window)
     q, k = operands(kind, cfg, rng)
-    tables = kaleido_tables(q, k, cfg, "full")
+    tables = kaleido_tables(q, k, cfg)
     got = simulate_engine(kaleido_image(q, k, cfg, tables), cfg, cfg.tokens, cfg.tokens, matcher=True)
     np.testing.assert_array_equal(got["scores"], approx_scores(q, k, cfg))
-    model = kaleido_cycles(q, k, cfg, "full", tables, schedule="pairs")
+    model = kaleido_cycles(q, k, cfg, tables, schedule="pairs")
     assert got["cycles"] == model.engine_cycles == got["last_out"]
     assert got["lane_work"] == model.lane_work
     if accumulators == 4:
@@ -204,13 +205,13 @@ def test_channel_window_beats_the_matcher_on_the_proxy():
                  issue_window=4)
     w = proxy_workload(cfg)
     q, k = quantize(w["q"])[0], quantize(w["k"])[0]
-    tables = kaleido_tables(q, k, cfg, "pe-m")
+    tables = kaleido_tables(q, k, cfg.with_(variant="pe-m"))
     image = kaleido_image(q, k, cfg, tables)
     got = simulate_engine(image, cfg, cfg.tokens, cfg.tokens, matcher=True)
     np.testing.assert_array_equal(got["scores"], approx_scores(q, k, cfg))
-    window = kaleido_cycles(q, k, cfg, "pe-m", tables, schedule="pairs")
-    matcher = kaleido_cycles(q, k, cfg.with_(issue_window=0), "pe-m", tables, schedule="pairs")
+    window = kaleido_cycles(q, k, cfg.with_(variant="pe-m"), tables, schedule="pairs")
+    matcher = kaleido_cycles(q, k, cfg.with_(issue_window=0, variant="pe-m"), tables, schedule="pairs")
     assert got["cycles"] == window.engine_cycles < matcher.engine_cycles
     image.unpaired = True
     got = simulate_engine(image, cfg, cfg.tokens, cfg.tokens, matcher=True)
-    assert got["cycles"] == kaleido_cycles(q, k, cfg, "pe", tables, schedule="pairs").engine_cycles
+    assert got["cycles"] == kaleido_cycles(q, k, cfg.with_(variant="pe"), tables, schedule="pairs").engine_cycles

@@ -88,11 +88,11 @@ def test_a_channel_window_is_priced_as_built(monkeypatch, variant, rng):
     monkeypatch.setattr("synth.timing.block_timing", timing)
     monkeypatch.setattr("synth.flow.default_liberty", lambda: "cells.lib")
     monkeypatch.setattr("synth.sta.sta_command", lambda: "sta")
-    cfg = Config(grid=(1, 2, 4), partition=(4, 2, 2), rows=2, cols=2, issue_window=4)
+    cfg = Config(grid=(1, 2, 4), partition=(4, 2, 2), rows=2, cols=2, issue_window=4, variant=variant)
     q = rng.integers(-128, 128, (cfg.tokens, cfg.head_dim), dtype="int8")
     k = rng.integers(-128, 128, (cfg.tokens, cfg.head_dim), dtype="int8")
-    report = kaleido_cycles(q, k, cfg, variant)
-    res = energy.run_energy(cfg, q, k, "kaleido", variant, report.cycles, report=report)
+    report = kaleido_cycles(q, k, cfg)
+    res = energy.run_energy(cfg, q, k, "kaleido", report.cycles, report=report)
     assert res["energy_pj"] > 0
     blocks = {b for b, _ in asked}
     if variant == "full":
@@ -114,12 +114,12 @@ def test_a_run_takes_the_clock_its_slowest_block_meets(monkeypatch, variant, hea
 
     monkeypatch.setattr("synth.timing.block_timing", timing)
     cfg = Config(grid=(1, 2, 4), partition=(4, 2, 2), clock_mhz=198.0)
-    k = energy.run_clock(cfg, "kaleido", variant, "cells.lib", head)
+    k = energy.run_clock(cfg.with_(variant=variant), "kaleido", "cells.lib", head)
     slowest = "matcher" if variant == "full" else ("softmax" if head else "array")
     assert k["chip_clock_mhz"] == 198.0 and k["slowest_block"] == slowest
     assert k["clock_mhz"] == fmax[slowest]
     assert set(k["blocks_timing"]) >= {"array"} | ({"scheduler", "matcher"} if variant == "full" else set())
-    b = energy.run_clock(cfg, "baseline", "pe", "cells.lib", head)
+    b = energy.run_clock(cfg, "baseline", "cells.lib", head)
     assert b["chip_clock_mhz"] == 198.0
     if head:                      # the softmax unit is on the baseline's chip too
         assert b["slowest_block"] == "softmax" and b["clock_mhz"] == 120.0

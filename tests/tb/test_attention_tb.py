@@ -63,12 +63,12 @@ def test_engine_on_simulator(tmp_path, simulator, run, case, rng):
         sched_build = runner.build(blocks.top_name("scheduler"), blocks.verilog("scheduler", build_cfg), simulator)
     n = CASES.index(case)
     partition, grid, F, P, kind = case
-    cfg = _case_config(partition, grid, F, P)
+    cfg = _case_config(partition, grid, F, P).with_(variant=variant)
     q, k = operands(kind, cfg, rng)
     # Kaleido runs passes A-D (forced, so that they are checked even where the dense
     # schedule would win), and then, where it differs, the driver's choice.
     schedules = ["pairs"] if design == "kaleido" else ["dense"]
-    if design == "kaleido" and kaleido_cycles(q, k, cfg, variant).schedule == "dense":
+    if design == "kaleido" and kaleido_cycles(q, k, cfg).schedule == "dense":
         schedules.append("auto")
     for schedule in schedules:
         work = tmp_path / f"case{n}-{schedule}"
@@ -79,7 +79,7 @@ def test_engine_on_simulator(tmp_path, simulator, run, case, rng):
             run_scheduler(cfg, q, k, simulator, work, sched_build)
         result = runner.test(top, simulator, build, "tb.attention_tb", work, cfg,
                              env={"KALEIDO_WORK": str(work), "KALEIDO_DESIGN": design,
-                                  "KALEIDO_VARIANT": variant, "KALEIDO_SCHEDULE": schedule})
+                                  "KALEIDO_SCHEDULE": schedule})
         label = f"{variant} {schedule} case {n} {partition} {grid} F{F}P{P} {kind}"
         assert result.ok, label + "\n" + runner.failure_text(result)
         # The bench checked itself; check what it wrote, independently.
@@ -88,7 +88,7 @@ def test_engine_on_simulator(tmp_path, simulator, run, case, rng):
         base = baseline_cycles(cfg.tokens, cfg.tokens, cfg)
         if design == "kaleido":
             np.testing.assert_array_equal(scores, approx_scores(q, k, cfg), err_msg=label)
-            model = kaleido_cycles(q, k, cfg, variant, kaleido_tables(q, k, cfg, variant), schedule)
+            model = kaleido_cycles(q, k, cfg, kaleido_tables(q, k, cfg), schedule)
             if schedule == "auto":       # never slower than the baseline array
                 assert rtl["schedule"] == "dense" and rtl["cycles"] == base.engine_cycles, label
         else:
@@ -110,7 +110,7 @@ def test_exact_pe_engine_on_simulator(tmp_path, simulator, case, rng):
     q, k = operands(kind, cfg, rng)
     label = f"exact PE case {n} {partition} {grid} F{F}P{P} {kind}"
     rtl = _run_full(tmp_path / f"case{n}", simulator, cfg, q, k, "pairs", label)
-    model = kaleido_cycles(q, k, cfg, "full", kaleido_tables(q, k, cfg, "full"), "pairs")
+    model = kaleido_cycles(q, k, cfg, kaleido_tables(q, k, cfg), "pairs")
     assert (rtl["cycles"], rtl["lane_work"]) == (model.engine_cycles, model.lane_work), label
     assert rtl["lane_work"] == 2 * run_attention(q, k, cfg).oracle_macs, label
 
@@ -138,7 +138,7 @@ def _run_full(work, simulator, cfg, q, k, schedule, label, plusargs=None) -> dic
     run_scheduler(cfg, q, k, simulator, work, sched_build)
     result = runner.test(top, simulator, build, "tb.attention_tb", work, cfg, plusargs=plusargs,
                          env={"KALEIDO_WORK": str(work), "KALEIDO_DESIGN": "kaleido",
-                              "KALEIDO_VARIANT": "full", "KALEIDO_SCHEDULE": schedule})
+                              "KALEIDO_SCHEDULE": schedule})
     assert result.ok, label + "\n" + runner.failure_text(result)
     np.testing.assert_array_equal(np.load(work / "scores.npy"), approx_scores(q, k, cfg), err_msg=label)
     return json.loads((work / "rtl.json").read_text())

@@ -65,11 +65,11 @@ def test_linear_on_simulator(tmp_path, run, case, rng):
     top = blocks.engine_top(design)
     build = runner.build(top, blocks.engine_verilog(build_cfg, design, WORDS, WORDS, variant == "full"), simulator)
     n, (partition, grid, F, P, window, heads, outputs, kind) = CASES.index(case), case
-    cfg = _case(partition, grid, F, P, window, accumulators, issue_window)
+    cfg = _case(partition, grid, F, P, window, accumulators, issue_window).with_(variant=variant)
     x = _activations(kind, cfg, heads, rng)
     w = rng.integers(-128, 128, (x.shape[1], outputs), dtype=np.int8)
     schedules = ["pairs"] if design == "kaleido" else ["dense"]
-    if design == "kaleido" and kaleido_linear_cycles(x, outputs, cfg, variant).schedule == "dense":
+    if design == "kaleido" and kaleido_linear_cycles(x, outputs, cfg).schedule == "dense":
         schedules.append("auto")
     _, xt = reference.window(x.astype(int).tolist(), grid, partition, F, P, window)
     want = (np.array(xt, np.int64) if design == "kaleido" else x.astype(np.int64)) @ w.astype(np.int64)
@@ -80,7 +80,7 @@ def test_linear_on_simulator(tmp_path, run, case, rng):
         np.save(work / "w.npy", w)
         result = runner.test(top, simulator, build, "tb.linear_tb", work, linear_config(cfg, heads),
                              env={"KALEIDO_WORK": str(work), "KALEIDO_DESIGN": design,
-                                  "KALEIDO_VARIANT": variant, "KALEIDO_SCHEDULE": schedule,
+                                  "KALEIDO_SCHEDULE": schedule,
                                   "KALEIDO_HEAD_CONFIG": cfg.to_json()})
         label = f"{design} {variant} acc{accumulators} W{issue_window} {schedule} case {n} {partition} {grid} w{window} {kind}"
         assert result.ok, label + "\n" + runner.failure_text(result)
@@ -88,7 +88,7 @@ def test_linear_on_simulator(tmp_path, run, case, rng):
         rtl = json.loads((work / "rtl.json").read_text())
         np.testing.assert_array_equal(np.load(work / "out.npy"), want, err_msg=label)
         base = baseline_linear_cycles(x.shape[0], outputs, cfg, heads)
-        model = (kaleido_linear_cycles(x, outputs, cfg, variant, schedule) if design == "kaleido"
+        model = (kaleido_linear_cycles(x, outputs, cfg, schedule) if design == "kaleido"
                  else base)
         assert (rtl["cycles"], rtl["lane_work"]) == (model.engine_cycles, model.lane_work), label
         assert rtl["cycles"] <= base.cycles or schedule == "pairs", label

@@ -27,13 +27,13 @@ def point(args):
     ops = quantized(cfg, workload)
     q, k = ops["q"][0], ops["k"][0]
     out = {"F": F, "P": P}
-    runs = {"baseline": (cfg, "baseline", "pe", baseline_cycles(cfg.tokens, cfg.tokens, cfg))}
+    runs = {"baseline": (cfg, "baseline", baseline_cycles(cfg.tokens, cfg.tokens, cfg))}
     for acc in ACCUMULATORS:
-        at = cfg.with_(accumulators=acc)
         for variant in ("pe", "full"):
-            runs[_fig18_key(variant, acc)] = (at, "kaleido", variant, kaleido_cycles(q, k, at, variant))
-    for name, (at, design, variant, c) in runs.items():
-        r = run_energy(at, q, k, design, variant, c.cycles, report=c if design == "kaleido" else None)
+            at = cfg.with_(accumulators=acc, variant=variant)
+            runs[_fig18_key(variant, acc)] = (at, "kaleido", kaleido_cycles(q, k, at))
+    for name, (at, design, c) in runs.items():
+        r = run_energy(at, q, k, design, c.cycles, report=c if design == "kaleido" else None)
         array = "array" if design == "kaleido" else "baseline-array"
         out[name] = {"cycles": c.cycles, "energy_pj": r["energy_pj"], "dispatcher_pj": r["dispatcher_pj"],
                      "time_us": r["time_us"], "clock_mhz": r["clock_mhz"], "slowest_block": r["slowest_block"],

@@ -18,9 +18,9 @@ __all__ = ["point", "rtl_runs", "plot", "markdown"]
 
 def point(args):
     cfg_json, variant, workload = args
-    cfg = Config.from_json(cfg_json)
+    cfg = Config.from_json(cfg_json).with_(variant=variant)
     ops = quantized(cfg, workload)
-    r = kaleido_cycles(ops["q"][0], ops["k"][0], cfg, variant)
+    r = kaleido_cycles(ops["q"][0], ops["k"][0], cfg)
     return variant, r.as_dict()
 
 
@@ -32,10 +32,10 @@ def rtl_runs(cfg: Config, workload: str, simulator: str, out: Path) -> dict:
     for variant in VARIANTS:
         work = out / f".work-{variant}"
         try:
-            r = simulate(cfg, q, k, "kaleido", simulator, work, label=f"fig 19 RTL {variant}", variant=variant)
+            r = simulate(cfg.with_(variant=variant), q, k, "kaleido", simulator, work, label=f"fig 19 RTL {variant}")
         finally:
             shutil.rmtree(work, ignore_errors=True)
-        model = kaleido_cycles(q, k, cfg, variant)
+        model = kaleido_cycles(q, k, cfg.with_(variant=variant))
         runs[variant] = {"cycles": r["cycles"], "model_cycles": model.cycles, "utilization": r["utilization"],
                          "scores_match": bool(np.array_equal(r["scores"], expected_scores(q, k, cfg, "kaleido")))}
     return {"simulator": simulator, "runs": runs}

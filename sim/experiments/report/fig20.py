@@ -23,7 +23,8 @@ def point(args):
     from golden.block import block_figures
 
     cfg_json, F, P, accumulators, workload = args
-    cfg = Config.from_json(cfg_json).with_(full_bits=F, partial_bits=P, accumulators=accumulators)
+    cfg = Config.from_json(cfg_json).with_(full_bits=F, partial_bits=P, accumulators=accumulators,
+                                           variant="full")
     w = make_workload(cfg, workload)
     # Two heads' worth of activations with the workload's motion: its V and K side by side.
     x = np.concatenate([w["v"], w["k"]], axis=1).astype(np.float64)

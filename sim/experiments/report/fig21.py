@@ -17,11 +17,11 @@ TOTAL_PES = 256
 
 def point(args):
     cfg_json, size, workload = args
-    cfg = Config.from_json(cfg_json).with_(rows=size, cols=size)
+    cfg = Config.from_json(cfg_json).with_(rows=size, cols=size, variant="full")
     arrays = TOTAL_PES // (size * size)
     ops = quantized(cfg, workload)
     q, k = ops["q"][0], ops["k"][0]
-    qt, kt = kaleido_tables(q, k, cfg, "full")
+    qt, kt = kaleido_tables(q, k, cfg)
     slots, _ = kaleido_tile_slots(qt, kt, cfg, True)
     base = baseline_tile_slots(cfg.tokens, cfg.tokens, cfg)
     return size, {"arrays": arrays, "kaleido": split_cycles(slots, arrays, cfg),

@@ -14,11 +14,11 @@ __all__ = ["point", "plot", "markdown"]
 
 def point(args):
     cfg_json, F, P, workload = args
-    cfg = Config.from_json(cfg_json).with_(full_bits=F, partial_bits=P)
+    cfg = Config.from_json(cfg_json).with_(full_bits=F, partial_bits=P, variant="full")
     ops = quantized(cfg, workload)
     q, k, v = (ops[n][0] for n in "qkv")
     res = run_attention(q, k, cfg, v=v, scales=tuple(ops[n][1] for n in "qkv"))
-    hw = kaleido_cycles(q, k, cfg, "full")
+    hw = kaleido_cycles(q, k, cfg)
     base = baseline_cycles(cfg.tokens, cfg.tokens, cfg)
     return {"F": F, "P": P, "oracle_reduction": res.oracle_reduction,
             "hardware_reduction": 1 - hw.executed_macs / res.dense_macs,

@@ -40,12 +40,13 @@ def point(args):
     """Speedup over the baseline array (cycle model, variant full, the driver's
     schedule) and the oracle bound at one design point, for one PE and dispatcher."""
     cfg_json, accumulators, workload, (window, rule) = args
-    cfg = Config.from_json(cfg_json).with_(accumulators=accumulators, issue_window=window, cluster_rule=rule)
+    cfg = Config.from_json(cfg_json).with_(accumulators=accumulators, issue_window=window, cluster_rule=rule,
+                                           variant="full")
     ops = quantized(cfg, workload)
     q, k = ops["q"][0], ops["k"][0]
     golden = run_attention(q, k, cfg)
     base = baseline_cycles(cfg.tokens, cfg.tokens, cfg)
-    kal = kaleido_cycles(q, k, cfg, "full")
+    kal = kaleido_cycles(q, k, cfg)
     return {"D": cfg.head_dim, "F": cfg.full_bits, "P": cfg.partial_bits, "accumulators": accumulators,
             "issue_window": window, "cluster_rule": rule, "speedup": base.cycles / kal.cycles, "pair_speedup": base.cycles / kal.pair_cycles,
             "schedule": kal.schedule, "oracle_bound": golden.dense_macs / golden.oracle_macs,

@@ -17,7 +17,7 @@ NOISE_SWEEP = [0.0, 0.1, 0.2, 0.3, 0.5, 0.7, 1.0]
 
 
 def _speedup(q, k, cfg):
-    return baseline_cycles(cfg.tokens, cfg.tokens, cfg).cycles / kaleido_cycles(q, k, cfg, "full").cycles
+    return baseline_cycles(cfg.tokens, cfg.tokens, cfg).cycles / kaleido_cycles(q, k, cfg.with_(variant="full")).cycles
 
 
 def clips_point(args):

@@ -229,7 +229,7 @@ def test_sim_attention_two_pe_stages(tmp_path, rng, simulator):
         assert r.returncode == 0, r.stderr
         stats[design] = s = json.loads((tmp_path / design / "stats.json").read_text())
         assert s["pe_stages"] == 2 and s["scores_match"] and s["cycles"] == s["model_cycles"]
-    one = kaleido_cycles(ops["q"], ops["k"], cfg, "full").cycles
+    one = kaleido_cycles(ops["q"], ops["k"], cfg).cycles
     assert stats["kaleido"]["cycles"] == one + 1
     assert stats["baseline"]["cycles"] == baseline_cycles(cfg.tokens, cfg.tokens, cfg).cycles + 1
     assert stats["kaleido"]["cycles"] <= stats["baseline"]["cycles"]
@@ -267,8 +267,8 @@ def test_sim_attention_issue_window(tmp_path, simulator, head):
     assert stats["issue_window"] == 4 and stats["scores_match"]
     assert stats["cycles"] == stats["model_cycles"]
     assert stats["executed_macs"] == stats["oracle_macs"]
-    window = kaleido_cycles(ops["q"], ops["k"], cfg, "pe-m", schedule="pairs").cycles
-    matcher = kaleido_cycles(ops["q"], ops["k"], cfg.with_(issue_window=0), "pe-m", schedule="pairs").cycles
+    window = kaleido_cycles(ops["q"], ops["k"], cfg.with_(variant="pe-m"), schedule="pairs").cycles
+    matcher = kaleido_cycles(ops["q"], ops["k"], cfg.with_(issue_window=0, variant="pe-m"), schedule="pairs").cycles
     assert stats["cycles"] == window < matcher
 
 
@@ -300,9 +300,9 @@ def test_sim_attention_weight_rule(tmp_path, simulator):
     assert r.returncode == 0, r.stderr
     stats = json.loads((tmp_path / "weight" / "stats.json").read_text())
     assert stats["cluster_rule"] == "weight" and stats["scores_match"]
-    assert stats["cycles"] == stats["model_cycles"] == kaleido_cycles(ops["q"], ops["k"], cfg, "full").cycles
+    assert stats["cycles"] == stats["model_cycles"] == kaleido_cycles(ops["q"], ops["k"], cfg).cycles
     assert stats["executed_macs"] == stats["oracle_macs"]
-    pivots = kaleido_cycles(ops["q"], ops["k"], cfg.with_(cluster_rule="pivots"), "full").cycles
+    pivots = kaleido_cycles(ops["q"], ops["k"], cfg.with_(cluster_rule="pivots")).cycles
     assert stats["cycles"] < pivots
 
 
@@ -326,8 +326,8 @@ def test_sim_attention_weight_rule_small(tmp_path, rng):
         pytest.skip(runner.missing("icarus"))
     ops = _alike_operands(tmp_path, rng)
     cfg = Config(grid=(2, 4, 4), partition=(4, 2, 2), rows=2, cols=2, cluster_rule="weight")
-    weight = kaleido_cycles(ops["q"], ops["k"], cfg, "full", schedule="pairs").cycles
-    pivots = kaleido_cycles(ops["q"], ops["k"], cfg.with_(cluster_rule="pivots"), "full", schedule="pairs").cycles
+    weight = kaleido_cycles(ops["q"], ops["k"], cfg, schedule="pairs").cycles
+    pivots = kaleido_cycles(ops["q"], ops["k"], cfg.with_(cluster_rule="pivots"), schedule="pairs").cycles
     assert weight != pivots, "operands that do not tell the rules apart"
     r = run("sim", "attention", "--q", "q.npy", "--k", "k.npy", "--grid", "2,4,4", "--partition", "4,2,2",
             "--rows", "2", "--cols", "2", "--cluster-rule", "weight", "--schedule", "pairs",

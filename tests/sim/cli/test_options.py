@@ -28,8 +28,9 @@ def test_every_knob_flag_is_its_fields():
                 seen.add(action.dest)
                 where = " ".join(path) + " " + flag(action.dest)
                 assert action.option_strings == [flag(action.dest)], where
-                # Left out is "not given": the Config's own default applies.
-                assert action.default is None and action.help == knob_help(action.dest), where
+                # Left out is "not given": the Config's own default applies. A command
+                # may add a sentence of its own after the field's help.
+                assert action.default is None and action.help.startswith(knob_help(action.dest)), where
                 choices = KNOBS[action.dest].metadata["choices"]
                 assert action.choices == choices, where
     assert seen == set(KNOBS)

@@ -22,15 +22,15 @@ def test_study_schedules_serve_the_work_exactly(rng, acc):
     res = study.study(q, k, cfg, check=True)
     assert set(res) == set(study.MECHANISMS)
     # The built matcher is the cycle model's, slot for slot (the study leaves out the scheduler's lead).
-    model = kaleido_cycles(q, k, cfg, "full", schedule="pairs")
+    model = kaleido_cycles(q, k, cfg, schedule="pairs")
     assert res["pairs"]["cycles"] == model.engine_cycles
     # Pass A is dense under every mechanism.
     assert len({r["slots"]["A"] for r in res.values()}) == 1
     # The window the RTL builds (Config.issue_window) is the study's column/row window.
-    built = kaleido_cycles(q, k, cfg.with_(issue_window=4), "full", schedule="pairs")
+    built = kaleido_cycles(q, k, cfg.with_(issue_window=4), schedule="pairs")
     assert res["window:4,rc"]["cycles"] == built.engine_cycles
     # ... and so is the window behind the scheduler's weight rule.
-    weighted = kaleido_cycles(q, k, cfg.with_(issue_window=4, cluster_rule="weight"), "full", schedule="pairs")
+    weighted = kaleido_cycles(q, k, cfg.with_(issue_window=4, cluster_rule="weight"), schedule="pairs")
     assert res["weight+window:4,rc"]["cycles"] == weighted.engine_cycles
     # No packing within a pass of the same tiles beats the bound (d-partners moves D's
     # steps into B and C; a reordering makes other tiles, with a bound of their own).
@@ -42,7 +42,7 @@ def test_study_schedules_serve_the_work_exactly(rng, acc):
 
 def test_study_check_catches_a_bad_schedule(rng):
     cfg, q, k = _head(rng, 4)
-    tables = kaleido_tables(q, k, cfg, "full")
+    tables = kaleido_tables(q, k, cfg)
     work = next(w for _, w in tile_lane_needs(*tables, cfg) if (w[Mode.B] > 0).sum() > 1)
     slots = study.schedule_pairs(work[Mode.B], Mode.B, cfg.lookahead)
     study.check_pass({Mode.B: work[Mode.B]}, slots)
