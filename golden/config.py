@@ -188,10 +188,14 @@ class PEConfig:
         additions per channel, so ``pe_acc_bits`` is the same.
     pe_stages : int
         Register stages of a PE, both the Kaleido and the baseline one, from
-        its operands to its accumulators: 1 (the canonical MAC; the default) or
+        its operands to its accumulators: 1 (the canonical MAC; the default),
         2 (the lane products, their enables and the hand-over and drain
         controls are registered first, which shortens the critical path and
-        delays every score's drain by one cycle).
+        delays every score's drain by one cycle) or 3 (besides, each PE
+        multiplies the operands it has registered to pass on, a cycle after
+        they arrive; the Kaleido PE decodes their control while they arrive
+        and registers it, so no decode stands before its multipliers: a second
+        cycle of drain).
     max_channels : int or None
         The longest reduction a dense accumulator (the baseline PE's) must hold.
         :class:`Config` fills in ``D``.
@@ -213,8 +217,9 @@ class PEConfig:
     accumulators: int = _knob(3, Part.KALEIDO_PE, "registers of the Kaleido PE: 3 (the paper's PE) or 4 (the exact "
                               "PE, which executes exactly the oracle's MACs)", choices=ACCUMULATORS)
     pe_stages: int = _knob(1, Part.PE, "register stages of every PE, Kaleido's and the baseline's, from operands to "
-                           "accumulators: 1, or 2 (products registered first: a shorter critical path, one more "
-                           "cycle of drain)", choices=PE_STAGES)
+                           "accumulators: 1; 2 (products registered first: a shorter critical path, one more "
+                           "cycle of drain); 3 (besides, the Kaleido PE's control decoded a cycle ahead: two "
+                           "more cycles of drain)", choices=PE_STAGES)
     max_channels: int | None = _knob(None, Part.ACCUMULATOR, "longest reduction a dense accumulator holds",
                                      metavar="N", shown="the head dimension")
     acc_bits: int | None = _knob(None, Part.ACCUMULATOR, "dense accumulator width", metavar="BITS",

@@ -102,8 +102,17 @@ class PEKind(IntEnum):
 #: ``Config.accumulators``' values: the register count of each :class:`PEKind`.
 ACCUMULATORS = tuple(int(k) for k in PEKind)
 
-#: Register stages of a PE from its operands to its accumulators (``Config.pe_stages``).
-PE_STAGES = (1, 2)
+#: Register stages of a PE from its operands to its accumulators (``Config.pe_stages``):
+#: 1; 2, the products registered first; 3, besides, the PE decodes each step's
+#: control a cycle ahead, from what it forwards, and multiplies what it forwarded.
+PE_STAGES = (1, 2, 3)
+
+
+def activity_lag(stages: int) -> int:
+    """Cycles by which a Kaleido PE's activity (its lanes and enables) follows
+    the operands it receives: one at three stages, where it multiplies what it
+    forwards."""
+    return 1 if stages == 3 else 0
 
 
 def step_need(mode: Mode, sq: int, sk: int, accumulators: int = 3) -> tuple[Need, tuple[Target, ...]]:
@@ -306,8 +315,8 @@ class ColIn:
 @dataclass(frozen=True)
 class _Action:
     """What reaches a PE's registers in one cycle: the drain, the hand-over and
-    each register's addend. With two PE stages it reaches them a cycle after
-    its operands arrive."""
+    each register's addend. With ``s`` PE stages it reaches them ``s - 1``
+    cycles after its operands arrive."""
 
     drain: bool = False
     load: int = Load.KEEP
@@ -319,7 +328,8 @@ class PEModel:
     """One augmented PE, cycle by cycle. ``tick`` is one rising clock edge.
 
     With ``stages = 2`` the cycle's products, enables, hand-over and drain are
-    registered first and act on the accumulators one edge later."""
+    registered first and act on the accumulators one edge later; with 3, two
+    edges later."""
 
     acc_bits: int
     accumulators: int = 3
@@ -331,7 +341,7 @@ class PEModel:
     def __post_init__(self):
         if self.r is None:
             self.r = [0] * self.accumulators
-        self._pending = _Action(adds=(0,) * self.accumulators)
+        self._pending = [_Action(adds=(0,) * self.accumulators)] * (self.stages - 1)
 
     def tick(self, row: RowIn, col: ColIn, out_in: int = 0, out_in_valid: bool = False):
         dec = decode(row.mode, row.steps, row.sq0, col.sk0, row.sq1, col.sk1, self.accumulators)
@@ -339,8 +349,9 @@ class PEModel:
         adds = tuple(sum(lanes[l][0] for l in (0, 1) if dec.enable[k][l])
                      + sum(lanes[l][1] for l in (0, 1) if dec.tap[k][l]) for k in range(self.accumulators))
         action = _Action(bool(row.drain), row.load, adds)
-        if self.stages == 2:
-            action, self._pending = self._pending, action
+        if self.stages > 1:
+            self._pending.append(action)
+            action = self._pending.pop(0)
         regs = list(self.r)
         if action.drain:
             self.out, self.out_valid = regs[0], True
@@ -359,20 +370,25 @@ class PEModel:
 @dataclass
 class BaselinePEModel:
     """The plain output-stationary 8-bit MAC, with the same drain chain (and, with
-    ``stages = 2``, its product, clear and drain registered first)."""
+    ``stages`` above 1, its product, clear and drain reaching the accumulator
+    ``stages - 1`` cycles late)."""
 
     acc_bits: int
     acc: int = 0
     out: int = 0
     out_valid: bool = False
     stages: int = 1
-    _pending: tuple = field(default=(0, False, False), init=False, repr=False)   # (product, clear, drain)
+    _pending: list = field(default=None, init=False, repr=False)   # [(product, clear, drain)] in flight
+
+    def __post_init__(self):
+        self._pending = [(0, False, False)] * (self.stages - 1)
 
     def tick(self, a: int, b: int, valid: bool, clear: bool, drain: bool,
              out_in: int = 0, out_in_valid: bool = False):
         action = (a * b if valid else 0, bool(clear), bool(drain))
-        if self.stages == 2:
-            action, self._pending = self._pending, action
+        if self.stages > 1:
+            self._pending.append(action)
+            action = self._pending.pop(0)
         prod, clear, drain = action
         if drain:
             self.out, self.out_valid = self.acc, True

@@ -21,6 +21,7 @@ from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
 from golden.config import Config, require_config
+from golden.pe import activity_lag
 
 from .pe import LANES, PE, BaselinePE, baseline_row_layout, col_layout, drain_signature, row_layout
 from .window_pe import WindowPE, window_col_layout, window_row_layout
@@ -84,6 +85,11 @@ class _Array(wiring.Component):
     def _lanes(self, pe, col_valid):
         raise NotImplementedError
 
+    @staticmethod
+    def lanes_lag(cfg: Config) -> int:
+        """Cycles a PE's activity outputs lag the operands it receives."""
+        return 0
+
     def elaborate(self, platform):
         m = Module()
         R, C = self.cfg.rows, self.cfg.cols
@@ -99,7 +105,7 @@ class _Array(wiring.Component):
                 pe = pes[i][j]
                 m.d.comb += pe.col_in.eq(col)
                 col = pe.col_out
-                work.append(self._lanes(pe, valid))
+                work.append(self._lanes(pe, _skewed(m, valid, self.lanes_lag(self.cfg), f"lanevalid_{i}_{j}")))
                 if i < R - 1:            # validity moves down with the column data
                     nxt = Signal(name=f"colvalid_{i + 1}_{j}")
                     m.d.sync += nxt.eq(valid)
@@ -143,6 +149,10 @@ class KaleidoArray(_Array):
     @staticmethod
     def width(cfg: Config) -> int:
         return cfg.pe_acc_bits
+
+    @staticmethod
+    def lanes_lag(cfg: Config) -> int:
+        return activity_lag(cfg.pe_stages)
 
     def _lanes(self, pe, col_valid):
         # ``lanes`` is a 2-bit mask of the lanes multiplying this cycle.

@@ -153,7 +153,11 @@ class PE(wiring.Component):
     R1 (R0 <- R1, R1 <- 0); R2 (R0 <- R2). ``row.drain`` copies R0, as it was before
     the hand-over, into the drain chain.
 
-    The two activity outputs, ``lanes`` and ``acc_en``, are combinational.
+    The two activity outputs, ``lanes`` and ``acc_en``, are combinational; at
+    three PE stages they belong to the operands of the cycle before, which the
+    PE multiplies from its own ``row_out`` and ``col_out`` under control it
+    decoded from ``row_in`` and ``col_in`` and registered
+    (:func:`golden.pe.activity_lag`).
 
     **The exact PE** (``cfg.accumulators = 4``) decodes by the 4-register table of
     :func:`golden.pe.step_need` (the case table is generated from it). It adds
@@ -180,13 +184,12 @@ class PE(wiring.Component):
             "lanes": Out(LANES), "split": Out(1), "acc_en": Out(LANES * self.registers),
         })
 
-    def _step_decode(self, m, sq, sk, prefix):
+    def _step_decode(self, m, mode, sq, sk, prefix):
         """One channel step's lanes and register enables: golden.pe.step_need's
         table, as a case per (mode, sq, sk) that sets the final enable bits (unused
         codes decode to no operation). ``product[k][l]`` and ``tap[k][l]``: lane
         ``l``, decoded as a whole step's lane (0 low, 1 high), adds its product or
         its tap into register ``k``."""
-        row = self.row_in
         n = self.registers
         lo, hi = Signal(name=f"{prefix}_lo"), Signal(name=f"{prefix}_hi")
         row_step = Signal(name=f"{prefix}_row")
@@ -195,7 +198,7 @@ class PE(wiring.Component):
         outputs = [lo, hi, row_step] + [x for k in range(n) for x in (*product[k], *tap[k])]
         # One word of every output per (mode, sq, sk): a small ROM the synthesizer reduces.
         word = Signal(len(outputs), name=f"{prefix}_decode")
-        with m.Switch(Cat(sk, sq, row.mode)):
+        with m.Switch(Cat(sk, sq, mode)):
             for mode in Mode:
                 for sqv in range(3):
                     for skv in range(3):
@@ -218,6 +221,11 @@ class PE(wiring.Component):
         exact = PEKind(n).exact
         row, col = self.row_in, self.col_in
         m.d.sync += [self.row_out.eq(row), self.col_out.eq(col)]
+        stages = self.cfg.pe_stages
+        # With three stages the PE decodes the control of what arrives, registers
+        # the decode beside the operands it forwards (row_out, col_out), and
+        # multiplies those a cycle later: no decode stands before the multipliers.
+        ahead = stages == 3
         r = [Signal(signed(self.cfg.pe_acc_bits), name=f"reg{k}") for k in range(n)]
         m.d.comb += [getattr(self, f"r{k}").eq(r[k]) for k in range(n)]
 
@@ -228,8 +236,8 @@ class PE(wiring.Component):
         en = [[Signal(name=f"en_r{k}_l{i}") for i in range(2)] for k in range(n)]
         tap = [[Signal(name=f"tap_r{k}_l{i}") for i in range(2)] for k in range(n)]
 
-        s1 = self._step_decode(m, row.sq0, col.sk0, "s1")
-        s2 = self._step_decode(m, row.sq1, col.sk1, "s2")
+        s1 = self._step_decode(m, row.mode, row.sq0, col.sk0, "s1")
+        s2 = self._step_decode(m, row.mode, row.sq1, col.sk1, "s2")
         # A step has work here when its decode turns a lane on.
         work1 = row.steps[0] & (s1[0] | s1[1])
         work2 = row.steps[1] & (s2[0] | s2[1])
@@ -255,20 +263,33 @@ class PE(wiring.Component):
                     m.d.comb += [en[k][lane].eq(one & Mux(hi, product[k][1], product[k][0])),
                                  tap[k][lane].eq(one & Mux(hi, tapped[k][1], tapped[k][0]))]
 
+        # Lane 0 serves step 2 only when step 2 runs whole; lane 1 also when split.
+        second = [Signal(name=f"lane{i}_second") for i in range(2)]
+        m.d.comb += [second[0].eq(whole2), second[1].eq(whole2 | split)]
+        split_now = Signal(name="split_now")
+        m.d.comb += split_now.eq(split)
+        if ahead:
+            decoded = [*lane_on, *lane_hi, *lane_row, *second, split_now]
+            decoded += [x for k in range(n) for x in (*en[k], *tap[k])]
+            held = [Signal(name=f"{s.name}_q") for s in decoded]
+            m.d.sync += [h.eq(s) for h, s in zip(held, decoded)]
+            lane_on, lane_hi, lane_row, second = held[0:2], held[2:4], held[4:6], held[6:8]
+            split_now = held[8]
+            en = [held[9 + 4 * k:11 + 4 * k] for k in range(n)]
+            tap = [held[11 + 4 * k:13 + 4 * k] for k in range(n)]
+            row, col = self.row_out, self.col_out        # the operands the decode belongs to
         # Activity, for utilization counters and the overflow proof.
-        m.d.comb += [self.lanes.eq(Cat(*lane_on)), self.split.eq(split),
+        m.d.comb += [self.lanes.eq(Cat(*lane_on)), self.split.eq(split_now),
                      self.acc_en.eq(Cat(*(en[k][i] | tap[k][i] for k in range(n) for i in range(2))))]
 
         # --- datapath: two 4x8 lanes ---------------------------------------------------
         prods, taps = [], []
         for lane in range(2):
-            # Lane 0 serves step 2 only when step 2 runs whole; lane 1 also when split.
-            second = whole2 if lane == 0 else whole2 | split
             # Operand isolation: a lane that does not multiply sees zeros, so its
             # multiplier holds still instead of computing a product that is then
             # dropped (what a nibble step's idle lane used to cost).
-            a = Mux(lane_on[lane], Mux(second, row.a1, row.a0), 0)
-            b = Mux(lane_on[lane], Mux(second, col.b1, col.b0), 0)
+            a = Mux(lane_on[lane], Mux(second[lane], row.a1, row.a0), 0)
+            b = Mux(lane_on[lane], Mux(second[lane], col.b1, col.b0), 0)
             nib = Mux(lane_hi[lane], b[4:8], b[0:4])
             # A low nibble is unsigned, a high nibble signed; both fit signed(5).
             nv = Signal(signed(5), name=f"lane{lane}_nib")
@@ -299,7 +320,6 @@ class PE(wiring.Component):
             taps.append(t)
 
         # --- with two PE stages, what reaches the accumulators is registered here ------
-        stages = self.cfg.pe_stages
         flat_en = [e for k in range(n) for e in (*en[k], *tap[k])]
         staged = _stage(m, stages, "stage", *prods, *taps, *flat_en, row.load, row.drain)
         prods, taps = list(staged[:2]), list(staged[2:2 + len(taps)])
@@ -317,7 +337,7 @@ class PE(wiring.Component):
         # parallel as a case) instead of Switch statements; with one stage the
         # netlist stays as it was measured.
         def pick(sel, cases, default):
-            if stages == 2:
+            if stages > 1:
                 hits = [sel == key for key in cases]
                 value = Mux(~Cat(*hits).any(), default, 0)
                 for hit, v in zip(hits, cases.values()):
@@ -397,15 +417,20 @@ class BaselinePE(wiring.Component):
 
     def elaborate(self, platform):
         m = Module()
-        row = self.row_in
-        m.d.sync += [self.row_out.eq(row), self.col_out.eq(self.col_in)]
+        row, col = self.row_in, self.col_in
+        m.d.sync += [self.row_out.eq(row), self.col_out.eq(col)]
+        if self.cfg.pe_stages == 3:
+            # As the Kaleido PE does at three stages: multiply what it forwards, a
+            # cycle late (the baseline has no decode to take out of the way; it
+            # keeps the same latency, so the two arrays keep the same schedule).
+            row, col = self.row_out, self.col_out
         acc = Signal(signed(self.acc_bits))
         m.d.comb += self.acc.eq(acc)
         prod = Signal(signed(16))
         # No operand isolation here: the baseline's multiplier is idle only when the
         # whole PE is, and then (held operands) isolating it costs more than it saves:
         # measured at 198 MHz, a full MAC 57.9 pJ isolated against 49.9 pJ not.
-        m.d.comb += prod.eq(Mux(row.valid, row.a * self.col_in, 0))
+        m.d.comb += prod.eq(Mux(row.valid, row.a * col, 0))
         prod, clear, drain = _stage(m, self.cfg.pe_stages, "stage", prod, row.clear, row.drain)
         _drain_link(m, self, acc, drain)
         m.d.sync += acc.eq(Mux(clear, 0, acc) + prod)

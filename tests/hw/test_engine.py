@@ -150,18 +150,21 @@ def test_matcher_saves_cycles_on_nibble_work(rng):
     assert runs["pe-m"]["lane_work"] == runs["pe"]["lane_work"]      # same work, fewer cycles
 
 
-@sweep("case, pe", NEVER_SLOWER[::3], [(3, 0), (4, 0), (4, 4)], ids=_case_id,
-       keep=cover(NEVER_SLOWER[::3], [(3, 0), (4, 0), (4, 4)]))
-def test_two_pe_stages_keep_scores_cycles_and_the_baseline_bound(case, pe, rng):
-    """With ``pe_stages=2`` every PE (Kaleido's and the baseline's) registers its
-    products first: scores stay exact, cycles stay the model's (one more cycle of
-    tail), and Kaleido stays no slower than the baseline built the same way; with
-    a channel window too."""
-    accumulators, window = pe
+DEEP_PES = [(3, 0, 2), (4, 0, 2), (4, 4, 2), (3, 0, 3), (4, 4, 3)]       # (accumulators, window, stages)
+
+
+@sweep("case, pe", NEVER_SLOWER[::3], DEEP_PES, ids=_case_id, keep=cover(NEVER_SLOWER[::3], DEEP_PES))
+def test_deeper_pes_keep_scores_cycles_and_the_baseline_bound(case, pe, rng):
+    """With ``pe_stages`` 2 every PE (Kaleido's and the baseline's) registers its
+    products first, and with 3 it also multiplies what it forwards (Kaleido's
+    decoded a cycle ahead): scores stay exact, cycles stay the model's (one more
+    cycle of tail a stage), and Kaleido stays no slower than the baseline built
+    the same way; with a channel window too."""
+    accumulators, window, stages = pe
     partition, grid, R, C, F, P, kind = case
     cfg = Config(partition=partition, grid=grid, rows=R, cols=C, full_bits=F, partial_bits=P,
                  queue_depth=8, clusters=2, cluster_capacity=4, lookahead=3, accumulators=accumulators,
-                 pe_stages=2, issue_window=window)
+                 pe_stages=stages, issue_window=window)
     q, k = operands(kind, cfg, rng)
     tables = kaleido_tables(q, k, cfg)
     model = kaleido_cycles(q, k, cfg, tables)
@@ -171,7 +174,7 @@ def test_two_pe_stages_keep_scores_cycles_and_the_baseline_bound(case, pe, rng):
     assert got["cycles"] == model.engine_cycles == got["last_out"]
     assert got["lane_work"] == model.lane_work
     one = kaleido_cycles(q, k, cfg.with_(pe_stages=1), tables)
-    assert model.engine_cycles == one.engine_cycles + 1
+    assert model.engine_cycles == one.engine_cycles + stages - 1
     base = simulate_engine(baseline_image(q, k, cfg), cfg, cfg.tokens, cfg.tokens)
     np.testing.assert_array_equal(base["scores"], q.astype(np.int64) @ k.astype(np.int64).T)
     assert base["cycles"] == baseline_cycles(cfg.tokens, cfg.tokens, cfg).cycles >= model.cycles

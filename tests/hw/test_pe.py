@@ -7,7 +7,7 @@ import pytest
 from amaranth.sim import Simulator
 
 from golden import Config
-from golden.pe import BaselinePEModel, ColIn, Load, Mode, PEModel, RowIn, decode
+from golden.pe import BaselinePEModel, ColIn, Load, Mode, PEModel, RowIn, activity_lag, decode
 from hw.pe import PE, BaselinePE
 from tests.sweep import sweep
 
@@ -87,7 +87,7 @@ def random_row(rnd):
         drain=rnd.random() < 0.15)
 
 
-@sweep("run, accumulators, stages", [1, 2], [3, 4], [1, 2])
+@sweep("run, accumulators, stages", [1, 2], [3, 4], [1, 2, 3])
 def test_random_sequences_match_golden_pe(run, accumulators, stages, seed):
     rnd = random.Random(seed)
     # A narrow accumulator, so wrapping is exercised.
@@ -96,6 +96,8 @@ def test_random_sequences_match_golden_pe(run, accumulators, stages, seed):
     n = accumulators
 
     async def tb(ctx):
+        # The activity outputs belong to the operands of activity_lag cycles ago.
+        decodes = [decode(0, 0, 0, 0, 0, 0, n)] * activity_lag(stages)
         for cycle in range(4000):
             row = random_row(rnd)
             col = ColIn(b0=rnd.randrange(256), b1=rnd.randrange(256), sk0=rnd.randrange(3), sk1=rnd.randrange(3))
@@ -103,7 +105,8 @@ def test_random_sequences_match_golden_pe(run, accumulators, stages, seed):
             drive(ctx, dut, row, col)
             ctx.set(dut.drain_in.score, out_in)
             ctx.set(dut.drain_in.valid, out_in_valid)
-            dec = decode(row.mode, row.steps, row.sq0, col.sk0, row.sq1, col.sk1, n)
+            decodes.append(decode(row.mode, row.steps, row.sq0, col.sk0, row.sq1, col.sk1, n))
+            dec = decodes.pop(0)
             assert ctx.get(dut.lanes) == dec.lanes[0].on | dec.lanes[1].on << 1
             assert ctx.get(dut.acc_en) == sum((dec.enable[k][i] or dec.tap[k][i]) << (2 * k + i)
                                               for k in range(n) for i in range(2))
@@ -118,7 +121,7 @@ def test_random_sequences_match_golden_pe(run, accumulators, stages, seed):
     simulate(dut, tb)
 
 
-@sweep("run, stages", [1, 2], [1, 2])
+@sweep("run, stages", [1, 2], [1, 2, 3])
 def test_baseline_pe_matches_model(run, stages, seed):
     rnd = random.Random(seed)
     cfg = CFG.with_(pe_stages=stages)

@@ -210,10 +210,12 @@ def _alike_operands(folder, rng):
     return ops
 
 
-@sweep("simulator", ["icarus", "verilator"])          # make test: Icarus
-def test_sim_attention_two_pe_stages(tmp_path, rng, simulator):
-    """``--pe-stages 2`` on both designs and both simulators: exact scores, cycles
-    the model's, one more than with one stage, and Kaleido no slower."""
+# make test: two stages on Icarus, three on Verilator.
+@sweep("simulator, stages", ["icarus", "verilator"], [2, 3], keep=[("icarus", 2), ("verilator", 3)])
+def test_sim_attention_deeper_pes(tmp_path, rng, simulator, stages):
+    """``--pe-stages 2`` and ``3`` on both designs and both simulators: exact
+    scores, cycles the model's, one more a stage than with one stage, and
+    Kaleido no slower."""
     from golden import Config
     from golden.cycle_model import baseline_cycles, kaleido_cycles
     from sim import runner
@@ -224,14 +226,14 @@ def test_sim_attention_two_pe_stages(tmp_path, rng, simulator):
     stats = {}
     for design in ("kaleido", "baseline"):
         r = run("sim", "attention", "--q", "q.npy", "--k", "k.npy", "--grid", "2,4,4", "--partition", "4,2,2",
-                "--rows", "2", "--cols", "2", "--design", design, "--pe-stages", "2", "--simulator", simulator,
+                "--rows", "2", "--cols", "2", "--design", design, "--pe-stages", str(stages), "--simulator", simulator,
                 "--no-energy", "--out", design, cwd=tmp_path)
         assert r.returncode == 0, r.stderr
         stats[design] = s = json.loads((tmp_path / design / "stats.json").read_text())
-        assert s["pe_stages"] == 2 and s["scores_match"] and s["cycles"] == s["model_cycles"]
+        assert s["pe_stages"] == stages and s["scores_match"] and s["cycles"] == s["model_cycles"]
     one = kaleido_cycles(ops["q"], ops["k"], cfg).cycles
-    assert stats["kaleido"]["cycles"] == one + 1
-    assert stats["baseline"]["cycles"] == baseline_cycles(cfg.tokens, cfg.tokens, cfg).cycles + 1
+    assert stats["kaleido"]["cycles"] == one + stages - 1
+    assert stats["baseline"]["cycles"] == baseline_cycles(cfg.tokens, cfg.tokens, cfg).cycles + stages - 1
     assert stats["kaleido"]["cycles"] <= stats["baseline"]["cycles"]
 
 
