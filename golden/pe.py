@@ -355,7 +355,7 @@ class PEModel:
         regs = list(self.r)
         if action.drain:
             self.out, self.out_valid = regs[0], True
-        else:
+        elif out_in_valid or self.out_valid:       # an idle link keeps its invalid score
             self.out, self.out_valid = out_in, out_in_valid
         r3 = regs[3] if PEKind(self.accumulators).exact else 0
         if action.load == Load.CLEAR:
@@ -392,7 +392,7 @@ class BaselinePEModel:
         prod, clear, drain = action
         if drain:
             self.out, self.out_valid = self.acc, True
-        else:
+        elif out_in_valid or self.out_valid:       # an idle link keeps its invalid score
             self.out, self.out_valid = out_in, out_in_valid
         acc = 0 if clear else self.acc
         self.acc = wrap(acc + prod, self.acc_bits)

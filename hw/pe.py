@@ -65,26 +65,36 @@ def drain_signature(acc_bits: int) -> wiring.Signature:
     return wiring.Signature({"score": Out(signed(acc_bits)), "valid": Out(1)})
 
 
-def _stage(m, stages: int, prefix: str, *values):
+def _stage(m, stages: int, prefix: str, *values, enable=None):
     """``values`` as the accumulators see them: themselves with one PE stage, or
-    each registered once (pipeline registers ``{prefix}{i}``) with two."""
+    each registered once (pipeline registers ``{prefix}{i}``) with more. With
+    ``enable`` the registers load only when it is high and have no reset (a
+    product no enable will add), so synthesis gates their clock."""
     if stages == 1:
         return values
     out = []
     for i, value in enumerate(values):
-        reg = Signal(Value.cast(value).shape(), name=f"{prefix}{i}")
-        m.d.sync += reg.eq(value)
+        reg = Signal(Value.cast(value).shape(), name=f"{prefix}{i}", reset_less=enable is not None)
+        if enable is None:
+            m.d.sync += reg.eq(value)
+        else:
+            with m.If(enable):
+                m.d.sync += reg.eq(value)
         out.append(reg)
     return tuple(out)
 
 
 def _drain_link(m, self, value, drain):
-    """One link of the upward drain chain: capture ``value`` when ``drain``, or pass on the one below."""
+    """One link of the upward drain chain: capture ``value`` when ``drain``, or pass on
+    the one below. A link that carries nothing, and is given nothing, keeps its
+    (invalid) score: its register then has no reason to load, and synthesis gates
+    its clock (:mod:`synth.flow`). Only ``valid`` needs a reset."""
+    score = Signal.like(self.drain_out.score, name="drain_score", reset_less=True)
+    m.d.comb += self.drain_out.score.eq(score)
     with m.If(drain):
-        m.d.sync += [self.drain_out.score.eq(value), self.drain_out.valid.eq(1)]
-    with m.Else():
-        m.d.sync += [self.drain_out.score.eq(self.drain_in.score),
-                     self.drain_out.valid.eq(self.drain_in.valid)]
+        m.d.sync += [score.eq(value), self.drain_out.valid.eq(1)]
+    with m.Elif(self.drain_in.valid | self.drain_out.valid):
+        m.d.sync += [score.eq(self.drain_in.score), self.drain_out.valid.eq(self.drain_in.valid)]
 
 
 class PE(wiring.Component):
@@ -226,7 +236,9 @@ class PE(wiring.Component):
         # the decode beside the operands it forwards (row_out, col_out), and
         # multiplies those a cycle later: no decode stands before the multipliers.
         ahead = stages == 3
-        r = [Signal(signed(self.cfg.pe_acc_bits), name=f"reg{k}") for k in range(n)]
+        # No reset: every score starts with a clearing hand-over, and a register
+        # without one can have its clock gated where it holds (synth.flow).
+        r = [Signal(signed(self.cfg.pe_acc_bits), name=f"reg{k}", reset_less=True) for k in range(n)]
         m.d.comb += [getattr(self, f"r{k}").eq(r[k]) for k in range(n)]
 
         # --- decode: which lanes run, how they read their operands, where they add ------
@@ -321,9 +333,13 @@ class PE(wiring.Component):
 
         # --- with two PE stages, what reaches the accumulators is registered here ------
         flat_en = [e for k in range(n) for e in (*en[k], *tap[k])]
-        staged = _stage(m, stages, "stage", *prods, *taps, *flat_en, row.load, row.drain)
-        prods, taps = list(staged[:2]), list(staged[2:2 + len(taps)])
-        flat_en = staged[2 + len(taps):-2]
+        # A lane's product (and tap) is registered only when the lane runs: its
+        # staged enables are then 0, so what it holds is never added.
+        held = [_stage(m, stages, f"stage_lane{lane}_", prods[lane], *taps[lane:lane + 1], enable=lane_on[lane])
+                for lane in range(2)]
+        prods, taps = [h[0] for h in held], [h[1] for h in held if len(h) > 1]
+        staged = _stage(m, stages, "stage", *flat_en, row.load, row.drain)
+        flat_en = staged[:-2]
         en = [list(flat_en[4 * k:4 * k + 2]) for k in range(n)]
         tap = [list(flat_en[4 * k + 2:4 * k + 4]) for k in range(n)]
         load = Signal(Load, name="load_now")
@@ -373,7 +389,10 @@ class PE(wiring.Component):
             add = Signal(signed(18), name=f"add{k}")
             select = Cat(en[k][0], en[k][1], tap[k][0], tap[k][1]) if exact else Cat(en[k][0], en[k][1])
             m.d.comb += add.eq(pick(select, sources, Const(0, signed(18))))
-            m.d.sync += r[k].eq(base[k] + add)
+            # A register loads only when something reaches it (a hand-over or an
+            # addend); otherwise it holds, and synthesis gates its clock.
+            with m.If((load != Load.KEEP) | select.any()):
+                m.d.sync += r[k].eq(base[k] + add)
         return m
 
 
@@ -424,14 +443,18 @@ class BaselinePE(wiring.Component):
             # cycle late (the baseline has no decode to take out of the way; it
             # keeps the same latency, so the two arrays keep the same schedule).
             row, col = self.row_out, self.col_out
-        acc = Signal(signed(self.acc_bits))
+        acc = Signal(signed(self.acc_bits), reset_less=True)     # every score starts with a clear
         m.d.comb += self.acc.eq(acc)
         prod = Signal(signed(16))
         # No operand isolation here: the baseline's multiplier is idle only when the
         # whole PE is, and then (held operands) isolating it costs more than it saves:
         # measured at 198 MHz, a full MAC 57.9 pJ isolated against 49.9 pJ not.
         m.d.comb += prod.eq(Mux(row.valid, row.a * col, 0))
-        prod, clear, drain = _stage(m, self.cfg.pe_stages, "stage", prod, row.clear, row.drain)
+        clear, drain, valid = _stage(m, self.cfg.pe_stages, "stage", row.clear, row.drain, row.valid)
+        (prod,) = _stage(m, self.cfg.pe_stages, "stage_product", prod, enable=row.valid)
+        if self.cfg.pe_stages > 1:
+            prod = Mux(valid, prod, 0)          # a held product is not this cycle's
         _drain_link(m, self, acc, drain)
-        m.d.sync += acc.eq(Mux(clear, 0, acc) + prod)
+        with m.If(clear | valid):          # else it holds (a gated clock after synthesis)
+            m.d.sync += acc.eq(Mux(clear, 0, acc) + prod)
         return m

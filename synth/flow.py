@@ -50,6 +50,8 @@ def cache_key(verilog_text: str, liberty: str | None, clock_mhz: float | None = 
     seed and grid included, which change no gate) does not defeat the cache.
     """
     h = hashlib.sha256()
+    # The mapping itself: a change to the script or to the clock gate maps again.
+    h.update(_script("top", clock_mhz).encode() + CLOCK_GATE.read_bytes())
     if clock_mhz:
         h.update(f"clock {float(clock_mhz):.6g} MHz, {DRIVING_CELL}, {OUTPUT_LOAD_PF} pF\n".encode())
     for line in verilog_text.splitlines():
@@ -91,6 +93,14 @@ def check_liberty(liberty: str) -> None:
         raise SynthError(str(exc)) from None
 
 
+#: The clock gate the mapping inserts (a latch and an AND, built from the library's cells).
+CLOCK_GATE = Path(__file__).resolve().parent / "clock_gate.v"
+
+#: Fewest registers that share an enable for them to get a clock gate of their own:
+#: below it the gate's latch costs more than the clock pins it saves.
+CLOCK_GATE_MIN_FLOPS = 4
+
+
 def _mapped(top: str, work: str, clock_mhz: float | None) -> str:
     # The one mapping every liberty figure comes from: generic synthesis, flip-flops
     # by dfflibmap, logic by abc, all to the cells of cells.lib in the work folder.
@@ -98,13 +108,26 @@ def _mapped(top: str, work: str, clock_mhz: float | None) -> str:
     # file under the host's /tmp would be invisible, so a copy sits beside the design.
     # At a target clock abc maps for delay: -D alone changes nothing; with -constr (a
     # driving cell on the inputs, a load on the outputs, in fF) it sizes and buffers.
-    abc = "abc -liberty cells.lib"
     if clock_mhz:
         Path(work, "constr.txt").write_text(
             f"set_driving_cell {DRIVING_CELL}\nset_load {OUTPUT_LOAD_PF * 1e3:g}\n")
+    shutil.copyfile(CLOCK_GATE, Path(work, "clock_gate.v"))
+    return _script(top, clock_mhz)
+
+
+def _script(top: str, clock_mhz: float | None) -> str:
+    abc = "abc -liberty cells.lib"
+    if clock_mhz:
         abc = f"abc -D {1e6 / clock_mhz:.0f} -constr constr.txt -liberty cells.lib"
+    # Registers without a reset that hold more often than they load (an
+    # accumulator, a drain link, a lane's product) share a clock gate per enable:
+    # clock_gate.v, put in by Yosys's clockgate and mapped with the rest. Both
+    # designs get one wherever they have such registers.
+    # (docs/design.md, "Timing, power and energy")
     return ("read_verilog -sv design.v\n"
             f"synth -flatten -top {top}\n"
+            f"clockgate -pos kaleido_clock_gate CE:CLK:GCLK -min_net_size {CLOCK_GATE_MIN_FLOPS}\n"
+            f"read_verilog clock_gate.v\nhierarchy -top {top}\nproc\nflatten\ntechmap\nopt -fast\n"
             "dfflibmap -liberty cells.lib\n"
             f"{abc}\nopt_clean\n")
 

@@ -32,8 +32,9 @@ from .timing import CACHE, block_netlist
 
 __all__ = ["energy_per_action", "METHOD", "ACTIONS"]
 
-METHOD = ("gate-level: the Yosys netlist that timing reads, simulated zero-delay under Icarus with the "
-          "liberty's cell models on each action's bench stimulus (outputs checked against the RTL every "
+METHOD = ("gate-level: the Yosys netlist that timing reads (clock gates included), simulated zero-delay "
+          "under Icarus with the liberty's cell models (flip-flops and latches updating once the clock has "
+          "settled, from 0) on each action's bench stimulus (outputs checked against the RTL every "
           "cycle); per settled net change, C V^2 / 2 on the net's pin load (plus "
           f"{OUTPUT_LOAD_PF} pF on an output port) and the driving cell's internal-energy table of the "
           f"arc that switched (rise or fall) at that load and a {SLEW_NS} ns input transition, and the "

@@ -94,7 +94,9 @@ class OverflowHarness(wiring.Component):
         m.submodules.wide = wide = PE(self.wide)
         n = self.cfg.accumulators
         limit = self.steps_per_channel * self.cfg.group_width
-        count = [Signal(range(limit + 2), name=f"steps{k}") for k in range(n)]
+        # Like the registers they count (which a reset does not clear: every score
+        # starts with a clearing hand-over), the counts have no reset.
+        count = [Signal(range(limit + 2), name=f"steps{k}", reset_less=True) for k in range(n)]
         m.d.comb += [pe.row_in.eq(self.row), pe.col_in.eq(self.col),
                      wide.row_in.eq(self.row), wide.col_in.eq(self.col)]
 

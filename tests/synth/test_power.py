@@ -55,10 +55,12 @@ def test_a_busy_unit_costs_more_than_its_clock(tmp_path, monkeypatch, block):
 def test_a_baseline_mac_costs_what_the_audit_found_by_hand(tmp_path, monkeypatch):
     # The audit added up the baseline PE's mapped netlist under a full MAC by hand:
     # 44.8 pJ a cycle on OSU018. The flow's figure is within 25 % of it, and a
-    # Kaleido full MAC costs more than a baseline one (the audit found 1.56x).
+    # Kaleido full MAC costs more than a baseline one (the audit found 1.56x,
+    # before both PEs had their accumulators' and drain links' clocks gated; with
+    # the gates this flow measures about 1.26x).
     monkeypatch.setattr("synth.power.CACHE", tmp_path)
     cfg = Config()
     base = energy_per_action("baseline-pe", cfg, default_liberty(), cycles=64)["energy_pj"]
     assert base["full_mac"] == pytest.approx(44.8, rel=0.25)
     kaleido = energy_per_action("pe", cfg, default_liberty(), cycles=64)["energy_pj"]
-    assert kaleido["full_mac"] > 1.3 * base["full_mac"]
+    assert kaleido["full_mac"] > 1.15 * base["full_mac"]
