@@ -8,7 +8,7 @@ finished scores up the column (see :mod:`golden.pe` for why up).
 
 from __future__ import annotations
 
-from amaranth import Cat, Const, Module, Mux, Signal, Value, signed
+from amaranth import Cat, Module, Mux, Signal, Value, signed
 from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In, Out
 
@@ -372,27 +372,28 @@ class PE(wiring.Component):
                     1: {Load.CLEAR: 0, Load.R1: r[3] if exact else 0}}
         for k in range(n):
             m.d.comb += base[k].eq(pick(load, handover.get(k, {Load.CLEAR: 0}), r[k]))
-        # The lanes (and taps) are summed once; each register picks nothing, one
-        # of them, or a sum, so a register costs one adder (its accumulator).
-        both = Signal(signed(18))
-        m.d.comb += both.eq(prods[0] + prods[1])
-        sources = {0b01: prods[0], 0b10: prods[1], 0b11: both}
-        if exact:
-            tap_sum = Signal(signed(18))
-            # Two ROW products of a split cycle may add one lane's product and the other's tap.
-            mixed = [Signal(signed(18), name=f"mixed{i}") for i in range(2)]
-            m.d.comb += [tap_sum.eq(taps[0] + taps[1]),
-                         mixed[0].eq(prods[0] + taps[1]), mixed[1].eq(taps[0] + prods[1])]
-            sources.update({0b0100: taps[0], 0b1000: taps[1], 0b1100: tap_sum,
-                            0b1001: mixed[0], 0b0110: mixed[1]})
+        # Each register adds what each lane gives it (its product, its tap, or
+        # nothing) to its base: three addends, summed as a carry-save adder (one
+        # full adder a bit, no carry chain) and one carry-propagate adder, so no
+        # lane sum runs ahead of the accumulator's own adder. Like the register,
+        # the sum wraps at pe_acc_bits.
+        width = self.cfg.pe_acc_bits
         for k in range(n):
-            add = Signal(signed(18), name=f"add{k}")
+            terms = []
+            for lane in range(2):
+                term = Signal(signed(width), name=f"add{k}_lane{lane}")
+                value = Mux(en[k][lane], prods[lane], Mux(tap[k][lane], taps[lane], 0) if exact else 0)
+                m.d.comb += term.eq(value)
+                terms.append(term.as_unsigned())
+            x, y, z = base[k].as_unsigned(), terms[0], terms[1]
+            sums = Signal(width, name=f"csa{k}_sum")
+            carries = Signal(width, name=f"csa{k}_carry")
+            m.d.comb += [sums.eq(x ^ y ^ z), carries.eq(((x & y) | (x & z) | (y & z)) << 1)]
             select = Cat(en[k][0], en[k][1], tap[k][0], tap[k][1]) if exact else Cat(en[k][0], en[k][1])
-            m.d.comb += add.eq(pick(select, sources, Const(0, signed(18))))
             # A register loads only when something reaches it (a hand-over or an
             # addend); otherwise it holds, and synthesis gates its clock.
             with m.If((load != Load.KEEP) | select.any()):
-                m.d.sync += r[k].eq(base[k] + add)
+                m.d.sync += r[k].eq((sums + carries)[:width])
         return m
 
 
