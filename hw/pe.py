@@ -281,14 +281,14 @@ class PE(wiring.Component):
         split_now = Signal(name="split_now")
         m.d.comb += split_now.eq(split)
         if ahead:
-            decoded = [*lane_on, *lane_hi, *lane_row, *second, split_now]
-            decoded += [x for k in range(n) for x in (*en[k], *tap[k])]
-            held = [Signal(name=f"{s.name}_q") for s in decoded]
-            m.d.sync += [h.eq(s) for h, s in zip(held, decoded)]
-            lane_on, lane_hi, lane_row, second = held[0:2], held[2:4], held[4:6], held[6:8]
-            split_now = held[8]
-            en = [held[9 + 4 * k:11 + 4 * k] for k in range(n)]
-            tap = [held[11 + 4 * k:13 + 4 * k] for k in range(n)]
+            def held(signals):
+                copies = [Signal(name=f"{s.name}_q") for s in signals]
+                m.d.sync += [c.eq(s) for c, s in zip(copies, signals)]
+                return copies
+            lane_on, lane_hi, lane_row, second = held(lane_on), held(lane_hi), held(lane_row), held(second)
+            (split_now,) = held([split_now])
+            pairs = [(held(e), held(t)) for e, t in zip(en, tap)]       # register by register
+            en, tap = [e for e, _ in pairs], [t for _, t in pairs]
             row, col = self.row_out, self.col_out        # the operands the decode belongs to
         # Activity, for utilization counters and the overflow proof.
         m.d.comb += [self.lanes.eq(Cat(*lane_on)), self.split.eq(split_now),

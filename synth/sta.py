@@ -7,7 +7,8 @@ ideal clock network, no wire load, inputs driven by :data:`synth.flow.DRIVING_CE
 and outputs loaded with :data:`synth.flow.OUTPUT_LOAD_PF`, and no path from the reset (held for many
 cycles, and buffered at placement): the critical path is the longest
 register-to-register, input-to-register or register-to-output path, with the
-capturing flip-flop's setup time. Energy does not come from here: this build's
+capturing flip-flop's setup time, or the longest path into a clock gate's latch
+(:func:`timing`). Energy does not come from here: this build's
 ``report_power`` does not propagate activity once a global one is set and sums
 rise and fall internal energy (see :mod:`synth.power` for the gate-level flow).
 """
