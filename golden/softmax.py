@@ -30,7 +30,8 @@ from functools import lru_cache
 
 import numpy as np
 
-__all__ = ["FRAC_BITS", "MULT_BITS", "SHIFT_MAX", "P_MAX", "MAX_ROW", "PIPE_STAGES", "SoftmaxSpec", "softmax_spec", "softmax_scale",
+__all__ = ["FRAC_BITS", "MULT_BITS", "SHIFT_MAX", "P_MAX", "MAX_ROW", "MAX_LEVELS_PER_STAGE", "SUM_FAN_IN",
+           "max_stages", "sum_stages", "pipe_stages", "SoftmaxSpec", "softmax_spec", "softmax_scale",
            "exp_table", "softmax_codes", "softmax_float_codes", "softmax_cycles"]
 
 #: Fraction bits of the base-2 exponent ``t``; the exponent table has ``2**FRAC_BITS`` entries.
@@ -41,11 +42,37 @@ MULT_BITS = 16
 SHIFT_MAX = 63
 #: The longest row: beyond it ``127 << recip_shift`` would not fit 64 bits.
 MAX_ROW = 2 ** 18
-#: Pipeline registers of the vector unit between a score beat and its sum or code
-#: (:mod:`hw.softmax`): the divider waits for them, and the codes trail by one more.
-PIPE_STAGES = 3
+#: Comparison levels of the vector unit's row-maximum tree between two registers.
+MAX_LEVELS_PER_STAGE = 2
+#: Exponents the vector unit's row-sum tree adds between two registers.
+SUM_FAN_IN = 4
 #: The largest probability code: ``P`` is stored as ``round(127 * p)``.
 P_MAX = 127
+
+
+def max_stages(lanes: int) -> int:
+    """Registers of the vector unit's tree that finds a beat's largest score."""
+    levels = (lanes - 1).bit_length()
+    return -(-levels // MAX_LEVELS_PER_STAGE)
+
+
+def sum_stages(lanes: int) -> int:
+    """Registers of the vector unit's tree that adds a beat's exponents (at least one)."""
+    stages, reach = 1, SUM_FAN_IN
+    while reach < lanes:
+        stages, reach = stages + 1, reach * SUM_FAN_IN
+    return stages
+
+
+def pipe_stages(lanes: int) -> int:
+    """Pipeline registers of the vector unit (:mod:`hw.softmax`) between a score
+    beat and its last step into the row sum or the output: the beat max tree and
+    a register to wait for the row max, then ``d``, its product in carry-save
+    form, the product's low and high halves, the split of ``t``, the table and
+    shift, the rounded ``e``, the sum tree (or ``e * r`` in carry-save form), and
+    the low half of the sum (or of ``e * r``). The divider waits for them, and
+    the codes trail by one more."""
+    return max_stages(lanes) + sum_stages(lanes) + 9
 
 
 @dataclass(frozen=True)
@@ -171,10 +198,11 @@ def softmax_cycles(spec: SoftmaxSpec, lanes: int, rows: int) -> int:
     """Cycles of the vector unit (:mod:`hw.softmax`) on ``rows`` rows fed without a
     gap and drained without backpressure: from the first score beat it takes to
     the last code beat it hands over. A row is three passes of ``ceil(n / lanes)``
-    beats (max, sum, codes) and ``quot_bits`` divider steps after ``PIPE_STAGES``
-    cycles of waiting for the sum; the last codes leave ``PIPE_STAGES + 1`` cycles
-    after their beat."""
+    beats (max, sum, codes) and ``quot_bits`` divider steps after ``P =``
+    :func:`pipe_stages` cycles of waiting for the sum; the last codes leave
+    ``P + 1`` cycles after their beat."""
     if rows < 1 or lanes < 1:
         raise ValueError(f"need rows and lanes >= 1, got {rows} and {lanes}")
     beats = -(-spec.n // lanes)
-    return rows * (3 * beats + spec.quot_bits + PIPE_STAGES) + PIPE_STAGES + 1
+    pipe = pipe_stages(lanes)
+    return rows * (3 * beats + spec.quot_bits + pipe) + pipe + 1

@@ -16,6 +16,8 @@ from golden.config import Config, require_config
 from golden.pe import Load, Mode, Need, PEKind, lane_adds, step_need
 from golden.reuse import State
 
+from .adders import full_adders
+
 __all__ = ["row_layout", "col_layout", "baseline_row_layout", "drain_signature", "PE", "BaselinePE",
            "LANES"]
 
@@ -385,10 +387,10 @@ class PE(wiring.Component):
                 value = Mux(en[k][lane], prods[lane], Mux(tap[k][lane], taps[lane], 0) if exact else 0)
                 m.d.comb += term.eq(value)
                 terms.append(term.as_unsigned())
-            x, y, z = base[k].as_unsigned(), terms[0], terms[1]
+            full = full_adders(base[k].as_unsigned(), terms[0], terms[1])
             sums = Signal(width, name=f"csa{k}_sum")
             carries = Signal(width, name=f"csa{k}_carry")
-            m.d.comb += [sums.eq(x ^ y ^ z), carries.eq(((x & y) | (x & z) | (y & z)) << 1)]
+            m.d.comb += [sums.eq(full[0]), carries.eq(full[1])]
             select = Cat(en[k][0], en[k][1], tap[k][0], tap[k][1]) if exact else Cat(en[k][0], en[k][1])
             # A register loads only when something reaches it (a hand-over or an
             # addend); otherwise it holds, and synthesis gates its clock.

@@ -13,12 +13,14 @@ each row three times, and the unit takes one pass over it per phase:
 
 Recomputing ``e`` in ``NORM`` costs a second pass over the row instead of a row
 buffer of ``N`` exponents: no memory at all in the unit, and the same exponent
-datapath serves both passes. That datapath is a pipeline of ``PIPE_STAGES``
-registers (``d * mult``; its rounding shift; table and shift; then the sum or the
-product), so its two multipliers and two barrel shifters are not one path; the divider waits for the last
-exponents to reach the sum. Rows follow each other without a gap, so a row
-takes ``3 * ceil(N / lanes) + quot_bits + PIPE_STAGES`` cycles
-(:func:`golden.softmax.softmax_cycles`).
+datapath serves both passes. That datapath is a pipeline of
+:func:`golden.softmax.pipe_stages` registers, deep enough that each stage fits
+the chip clock: the beat max is a registered tree, both products stay in
+carry-save form for a register and are added in halves (:mod:`hw.adders`), and
+the table's rounding shift is split into a shift and an increment. The divider
+waits for the last exponents to reach the sum. Rows follow each other without a
+gap, so a row takes ``3 * ceil(N / lanes) + quot_bits + pipe_stages(lanes)``
+cycles (:func:`golden.softmax.softmax_cycles`).
 """
 
 from __future__ import annotations
@@ -30,7 +32,10 @@ from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
 from golden.config import Config, require_config
-from golden.softmax import FRAC_BITS, MULT_BITS, P_MAX, PIPE_STAGES, SHIFT_MAX, exp_table, softmax_spec
+from golden.softmax import (FRAC_BITS, MAX_LEVELS_PER_STAGE, MULT_BITS, P_MAX, SHIFT_MAX, SUM_FAN_IN, exp_table,
+                            max_stages, pipe_stages, softmax_spec, sum_stages)
+
+from .adders import compress, product_rows, select_add
 
 __all__ = ["SoftmaxUnit", "Phase", "score_beat", "code_beat"]
 
@@ -96,115 +101,200 @@ class SoftmaxUnit(wiring.Component):
         lanes, n = cfg.vector_lanes, cfg.tokens
         beats = -(-n // lanes)
         last_lanes = n - (beats - 1) * lanes
+        pipe = pipe_stages(lanes)
 
         phase = Signal(Phase)
         beat = Signal(range(max(2, beats)))
         last_beat = beat == beats - 1
         top = Signal(signed(cfg.acc_bits))
-        total = Signal(spec.sum_bits)
         recip = Signal(spec.quot_bits)
         rem = Signal(spec.sum_bits + 1)
         step = Signal(range(max(2, spec.quot_bits)))
         running = Signal()                       # the divider has taken its first step
+        start = Signal()                         # the row's last exponents are in the sum
+
         # The pipeline never stalls (a stall enable on every stage register is a
         # net of hundreds of loads). Codes land in a FIFO with room for every
-        # beat in flight, and NORM takes a beat only while there is room left:
-        # PIPE_STAGES in flight and the one the sink reads leave one to spare, so
-        # a sink that never stalls never stalls the unit.
-        m.submodules.out_fifo = fifo = SyncFIFO(width=code_beat(cfg).size, depth=PIPE_STAGES + 2)
-        valid = [Signal(name=f"valid{k}") for k in range(1, PIPE_STAGES + 1)]
-        norm = [Signal(name=f"norm{k}") for k in range(1, PIPE_STAGES + 1)]
-        in_flight = sum((ok & is_norm for ok, is_norm in zip(valid, norm)), Const(0, range(PIPE_STAGES + 1)))
-        room = Signal()
+        # beat in flight, and NORM takes a beat only while it holds a credit: a
+        # FIFO entry not yet promised to a beat in flight. The pipeline's depth
+        # and the one entry the sink reads leave one to spare, so a sink that
+        # never stalls never stalls the unit.
+        depth = pipe + 2
+        m.submodules.out_fifo = fifo = SyncFIFO(width=code_beat(cfg).size, depth=depth)
+        credits = Signal(range(depth + 1), init=depth)
         m.d.comb += [
-            room.eq(fifo.level + in_flight < fifo.depth),
             self.phase.eq(phase),
             self.codes.valid.eq(fifo.r_rdy),
             self.codes.payload.eq(fifo.r_data),
             fifo.r_en.eq(self.codes.ready),
             # One expression: Amaranth emits it as a continuous assignment, which
             # Icarus evaluates at time 0 (a case block whose inputs never change stays X there).
-            self.scores.ready.eq((phase == Phase.MAX) | (phase == Phase.SUM) | ((phase == Phase.NORM) & room)),
+            self.scores.ready.eq((phase == Phase.MAX) | (phase == Phase.SUM)
+                                 | ((phase == Phase.NORM) & (credits != 0))),
         ]
-        piped = (phase == Phase.SUM) | (phase == Phase.NORM)
-        beat_in = self.scores.payload
         take = Signal()
         m.d.comb += take.eq(self.scores.valid & self.scores.ready)
         with m.If(take):
             m.d.sync += beat.eq(Mux(last_beat, 0, beat + 1))
-        # Lanes past the row's end (in its last beat) take no part.
-        lane_on = [Mux(last_beat, j < last_lanes, 1) for j in range(lanes)]
+        m.d.sync += credits.eq(credits - (take & (phase == Phase.NORM)) + (fifo.r_en & fifo.r_rdy))
 
-        # Stage 0 (the input beat): d * mult. Stage 1: t = (that + half) >> shift,
-        # split into whole and fraction. Stage 2: the table and the shift, e.
-        # Stage 3: the row sum (SUM) or e * r, rounded, into the output FIFO
-        # (NORM). Each stage register carries a valid bit and whether it is NORM's.
+        # Stage 1: the beat as taken, which lanes hold a score (past the row's
+        # end, in its last beat, they do not), and what the beat is for.
+        beat1 = [Signal(signed(cfg.acc_bits), name=f"beat1_{j}") for j in range(lanes)]
+        max1 = Signal(tag_layout(lanes), name="maxtag1")
+        flow1 = Signal(tag_layout(lanes), name="tag1")
+        lanes_on = Cat(*(Mux(last_beat, j < last_lanes, 1) for j in range(lanes)))
+        m.d.sync += [b.eq(self.scores.payload[j]) for j, b in enumerate(beat1)]
+        m.d.sync += [
+            max1.valid.eq(take & (phase == Phase.MAX)), max1.mark.eq(beat == 0), max1.on.eq(lanes_on),
+            flow1.valid.eq(take & ((phase == Phase.SUM) | (phase == Phase.NORM))),
+            flow1.norm.eq(phase == Phase.NORM), flow1.mark.eq((phase == Phase.SUM) & last_beat),
+            flow1.on.eq(lanes_on),
+        ]
+
+        # The row max: a tree over the beat's lanes, MAX_LEVELS_PER_STAGE
+        # comparisons between registers, then one comparison with the running
+        # max (the first beat of a row, marked, starts it afresh).
+        nodes = [(b, max1.on[j]) for j, b in enumerate(beat1)]
+        mtag = max1
+        for k in range(max_stages(lanes)):
+            for _ in range(MAX_LEVELS_PER_STAGE):
+                if len(nodes) > 1:
+                    nodes = [_larger(*nodes[i:i + 2]) if i + 1 < len(nodes) else nodes[i]
+                             for i in range(0, len(nodes), 2)]
+            nodes = [(_reg(m, v, f"max{k + 2}_{i}"), _reg(m, ok, f"maxon{k + 2}_{i}"))
+                     for i, (v, ok) in enumerate(nodes)]
+            mtag = _reg(m, mtag, f"maxtag{k + 2}")
+        ((beat_max, _),) = nodes
+        with m.If(mtag.valid):
+            m.d.sync += top.eq(Mux(mtag.mark | (beat_max > top), beat_max, top))
+
+        # Every later stage carries the beat's tag; its registers load only for
+        # a beat (they hold otherwise, and synthesis gates their clocks).
+        tags = [flow1]
+
+        def stage(values, name, load=None):
+            load = tags[-1].valid if load is None else load
+            regs = []
+            for i, v in enumerate(values):
+                r = Signal(v.shape(), name=f"{name}_{i}")
+                with m.If(load):
+                    m.d.sync += r.eq(v)
+                regs.append(r)
+            return regs
+
+        def advance():
+            tags.append(_reg(m, tags[-1], f"tag{len(tags) + 1}"))
+
+        # The beat waits for the row max: its last MAX beat reaches `top` one
+        # register after the tree, and the first SUM beat follows it at once.
+        scores = beat1
+        for k in range(max_stages(lanes)):
+            scores = stage(scores, f"beat{len(tags) + 1}")
+            advance()
+        # d = max - s >= 0.
+        diff = stage([(top - s).as_unsigned()[:spec.diff_bits] for s in scores], f"d{len(tags) + 1}")
+        advance()
+        # d * mult + half, as two rows: the rounding half of the shift is one more
+        # addend. W bits hold the sum exactly wherever the shift keeps anything
+        # of it (a half beyond W bits only comes with a shift that leaves 0).
+        width = spec.t_bits + 1
+        half = ((Const(1, 1) << self.shift) >> 1)[:width]
+        rows = [compress(m, product_rows(d, self.mult, width) + [half], width, f"dmtree_{j}")
+                for j, d in enumerate(diff)]
+        rows = [stage(pair, f"dm{len(tags) + 1}_{j}") for j, pair in enumerate(rows)]
+        advance()
+        # The carry-propagate add, in two halves a register apart.
+        products = _split_add(m, rows, width, stage, advance, tags, "dm")
+        advance()
+        # t = that >> shift: its fraction, and its whole part clamped (any whole
+        # part past exp_bits gives e = 0).
+        splits = []
+        for p in products:
+            t = Signal(width, name=f"t{len(tags)}")
+            m.d.comb += t.eq(p >> self.shift)
+            whole = Mux(t[FRAC_BITS + spec.int_bits:].any(), (1 << spec.int_bits) - 1,
+                        t[FRAC_BITS:FRAC_BITS + spec.int_bits])
+            splits.append(stage([whole, t[:FRAC_BITS]], f"split{len(tags) + 1}"))
+        advance()
+        # e = round(EXP[frac] / 2**whole) = ((EXP[frac] >> (whole - 1)) + 1) >> 1
+        # for a whole part of 1 or more: the table and the shift here, the
+        # rounding increment in the next stage.
         m.submodules.exp_rom = rom = Memory(shape=unsigned(spec.exp_bits + 1), depth=2 ** FRAC_BITS,
                                             init=[int(v) for v in exp_table(spec)])
-        m.d.sync += [valid[0].eq(take & piped), norm[0].eq(phase == Phase.NORM)]
-        m.d.sync += [valid[k].eq(valid[k - 1]) for k in range(1, PIPE_STAGES)]
-        m.d.sync += [norm[k].eq(norm[k - 1]) for k in range(1, PIPE_STAGES)]
-        exps = []
-        for j in range(lanes):
-            scaled1 = Signal(spec.t_bits + 1, name=f"dm1_{j}")
-            on = [Signal(name=f"on{k}_{j}") for k in (1, 2)]
-            whole2 = Signal(spec.int_bits, name=f"whole2_{j}")
-            frac2 = Signal(FRAC_BITS, name=f"frac2_{j}")
-            t = Signal(spec.t_bits, name=f"t{j}")
-            e3 = Signal(spec.exp_bits + 1, name=f"e3_{j}")
+        tables = []
+        for j, (whole, frac) in enumerate(splits):
             port = rom.read_port(domain="comb")
-            e = Signal(spec.exp_bits + 1, name=f"e{j}")
-            m.d.comb += [
-                t.eq((scaled1 + ((Const(1, 1) << self.shift) >> 1)) >> self.shift),
-                port.addr.eq(frac2),
-                e.eq(Mux((whole2 > spec.exp_bits) | ~on[1], 0,
-                         (port.data + ((Const(1, 1) << whole2) >> 1)) >> whole2)),
-            ]
-            m.d.sync += [
-                scaled1.eq((top - beat_in[j]) * self.mult),
-                on[0].eq(lane_on[j]),
-                whole2.eq(Mux(t[FRAC_BITS + spec.int_bits:].any(), (1 << spec.int_bits) - 1,
-                              t[FRAC_BITS:FRAC_BITS + spec.int_bits])),
-                frac2.eq(t[:FRAC_BITS]),
-                on[1].eq(on[0]),
-                e3.eq(e),
-            ]
-            exps.append(e3)
-        last = PIPE_STAGES - 1
-        with m.If(valid[last] & ~norm[last]):
-            m.d.sync += total.eq(total + sum(exps[1:], exps[0]))
-        codes = data.Signal(code_beat(cfg))
-        for j in range(lanes):
-            scaled = exps[j] * recip + (1 << (spec.recip_shift - 1))
-            m.d.comb += codes[j].eq(scaled >> spec.recip_shift)
-        m.d.comb += [fifo.w_data.eq(codes), fifo.w_en.eq(valid[last] & norm[last])]
+            m.d.comb += port.addr.eq(frac)
+            shifted = Mux(whole == 0, port.data, port.data >> (whole - 1)[:len(whole)])[:spec.exp_bits + 1]
+            gone = (whole > spec.exp_bits) | ~tags[-1].on[j]
+            tables.append(stage([shifted, whole == 0, gone], f"exp{len(tags) + 1}_{j}"))
+        advance()
+        exps = stage([Mux(gone, 0, Mux(exact, shifted, (shifted + 1) >> 1))[:spec.exp_bits + 1]
+                      for shifted, exact, gone in tables], f"e{len(tags) + 1}")
+        advance()
 
-        row_max = beat_in[0]
-        for j in range(1, lanes):
-            row_max = Mux(lane_on[j] & (beat_in[j] > row_max), beat_in[j], row_max)
+        # SUM: the beat's exponents, SUM_FAN_IN at a time; NORM: e * r + half in
+        # two rows, after as many registers. Then both add in halves.
+        total_lo, total_hi = Signal(spec.sum_bits // 2), Signal(spec.sum_bits - spec.sum_bits // 2)
+        total = Cat(total_lo, total_hi)
+        sums, waiting = exps, exps
+        sum_load = tags[-1].valid & ~tags[-1].norm
+        norm_load = tags[-1].valid & tags[-1].norm
+        for k in range(sum_stages(lanes)):
+            sums = stage([sum(sums[i:i + SUM_FAN_IN], Const(0, spec.sum_bits))[:spec.sum_bits]
+                          for i in range(0, len(sums), SUM_FAN_IN)], f"sum{len(tags) + 1}", sum_load)
+            if k + 1 < sum_stages(lanes):
+                waiting = stage(waiting, f"wait{len(tags) + 1}", norm_load)
+            else:
+                code_width = spec.recip_shift + P_MAX.bit_length()
+                round_half = Const(1 << (spec.recip_shift - 1), code_width)
+                waiting = [stage(compress(m, product_rows(e, recip, code_width) + [round_half], code_width,
+                                          f"ertree_{j}"),
+                                 f"er{len(tags) + 1}_{j}", norm_load) for j, e in enumerate(waiting)]
+            advance()
+            sum_load = tags[-1].valid & ~tags[-1].norm
+            norm_load = tags[-1].valid & tags[-1].norm
+        (lane_sum,) = sums
+        lo = len(total_lo)
+        low = Signal(lo + 1)
+        m.d.comb += low.eq(total_lo + lane_sum[:lo])
+        carry, lane_sum_hi = stage([low[lo], lane_sum[lo:]], f"sumhi{len(tags) + 1}", sum_load)
+        with m.If(sum_load):
+            m.d.sync += total_lo.eq(low[:lo])
+        codes = data.Signal(code_beat(cfg))
+        halves = _split_add(m, waiting, code_width, stage, None, tags, "er", load=norm_load)
+        advance()
+        for j, high in enumerate(halves):
+            m.d.comb += codes[j].eq(high >> spec.recip_shift)
+        last = tags[-1]
+        assert len(tags) == pipe, (len(tags), pipe)
+        with m.If(last.valid & ~last.norm):
+            m.d.sync += total_hi.eq(total_hi + lane_sum_hi + carry)
+        m.d.comb += [fifo.w_data.eq(codes), fifo.w_en.eq(last.valid & last.norm)]
+        m.d.sync += start.eq(last.valid & last.mark)
 
         with m.Switch(phase):
             with m.Case(Phase.MAX):
-                with m.If(take):
-                    m.d.sync += top.eq(Mux((beat == 0) | (row_max > top), row_max, top))
-                    with m.If(last_beat):
-                        m.d.sync += [total.eq(0), phase.eq(Phase.SUM)]
+                with m.If(take & last_beat):
+                    m.d.sync += [total_lo.eq(0), total_hi.eq(0), phase.eq(Phase.SUM)]
             with m.Case(Phase.SUM):
                 with m.If(take & last_beat):
                     # The dividend's bits above the quotient's: 127 << recip_shift >> quot_bits.
                     m.d.sync += [rem.eq(P_MAX << (spec.recip_shift - spec.quot_bits)),
                                  step.eq(0), phase.eq(Phase.DIVIDE)]
             with m.Case(Phase.DIVIDE):
-                # The divider starts once the pipeline is empty: the row's last
-                # exponents have reached the sum, and the last row's final codes,
-                # which use the old r, have left. Without stalls that takes
-                # PIPE_STAGES cycles. Then one restoring step a cycle (the
-                # dividend's low quot_bits bits are 0), the first starting r afresh.
-                drained = ~Cat(*valid).any()
+                # The divider starts once the row's last exponents have reached
+                # the sum (the last row's final codes, which use the old r, left
+                # before them): `pipe` cycles after the last SUM beat. Then one
+                # restoring step a cycle (the dividend's low quot_bits bits are
+                # 0), the first starting r afresh.
+                # A carry-select subtraction: one ripple of all its bits is
+                # longer than the cycle with the select and the enable behind it.
                 trial = Signal(spec.sum_bits + 2)
-                m.d.comb += trial.eq((rem << 1) - total)
+                m.d.comb += trial.eq(select_add(m, rem << 1, ~Cat(total, Const(0, 2)), len(trial), "trial", 1))
                 fits = ~trial[-1]
-                with m.If(running | drained):
+                with m.If(running | start):
                     m.d.sync += [rem.eq(Mux(fits, trial, rem << 1)),
                                  recip.eq((Mux(running, recip, 0) << 1) | fits),
                                  running.eq(1), step.eq(step + 1)]
@@ -214,3 +304,45 @@ class SoftmaxUnit(wiring.Component):
                 with m.If(take & last_beat):
                     m.d.sync += phase.eq(Phase.MAX)
         return m
+
+
+def tag_layout(lanes: int) -> data.StructLayout:
+    """What travels with a beat down the pipeline: whether the stage holds one,
+    whether it is NORM's (else SUM's, or MAX's in the max tree), a mark (the
+    first beat of a row in the max tree; the last SUM beat of a row elsewhere),
+    and which of its lanes hold a score."""
+    return data.StructLayout({"valid": 1, "norm": 1, "mark": 1, "on": lanes})
+
+
+def _reg(m, value, name):
+    """``value`` one cycle later."""
+    r = Signal(value.shape(), name=name)
+    m.d.sync += r.eq(value)
+    return r
+
+
+def _larger(a, b):
+    """The larger of two (score, present) pairs; a lane that holds no score loses."""
+    (x, x_on), (y, y_on) = a, b
+    pick_y = y_on & (~x_on | (y > x))
+    return Mux(pick_y, y, x), x_on | y_on
+
+
+def _split_add(m, pairs, width, stage, advance, tags, name, load=None):
+    """Each pair of rows added, the low half in this stage (its sum and carry
+    registered, the high halves beside them) and the high half in the next;
+    with ``advance`` the whole sums are registered there too, else they are the
+    next stage's combinational outputs."""
+    lo = width // 2
+    held = []
+    for j, (x, y) in enumerate(pairs):
+        low = Signal(lo + 1, name=f"{name}lo{len(tags)}_{j}")
+        m.d.comb += low.eq(x[:lo] + y[:lo])
+        held.append(stage([low[:lo], low[lo], x[lo:], y[lo:]], f"{name}half{len(tags) + 1}_{j}", load))
+    if advance is not None:
+        advance()
+    sums = []
+    for j, (low, carry, x, y) in enumerate(held):
+        whole = Cat(low, (x + y + carry)[:width - lo])
+        sums.append(stage([whole], f"{name}{len(tags) + 1}_{j}")[0] if advance is not None else whole)
+    return sums

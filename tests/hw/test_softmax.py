@@ -9,7 +9,7 @@ import pytest
 from amaranth.sim import Simulator
 
 from golden import Config
-from golden.softmax import PIPE_STAGES, softmax_codes, softmax_cycles, softmax_spec
+from golden.softmax import pipe_stages, softmax_codes, softmax_cycles, softmax_spec
 from hw.softmax import Phase, SoftmaxUnit
 from tb.softmax_rows import ROW_KINDS, head_scale, row_scores
 
@@ -96,7 +96,7 @@ def test_phases_follow_the_row():
         ctx.set(dut.mult, 40000)
         ctx.set(dut.scores.valid, 1)
         ctx.set(dut.codes.ready, 1)
-        for _ in range(3 * 2 + dut.spec.quot_bits + PIPE_STAGES + 2):
+        for _ in range(3 * 2 + dut.spec.quot_bits + pipe_stages(2) + 2):
             seen.append(ctx.get(dut.phase))
             await ctx.tick()
 
@@ -105,5 +105,5 @@ def test_phases_follow_the_row():
     sim.add_testbench(bench)
     sim.run()
     q = dut.spec.quot_bits
-    assert seen == ([Phase.MAX] * 2 + [Phase.SUM] * 2 + [Phase.DIVIDE] * (q + PIPE_STAGES)
+    assert seen == ([Phase.MAX] * 2 + [Phase.SUM] * 2 + [Phase.DIVIDE] * (q + pipe_stages(2))
                     + [Phase.NORM] * 2 + [Phase.MAX] * 2)
