@@ -140,11 +140,12 @@ class SoftmaxUnit(wiring.Component):
 
         # Stage 1: the beat as taken, which lanes hold a score (past the row's
         # end, in its last beat, they do not), and what the beat is for.
-        beat1 = [Signal(signed(cfg.acc_bits), name=f"beat1_{j}") for j in range(lanes)]
+        beat1 = [Signal(signed(cfg.acc_bits), name=f"beat1_{j}", reset_less=True) for j in range(lanes)]
         max1 = Signal(tag_layout(lanes), name="maxtag1")
         flow1 = Signal(tag_layout(lanes), name="tag1")
         lanes_on = Cat(*(Mux(last_beat, j < last_lanes, 1) for j in range(lanes)))
-        m.d.sync += [b.eq(self.scores.payload[j]) for j, b in enumerate(beat1)]
+        with m.If(take):
+            m.d.sync += [b.eq(self.scores.payload[j]) for j, b in enumerate(beat1)]
         m.d.sync += [
             max1.valid.eq(take & (phase == Phase.MAX)), max1.mark.eq(beat == 0), max1.on.eq(lanes_on),
             flow1.valid.eq(take & ((phase == Phase.SUM) | (phase == Phase.NORM))),
@@ -162,7 +163,7 @@ class SoftmaxUnit(wiring.Component):
                 if len(nodes) > 1:
                     nodes = [_larger(*nodes[i:i + 2]) if i + 1 < len(nodes) else nodes[i]
                              for i in range(0, len(nodes), 2)]
-            nodes = [(_reg(m, v, f"max{k + 2}_{i}"), _reg(m, ok, f"maxon{k + 2}_{i}"))
+            nodes = [(_reg(m, v, f"max{k + 2}_{i}", mtag.valid), _reg(m, ok, f"maxon{k + 2}_{i}", mtag.valid))
                      for i, (v, ok) in enumerate(nodes)]
             mtag = _reg(m, mtag, f"maxtag{k + 2}")
         ((beat_max, _),) = nodes
@@ -170,14 +171,15 @@ class SoftmaxUnit(wiring.Component):
             m.d.sync += top.eq(Mux(mtag.mark | (beat_max > top), beat_max, top))
 
         # Every later stage carries the beat's tag; its registers load only for
-        # a beat (they hold otherwise, and synthesis gates their clocks).
+        # a beat (they hold otherwise, need no reset, and synthesis gates their
+        # clocks: an idle unit clocks little more than its tags).
         tags = [flow1]
 
         def stage(values, name, load=None):
             load = tags[-1].valid if load is None else load
             regs = []
             for i, v in enumerate(values):
-                r = Signal(v.shape(), name=f"{name}_{i}")
+                r = Signal(v.shape(), name=f"{name}_{i}", reset_less=True)
                 with m.If(load):
                     m.d.sync += r.eq(v)
                 regs.append(r)
@@ -314,10 +316,12 @@ def tag_layout(lanes: int) -> data.StructLayout:
     return data.StructLayout({"valid": 1, "norm": 1, "mark": 1, "on": lanes})
 
 
-def _reg(m, value, name):
-    """``value`` one cycle later."""
-    r = Signal(value.shape(), name=name)
-    m.d.sync += r.eq(value)
+def _reg(m, value, name, load=None):
+    """``value`` one cycle later; with ``load``, only where ``load`` is high (a
+    data register that holds otherwise, with no reset)."""
+    r = Signal(value.shape(), name=name, reset_less=load is not None)
+    with m.If(1 if load is None else load):
+        m.d.sync += r.eq(value)
     return r
 
 

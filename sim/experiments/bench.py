@@ -83,7 +83,8 @@ def bench_pe_sim(cycles: int = 20000) -> dict:
 
 def bench_head(workload: str = "bikes", grid=(8, 16, 16), head_dim: int = 128, pe_stages: int = 1,
                issue_window: int = 0, cluster_rule: str = Config().cluster_rule, clock_mhz: float = 0.0) -> dict:
-    """One head's ``Q K^T`` at full size, Kaleido (full, both PEs) against the baseline:
+    """One head's ``Q K^T`` at full size (and beside it the softmax stage that
+    follows, :func:`_with_softmax`), Kaleido (full, both PEs) against the baseline:
     cycles from the cycle model (which the tests hold equal to the RTL; an RTL run here
     is ~30M cycles), energy and time from the measured energies per action (the
     dispatcher's included) at one chip clock (``clock_mhz``, default the Config's), each
@@ -124,7 +125,35 @@ def bench_head(workload: str = "bikes", grid=(8, 16, 16), head_dim: int = 128, p
             out[name]["energy_ratio"] = out[name]["energy_pj"] / out["baseline"]["energy_pj"]
             out[name]["time_ratio"] = out[name]["time_us"] / out["baseline"]["time_us"]
             out[name]["iso_area"] = iso_area(at, lib, out[name]["time_us"], out["baseline"]["time_us"])
+    if lib and all(out[name].get("energy_pj") is not None for name in runs):
+        _with_softmax(out, runs, cfg, lib)
     return out
+
+
+def _with_softmax(out: dict, runs: dict, cfg: Config, liberty: str) -> None:
+    """The head's softmax stage beside its ``Q K^T``: the same vector unit in both
+    designs, busy for its whole stage (every row of scores), at the design's clock;
+    ``with_softmax`` adds it to the ``Q K^T`` figures. ``softmax_slack_ns``: the
+    unit's slack at the chip clock (a unit that missed it would slow the chip)."""
+    from golden.energy import unit_energy
+    from golden.softmax import softmax_cycles, softmax_spec
+    from synth.power import energy_per_action
+    from synth.timing import block_timing
+
+    soft = energy_per_action("softmax", cfg, liberty)
+    cycles = softmax_cycles(softmax_spec(cfg.tokens, cfg.acc_bits), cfg.vector_lanes, cfg.tokens)
+    out["softmax_slack_ns"] = block_timing("softmax", cfg, liberty)["slack_ns"]
+    for name in runs:
+        r = out[name]
+        clock = r["clock_mhz"]
+        pj = unit_energy(cycles, cycles, soft["energy_pj"], soft["leakage_uw"], clock)
+        r["softmax"] = {"cycles": cycles, "time_us": cycles / clock, "energy_pj": pj}
+        r["with_softmax"] = {"time_us": r["time_us"] + cycles / clock, "energy_pj": r["energy_pj"] + pj}
+    for name in runs:
+        if name != "baseline":
+            mine, base = out[name]["with_softmax"], out["baseline"]["with_softmax"]
+            mine["time_ratio"] = mine["time_us"] / base["time_us"]
+            mine["energy_ratio"] = mine["energy_pj"] / base["energy_pj"]
 
 
 def iso_area(cfg, liberty: str, kaleido_us: float, baseline_us: float) -> dict:
