@@ -76,8 +76,9 @@ def check(cfg, rows, mult, shift, rnd, gaps=0.0, stalls=0.0):
 
 
 @pytest.mark.parametrize("grid, lanes", [((1, 1, 1), 1), ((1, 1, 5), 2), ((1, 2, 3), 4), ((2, 3, 3), 3),
-                                         ((1, 4, 4), 4)])
+                                         ((1, 4, 4), 4), ((1, 3, 4), 5), ((1, 4, 4), 16)])
 def test_rows_match_golden(grid, lanes, seed):
+    # 5 and 16 lanes take two registers of the max tree and two of the sum tree.
     rnd = random.Random(seed)
     cfg = Config(partition=(2, 2, 2), grid=grid, vector_lanes=lanes)
     for trial in range(len(ROW_KINDS) + 2):
