@@ -177,13 +177,7 @@ class SoftmaxUnit(wiring.Component):
 
         def stage(values, name, load=None):
             load = tags[-1].valid if load is None else load
-            regs = []
-            for i, v in enumerate(values):
-                r = Signal(v.shape(), name=f"{name}_{i}", reset_less=True)
-                with m.If(load):
-                    m.d.sync += r.eq(v)
-                regs.append(r)
-            return regs
+            return [_reg(m, v, f"{name}_{i}", load) for i, v in enumerate(values)]
 
         def advance():
             tags.append(_reg(m, tags[-1], f"tag{len(tags) + 1}"))
@@ -207,7 +201,9 @@ class SoftmaxUnit(wiring.Component):
         rows = [stage(pair, f"dm{len(tags) + 1}_{j}") for j, pair in enumerate(rows)]
         advance()
         # The carry-propagate add, in two halves a register apart.
-        products = _split_add(m, rows, width, stage, advance, tags, "dm")
+        products = _split_add(m, rows, width, stage, tags, "dm")
+        advance()
+        products = [stage([p], f"dm{len(tags) + 1}_{j}")[0] for j, p in enumerate(products)]
         advance()
         # t = that >> shift: its fraction, and its whole part clamped (any whole
         # part past exp_bits gives e = 0).
@@ -265,7 +261,7 @@ class SoftmaxUnit(wiring.Component):
         with m.If(sum_load):
             m.d.sync += total_lo.eq(low[:lo])
         codes = data.Signal(code_beat(cfg))
-        halves = _split_add(m, waiting, code_width, stage, None, tags, "er", load=norm_load)
+        halves = _split_add(m, waiting, code_width, stage, tags, "er", load=norm_load)
         advance()
         for j, high in enumerate(halves):
             m.d.comb += codes[j].eq(high >> spec.recip_shift)
@@ -332,21 +328,14 @@ def _larger(a, b):
     return Mux(pick_y, y, x), x_on | y_on
 
 
-def _split_add(m, pairs, width, stage, advance, tags, name, load=None):
-    """Each pair of rows added, the low half in this stage (its sum and carry
-    registered, the high halves beside them) and the high half in the next;
-    with ``advance`` the whole sums are registered there too, else they are the
-    next stage's combinational outputs."""
+def _split_add(m, pairs, width, stage, tags, name, load=None):
+    """Each pair of rows added in two stages: the low half in this one (its sum
+    and carry registered by ``stage``, the high halves beside them), the high
+    half in the next, whose combinational outputs the whole sums are."""
     lo = width // 2
     held = []
     for j, (x, y) in enumerate(pairs):
         low = Signal(lo + 1, name=f"{name}lo{len(tags)}_{j}")
         m.d.comb += low.eq(x[:lo] + y[:lo])
         held.append(stage([low[:lo], low[lo], x[lo:], y[lo:]], f"{name}half{len(tags) + 1}_{j}", load))
-    if advance is not None:
-        advance()
-    sums = []
-    for j, (low, carry, x, y) in enumerate(held):
-        whole = Cat(low, (x + y + carry)[:width - lo])
-        sums.append(stage([whole], f"{name}{len(tags) + 1}_{j}")[0] if advance is not None else whole)
-    return sums
+    return [Cat(low, (x + y + carry)[:width - lo]) for low, carry, x, y in held]
