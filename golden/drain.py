@@ -22,7 +22,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-__all__ = ["drain_spacing", "tail_cycles", "drain_slots"]
+import numpy as np
+
+__all__ = ["drain_spacing", "tail_cycles", "drain_slots", "group_waits"]
 
 
 def drain_spacing(rows: int) -> int:
@@ -46,16 +48,57 @@ def drain_slots(lengths: Iterable[int], rows: int) -> int:
     count, waits and the final slot included.
     """
     spacing = drain_spacing(rows)
+    lengths = np.asarray(lengths if isinstance(lengths, np.ndarray) else list(lengths), np.int64)
+    lengths = np.maximum(lengths.ravel(), 1)
+    if not len(lengths) or lengths.min() >= spacing:
+        # Every pass outlasts the spacing, so no drain is ever closer than it to the
+        # last one of its parity: nothing waits (a dense head's millions of tiles).
+        return int(lengths.sum()) + 1
     last = [-spacing, -spacing]          # last drain slot of each parity
     n = 0
     first = True
-    for length in lengths:
+    for length in lengths.tolist():
         if not first:
             while n - last[n & 1] < spacing:
                 n += 1
             last[n & 1] = n
         first = False
-        n += max(int(length), 1)
+        n += length
     while n - last[n & 1] < spacing:
         n += 1
     return n + 1
+
+
+def group_waits(lengths, rows: int) -> np.ndarray:
+    """Empty slots the drains of a group of passes wait, for many groups at once.
+
+    ``lengths`` is ``[S, P]``: the issued slots of ``P`` passes run back to back
+    (a tile group's passes A-D). Counted per group are the waits of the drains
+    of its passes 2..P and of the drain that follows it (the next group's first
+    drain, or the final one). Returns ``[S]``.
+
+    Why a group can be counted on its own: when its first pass lasts at least
+    :func:`drain_spacing` slots, every drain before that pass is at least that
+    far from the group's second drain, so no wait inside the group, nor the one
+    after it, depends on what ran before. A head's slots are then the sum over
+    its groups of their slots and these waits, plus the final slot
+    (:func:`drain_slots` gives the same count; the fast cycle model relies on it).
+    """
+    lengths = np.maximum(np.asarray(lengths, np.int64), 1)
+    spacing = drain_spacing(rows)
+    s, p = lengths.shape
+    n = lengths[:, 0].copy()                      # slots since the group's first drain
+    last = np.stack([np.zeros(s, np.int64), np.full(s, -spacing, np.int64)])   # by parity, relative
+    waits = np.zeros(s, np.int64)
+    rows_ = np.arange(s)
+    for k in range(1, p + 1):
+        for _ in range(2 * spacing):
+            short = n - last[n & 1, rows_] < spacing
+            if not short.any():
+                break
+            n += short
+            waits += short
+        last[n & 1, rows_] = n
+        if k < p:
+            n += lengths[:, k]
+    return waits

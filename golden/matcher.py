@@ -26,7 +26,7 @@ import numpy as np
 
 from .pe import Mode, need_lanes, step_need
 
-__all__ = ["PAIRED_MODES", "lanes_of", "pe_needs", "compatible", "step_masks", "share", "match"]
+__all__ = ["PAIRED_MODES", "lanes_of", "pe_needs", "compatible", "step_masks", "share", "match", "match_slots"]
 
 #: The passes whose steps the matcher pairs.
 PAIRED_MODES = (Mode.B, Mode.C, Mode.D)
@@ -88,3 +88,63 @@ def match(channels, needs: np.ndarray, lookahead: int) -> list[tuple[int, int | 
                 break
         out.append((head, partner))
     return out
+
+
+def match_slots(streamed: np.ndarray, needs: np.ndarray, lookahead: int) -> np.ndarray:
+    """Slots :func:`match` issues, for many passes at once (the fast cycle model's).
+
+    ``streamed`` is ``[S, Dg]`` (the channels each pass streams), ``needs`` is
+    ``[S, Dg, P]`` (lanes per PE; 0 where a PE does not exist). Returns ``[S]``.
+
+    The same greedy rule, kept as a sliding buffer per pass instead of a list:
+    the buffer holds the first ``lookahead`` channels not yet issued (the head
+    and its candidates), in stream order. Each round issues the head with its
+    first compatible candidate, closes the gap and refills from the stream, so
+    every pass advances one slot a round and the loop runs at most ``Dg`` times.
+    """
+    streamed = np.asarray(streamed, bool)
+    needs = np.asarray(needs)
+    s, dg = streamed.shape
+    width = max(lookahead, 1)
+    order = np.argsort(~streamed, axis=1, kind="stable")            # streamed channels first, in order
+    count = streamed.sum(axis=1)
+    seq = np.full((s, dg + width + 2), -1, np.int64)                 # -1: the stream has ended
+    seq[:, :dg] = np.where(np.arange(dg) < count[:, None], order, -1)
+    # Each step as two PE bit masks (step_masks' rule) where the PEs fit in a word.
+    packed = needs.shape[2] <= 62
+    if packed:
+        weights = np.left_shift(1, np.arange(needs.shape[2], dtype=np.int64))
+        some, whole = (needs >= 1).astype(np.int64) @ weights, (needs == 2).astype(np.int64) @ weights
+    slots = np.zeros(s, np.int64)
+    live = np.flatnonzero(count)                                     # passes with steps left
+    buf = seq[live, :width]
+    ptr = np.full(len(live), width)
+    shift = np.arange(1, width - 1)                                  # where kept candidates come from
+    while len(live):
+        slots[live] += 1
+        partner = np.full(len(live), width)                          # none
+        if width > 1:
+            cand = buf[:, 1:]
+            at, c = live[:, None], np.maximum(cand, 0)
+            if packed:
+                h = buf[:, :1]
+                clash = (whole[at, h] & some[at, c]) | (some[at, h] & whole[at, c])
+                fits = (cand >= 0) & (clash == 0)
+            else:
+                head = needs[live, buf[:, 0]][:, None, :]
+                fits = (cand >= 0) & np.all(head + needs[at, c] <= 2, axis=-1)
+            has = fits.any(axis=1)
+            partner = np.where(has, 1 + fits.argmax(axis=1), width)
+        gone = 1 + (partner < width)
+        # Close the gaps left by the head and the partner, then refill from the stream.
+        nxt = np.empty_like(buf)
+        src = shift[None, :] + (shift[None, :] >= partner[:, None])
+        nxt[:, :width - 2] = np.take_along_axis(buf, np.minimum(src, width - 1), axis=1)
+        rows = live
+        if width > 1:
+            nxt[:, width - 2] = np.where(gone == 2, seq[rows, ptr], buf[:, width - 1])
+        nxt[:, width - 1] = np.where(gone == 2, seq[rows, ptr + 1], seq[rows, ptr])
+        ptr = np.minimum(ptr + gone, seq.shape[1] - 2)
+        more = nxt[:, 0] >= 0
+        live, buf, ptr = live[more], nxt[more], ptr[more]
+    return slots

@@ -110,8 +110,16 @@ def _nearest_pivots(batch: list[int], pivots: list[int], capacity: int) -> list[
 
 
 def weight_ranks(weights: list[int]) -> list[int]:
-    """Rank of each weight in its batch: heavier first, equal weights in queue order."""
-    return [sum(v > w for v in weights) + sum(v == w for v in weights[:i]) for i, w in enumerate(weights)]
+    """Rank of each weight in its batch: heavier first, equal weights in queue order.
+
+    The hardware counts, for each entry, the heavier entries and the equal ones
+    queued before it; that count is the entry's place in a stable sort by
+    descending weight, which is how it is computed here (a 480p head has 50,000
+    entries per operand)."""
+    order = np.argsort(-np.asarray(weights, np.int64), kind="stable")
+    ranks = np.empty(len(weights), np.int64)
+    ranks[order] = np.arange(len(weights))
+    return ranks.tolist()
 
 
 def batch_sizes(last: list[bool], depth: int) -> list[int]:
