@@ -1,8 +1,9 @@
 """The drain rule (golden/drain.py) against a register-level model of the upward chain."""
 
+import numpy as np
 import pytest
 
-from golden.drain import drain_slots, drain_spacing
+from golden.drain import drain_slots, drain_spacing, group_waits
 
 
 def chain_collides(drains: list[int], rows: int) -> bool:
@@ -60,3 +61,21 @@ def test_rule_is_tight(rows):
 def test_long_passes_never_wait():
     assert drain_slots([7, 7, 7], 4) == 22             # 2R - 1 apart: the old floor, no waits
     assert drain_slots([], 4) == 1                     # nothing to run: the final drain alone
+
+
+@pytest.mark.parametrize("rows", [1, 2, 4, 8])
+def test_passes_at_least_the_spacing_long_take_their_sum(rows, rng):
+    # drain_slots' closed form (no drain can wait) against the controller's walk.
+    for _ in range(20):
+        lengths = rng.integers(drain_spacing(rows), 4 * rows + 2, rng.integers(0, 12)).tolist()
+        assert drain_slots(lengths, rows) == issued_drains(lengths, rows)[1] == sum(lengths) + 1
+
+
+@pytest.mark.parametrize("rows", [1, 2, 3, 4, 8])
+def test_a_head_is_the_sum_of_its_tile_groups(rows, rng):
+    # With every group's first pass at least 2R slots, each group's waits are its own.
+    for _ in range(40):
+        groups = rng.integers(0, 3 * rows, (int(rng.integers(1, 10)), 4))
+        groups[:, 0] = rng.integers(drain_spacing(rows), 3 * rows + 1, len(groups))
+        total = int(np.maximum(groups, 1).sum() + group_waits(groups, rows).sum()) + 1
+        assert total == drain_slots(groups.ravel(), rows) == issued_drains(groups.ravel().tolist(), rows)[1]
