@@ -329,11 +329,14 @@ def estimate_cycles(q: np.ndarray, k: np.ndarray, cfg: Config, samples: int | No
             mean += 1                                      # the final drain's slot
         cycles = mean + tail_cycles(cfg) + (lead if sch else 0)
         half = z * math.sqrt(var)
-        options[v] = {"cycles": cycles, "low": cycles - half, "high": cycles + half, "scheduler": sch}
+        options[v] = {"cycles": float(cycles), "low": float(cycles - half), "high": float(cycles + half),
+                      "scheduler": sch}
     dense = baseline_cycles(q.shape[0], k.shape[0], cfg).cycles
     options["dense"] = {"cycles": float(dense), "low": float(dense), "high": float(dense), "scheduler": None}
     best = min(options, key=lambda v: options[v]["cycles"])        # the first of equals: own first
-    exact = all(s.census for s in sets.values())
+    # Exact when every tile group was computed and the head's sum holds (or ran in order).
+    exact = all(s.census or (s.summable and all(whole for _, _, whole in values[sch]))
+                for sch, s in sets.items())
     if best == "dense":
         n_q, n_k = q.shape[0], k.shape[0]
         figures = {"lane_work": (2 * cfg.head_dim * n_q * n_k, 0.0),
@@ -343,7 +346,7 @@ def estimate_cycles(q: np.ndarray, k: np.ndarray, cfg: Config, samples: int | No
                    for name in QUANTITIES[1:]}
     intervals = {"cycles": (options[best]["low"], options[best]["high"])}
     for name, (m, var) in figures.items():
-        intervals[name] = (m - z * math.sqrt(var), m + z * math.sqrt(var))
+        intervals[name] = (float(m - z * math.sqrt(var)), float(m + z * math.sqrt(var)))
     ts = sets[options[best]["scheduler"]] if best != "dense" else sets[False]
     return CycleEstimate(
         cycles=options[best]["cycles"], ran_as=best, schedule="dense" if best == "dense" else "pairs",

@@ -30,7 +30,7 @@ from functools import lru_cache
 
 import numpy as np
 
-__all__ = ["FRAC_BITS", "MULT_BITS", "SHIFT_MAX", "P_MAX", "MAX_ROW", "MAX_LEVELS_PER_STAGE", "SUM_FAN_IN",
+__all__ = ["row_cycles", "FRAC_BITS", "MULT_BITS", "SHIFT_MAX", "P_MAX", "MAX_ROW", "MAX_LEVELS_PER_STAGE", "SUM_FAN_IN",
            "max_stages", "sum_stages", "pipe_stages", "SoftmaxSpec", "softmax_spec", "softmax_scale",
            "exp_table", "softmax_codes", "softmax_float_codes", "softmax_cycles"]
 
@@ -203,6 +203,11 @@ def softmax_cycles(spec: SoftmaxSpec, lanes: int, rows: int) -> int:
     ``P + 1`` cycles after their beat."""
     if rows < 1 or lanes < 1:
         raise ValueError(f"need rows and lanes >= 1, got {rows} and {lanes}")
-    beats = -(-spec.n // lanes)
     pipe = pipe_stages(lanes)
-    return rows * (3 * beats + spec.quot_bits + pipe) + pipe + 1
+    return rows * row_cycles(spec, lanes) + pipe + 1
+
+
+def row_cycles(spec: SoftmaxSpec, lanes: int) -> int:
+    """Cycles one row occupies the unit when rows follow each other without a gap:
+    three passes of ``ceil(n / lanes)`` beats, the divider's steps and the wait for the sum."""
+    return 3 * -(-spec.n // lanes) + spec.quot_bits + pipe_stages(lanes)

@@ -250,10 +250,56 @@ def bench_pv(cases=tuple(PV_CASES), base: Config | None = None) -> list:
     return rows
 
 
+#: Heads the fast cycle model is checked on against the exact one (N = 256 to 2048).
+FAST_MODEL_GRIDS = ((4, 8, 8), (4, 16, 16), (8, 16, 16))
+
+#: A 480p Wan2.1 head: 81 frames and 480x832 pixels through the VAE (4x8x8) and the 1x2x2 patch.
+WAN_480P_GRID = (21, 30, 52)
+
+
+def bench_fast_model(samples: int = 20000, grids=FAST_MODEL_GRIDS, big=WAN_480P_GRID) -> dict:
+    """The fast cycle model (golden.fast_cycles) against the exact one on proxy heads,
+    Wan2.1 D=128, variant full: cycles, error and time of each, computed whole and
+    sampled (``samples`` tile groups per pair table set, 95 % interval), in the same
+    run; then the sampled model alone on a 480p head (the exact one would take hours)."""
+    from golden.cycle_model import kaleido_cycles
+    from golden.fast_cycles import estimate_cycles
+
+    def timed(fn):
+        start = time.perf_counter()
+        value = fn()
+        return value, time.perf_counter() - start
+
+    def operands(grid):
+        cfg = Config.for_model("wan2.1", 128, grid=grid)
+        w = proxy_workload(cfg)
+        return cfg, quantize(w["q"])[0], quantize(w["k"])[0]
+
+    rows = []
+    for grid in grids:
+        cfg, q, k = operands(grid)
+        exact, t_exact = timed(lambda: kaleido_cycles(q, k, cfg))
+        whole, t_whole = timed(lambda: estimate_cycles(q, k, cfg))
+        part, t_part = timed(lambda: estimate_cycles(q, k, cfg, samples=min(samples, whole.tiles // 4)))
+        rows.append({"N": cfg.tokens, "tile_groups": whole.tiles, "exact_cycles": exact.cycles,
+                     "exact_s": t_exact, "whole_cycles": whole.cycles, "whole_s": t_whole,
+                     "whole_equal": bool(whole.cycles == exact.cycles and whole.lane_work == exact.lane_work),
+                     "sampled": part.sampled, "sampled_cycles": part.cycles, "interval": [part.low, part.high],
+                     "sampled_error": part.cycles / exact.cycles - 1,
+                     "exact_inside": bool(part.low <= exact.cycles <= part.high), "sampled_s": t_part,
+                     "speedup_whole": t_exact / t_whole, "speedup_sampled": t_exact / t_part})
+    cfg, q, k = operands(big)
+    est, t_big = timed(lambda: estimate_cycles(q, k, cfg, samples=samples))
+    return {"heads": rows, "wan480p": {"grid": list(big), "N": cfg.tokens, "tile_groups": est.tiles,
+                                       "sampled": est.sampled, "cycles": est.cycles, "interval": [est.low, est.high],
+                                       "half_width": (est.high - est.low) / 2 / est.cycles, "ran_as": est.ran_as,
+                                       "seconds": t_big}}
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument("what", nargs="*", default=["golden", "thresholds", "pe-sim", "speed", "pv"],
-                   choices=["golden", "thresholds", "pe-sim", "head", "speed", "pv"])
+                   choices=["golden", "thresholds", "pe-sim", "head", "speed", "pv", "fast-model"])
     p.add_argument("--workload", default="bikes", help="for head: proxy, a clip or a video file (default bikes)")
     p.add_argument("--variant", default="full", help="for speed: the dispatcher variant (default full)")
     p.add_argument("--pe-stages", type=int, choices=PE_STAGES, default=1,
@@ -268,7 +314,7 @@ def main(argv=None) -> int:
     table = {"golden": bench_golden, "thresholds": bench_thresholds, "pe-sim": bench_pe_sim,
              "head": lambda: bench_head(args.workload, pe_stages=args.pe_stages, issue_window=args.issue_window,
                                          cluster_rule=args.cluster_rule, clock_mhz=args.clock_mhz),
-             "speed": lambda: bench_speed(args.variant), "pv": bench_pv}
+             "speed": lambda: bench_speed(args.variant), "pv": bench_pv, "fast-model": bench_fast_model}
     result = {}
     for name in args.what:
         print(f"bench: {name} ...", file=sys.stderr)
