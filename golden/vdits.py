@@ -28,6 +28,10 @@ Sources (each model's config, as released):
   of 64, 42 layers, patch 2, temporal compression 4, 226 text tokens joined to
   the video tokens, 4x feed-forward); 49 frames of 720x480, 50 steps with
   classifier-free guidance. It has no 720p setting.
+* **Samplers**: Wan2.1 and HunyuanVideo sample by flow matching with a shifted
+  schedule (Wan2.1's ``sample_shift`` 5.0, HunyuanVideo's ``--flow-shift`` 7.0);
+  CogVideoX samples by DDIM, for which a plain linear schedule (shift 1) stands
+  in here; TurboDiffusion keeps Wan2.1's shift.
 * **TurboDiffusion**: Wan2.1 14B distilled by rCM to 4 sampling steps without
   guidance (github.com/thu-ml/TurboDiffusion, arXiv 2512.16093; the paper under
   study runs it at 4 steps). Its sparse-linear attention is not modelled:
@@ -38,7 +42,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-__all__ = ["VDiT", "VDITS", "RESOLUTIONS", "VAE_STRIDE", "PATCH", "vdit", "token_grid", "VDiTError"]
+__all__ = ["VDiT", "VDITS", "flow_sigmas", "RESOLUTIONS", "VAE_STRIDE", "PATCH", "vdit", "token_grid", "VDiTError"]
 
 #: Frames, height and width folded into one latent position (t, y, x).
 VAE_STRIDE = (4, 8, 8)
@@ -83,6 +87,8 @@ class VDiT:
         Whether the text tokens join self-attention.
     video : dict
         ``resolution -> (frames, height, width)`` in pixels.
+    flow_shift : float
+        The shift of the sampler's flow-matching schedule (:func:`flow_sigmas`).
     """
 
     name: str
@@ -96,6 +102,7 @@ class VDiT:
     text_tokens: int
     joint_text: bool
     video: dict = field(default_factory=dict)
+    flow_shift: float = 1.0
 
     def __post_init__(self):
         if self.heads * self.head_dim != self.hidden:
@@ -128,15 +135,26 @@ _WAN_VIDEO = {"480p": (81, 480, 832), "720p": (81, 720, 1280)}
 
 VDITS = {
     "wan2.1": VDiT("wan2.1", layers=40, heads=40, head_dim=128, hidden=5120, mlp=13824, steps=50,
-                   passes_per_step=2, text_tokens=512, joint_text=False, video=_WAN_VIDEO),
+                   passes_per_step=2, text_tokens=512, joint_text=False, video=_WAN_VIDEO, flow_shift=5.0),
     "hunyuanvideo": VDiT("hunyuanvideo", layers=60, heads=24, head_dim=128, hidden=3072, mlp=12288, steps=50,
                          passes_per_step=1, text_tokens=256, joint_text=True,
-                         video={"480p": (129, 480, 848), "720p": (129, 720, 1280)}),
+                         video={"480p": (129, 480, 848), "720p": (129, 720, 1280)}, flow_shift=7.0),
     "cogvideox": VDiT("cogvideox", layers=42, heads=48, head_dim=64, hidden=3072, mlp=12288, steps=50,
-                      passes_per_step=2, text_tokens=226, joint_text=True, video={"480p": (49, 480, 720)}),
+                      passes_per_step=2, text_tokens=226, joint_text=True, video={"480p": (49, 480, 720)},
+                      flow_shift=1.0),
     "turbodiffusion": VDiT("turbodiffusion", layers=40, heads=40, head_dim=128, hidden=5120, mlp=13824, steps=4,
-                           passes_per_step=1, text_tokens=512, joint_text=False, video=_WAN_VIDEO),
+                           passes_per_step=1, text_tokens=512, joint_text=False, video=_WAN_VIDEO, flow_shift=5.0),
 }
+
+
+def flow_sigmas(steps: int, shift: float) -> list[float]:
+    """The noise level ``sigma`` at each of ``steps`` denoising steps of a shifted
+    flow-matching sampler: ``s`` falls evenly from 1 towards 0 and
+    ``sigma = shift s / (1 + (shift - 1) s)``, so a larger shift spends more steps
+    at high noise. A step's latent is ``(1 - sigma) x + sigma eps``."""
+    if steps < 1 or shift <= 0:
+        raise VDiTError(f"need steps >= 1 and shift > 0, got {steps} and {shift}")
+    return [shift * s / (1 + (shift - 1) * s) for s in (1 - i / steps for i in range(steps))]
 
 
 def vdit(name: str) -> VDiT:

@@ -36,3 +36,11 @@ def test_unknown_names_and_resolutions_are_refused_in_one_line():
         vdit("sora")
     with pytest.raises(VDiTError, match="no 720p"):
         vdit("cogvideox").grid("720p")
+
+
+def test_the_flow_schedule_starts_at_pure_noise_and_falls():
+    from golden.vdits import flow_sigmas
+    plain, shifted = flow_sigmas(4, 1.0), flow_sigmas(50, 5.0)
+    assert plain == [1.0, 0.75, 0.5, 0.25]
+    assert shifted[0] == 1.0 and all(a > b for a, b in zip(shifted, shifted[1:])) and shifted[-1] > 0
+    assert shifted[25] > 0.5                  # a shift keeps the middle steps noisy

@@ -1,0 +1,133 @@
+"""``kaleido estimate``: a whole model on the paper's chip (or the user's), Kaleido
+against the baseline, from sampled heads run on Dask (:mod:`sim.estimate`)."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+from .common import UserError, atomic_output, check_output_dir, json_safe, print_json
+
+__all__ = ["register"]
+
+
+def register(sub, parser_class) -> None:
+    from golden.chip import CHIPS
+    from golden.vdits import RESOLUTIONS, VDITS
+
+    from ..estimate import DEFAULT_CLIP, WORKLOADS
+
+    p = sub.add_parser("estimate", help="a whole vDiT on the chip: Kaleido against the baseline (sampled, on Dask)",
+                       description=__doc__)
+    p.add_argument("--model", required=True, choices=list(VDITS), help="the model whose shape runs")
+    p.add_argument("--resolution", default="480p", choices=RESOLUTIONS, help="video resolution (default 480p)")
+    p.add_argument("--workload", default="video", choices=WORKLOADS,
+                   help="video: a real clip noised per step by the sampler's schedule; proxy: the panned "
+                        "photograph (default video)")
+    p.add_argument("--clip", default=DEFAULT_CLIP, metavar="CLIP|PATH",
+                   help=f"for --workload video: a bundled clip or a video file (default {DEFAULT_CLIP})")
+    p.add_argument("--chip", default="paper", metavar="paper|FILE",
+                   help=f"the chip: a preset ({', '.join(CHIPS)}) or a JSON file of its fields (default paper)")
+    p.add_argument("--sample", type=int, default=2, metavar="HEADS",
+                   help="heads computed per denoising step, drawn at random from its layers and heads (default 2)")
+    p.add_argument("--tile-samples", type=int, default=20000, metavar="N",
+                   help="tile groups computed per head (0: every one, exact; default 20000)")
+    p.add_argument("--scheduler", metavar="ADDRESS",
+                   help="a Dask scheduler to run the shards on (default: a local cluster of this machine's cores)")
+    p.add_argument("--workers", type=int, metavar="N", help="workers of the local cluster (default: one per core)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the heads' draw (default 0)")
+    p.add_argument("--json", action="store_true", help="print the summary as JSON on stdout")
+    p.add_argument("--out", required=True, metavar="DIR",
+                   help="output folder: summary.json, estimate.png and shards/ (kept, so a rerun resumes)")
+    p.set_defaults(func=cmd_estimate)
+
+
+def cmd_estimate(args) -> int:
+    from golden.chip import ChipError, chip_from
+    from golden.vdits import VDiTError, vdit
+    from synth.flow import default_liberty
+
+    from ..estimate import run_estimate, shard_config, signoffs
+
+    if args.sample < 1:
+        raise UserError(f"--sample {args.sample}: compute at least one head per step")
+    if args.tile_samples < 0:
+        raise UserError(f"--tile-samples {args.tile_samples} must be 0 (every tile group) or more")
+    if args.workers is not None and args.workers < 1:
+        raise UserError(f"--workers {args.workers} must be at least 1")
+    out = check_output_dir(args.out)
+    try:
+        chip = chip_from(args.chip)
+        model = vdit(args.model)
+        model.grid(args.resolution)
+    except (ChipError, VDiTError) as exc:
+        raise UserError(str(exc)) from None
+    cfg = shard_config(model, args.resolution, chip)
+    liberty = default_liberty()
+    if liberty is None:
+        raise UserError("no liberty file for the sign-off figures (make setup fetches OSU018)")
+    print(f"kaleido: {model.name} {args.resolution}: {cfg.tokens} tokens a head, grid "
+          f"{'x'.join(map(str, cfg.grid))}; {model.steps} steps x {args.sample} heads", file=sys.stderr)
+    signs = signoffs(cfg, liberty)
+    os.makedirs(out, exist_ok=True)
+    bar = _bar()
+    summary = run_estimate(model, args.resolution, chip, args.workload, out, args.sample,
+                           args.tile_samples or None, signs, scheduler=args.scheduler, workers=args.workers,
+                           seed=args.seed, clip=args.clip, progress=bar)
+    bar(None, None)
+    with atomic_output(os.path.join(out, "summary.json"), ".json") as tmp:
+        with open(tmp, "w") as fh:
+            json.dump(json_safe(summary), fh, indent=2, sort_keys=True)
+    _plot(summary, os.path.join(out, "estimate.png"))
+    if args.json:
+        print_json(summary)
+    else:
+        k = summary["designs"]["kaleido"]
+        lo, hi = summary["speedup_interval"]
+        print(f"{model.name} {args.resolution}: Kaleido {summary['speedup']:.3f}x the baseline's speed "
+              f"[{lo:.3f}, {hi:.3f}], {summary['energy_ratio']:.3f}x its energy, "
+              f"{100 * summary['area_overhead']:+.1f} % area; {k['time_s']:.1f} s, {k['energy_j']:.1f} J; "
+              f"{out}/summary.json")
+    return 0
+
+
+def _bar():
+    from tqdm import tqdm
+    state = {}
+
+    def update(done, total):
+        if done is None:
+            if "bar" in state:
+                state["bar"].close()
+            return
+        if "bar" not in state:
+            state["bar"] = tqdm(total=total, desc="heads", unit="head", file=sys.stderr, initial=done)
+        else:
+            state["bar"].update(done - state["bar"].n)
+    return update
+
+
+def _plot(summary: dict, path: str) -> None:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from golden.chip import DESIGNS, OPS
+
+    fig, axes = plt.subplots(1, 2, figsize=(9, 3.6))
+    for ax, key, unit in ((axes[0], "time_by_op_s", "s"), (axes[1], "energy_by_op_j", "J")):
+        bottom = [0.0] * len(DESIGNS)
+        for op in OPS:
+            vals = [summary["designs"][d][key][op] for d in DESIGNS]
+            ax.bar(DESIGNS, vals, bottom=bottom, label=op)
+            bottom = [b + v for b, v in zip(bottom, vals)]
+        ax.set_ylabel(unit)
+        ax.set_title(("time" if unit == "s" else "energy") + " by operation")
+    axes[0].legend(fontsize=8)
+    fig.suptitle(f"{summary['model']} {summary['resolution']} on the {summary['chip']['name']} chip "
+                 f"(sampled; not the model's activations)", fontsize=9)
+    fig.tight_layout()
+    with atomic_output(path, ".png") as tmp:
+        fig.savefig(tmp, dpi=110, format="png")
+    plt.close(fig)

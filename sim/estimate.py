@@ -1,0 +1,240 @@
+"""``kaleido estimate``: Kaleido's chip against the baseline chip on a whole video
+diffusion transformer, from sampled heads, on Dask.
+
+A model's attention heads are independent *shards*, one per (step, layer,
+head). Each shard builds its head's ``Q`` and ``K`` (:func:`shard_operands`: the
+workload at the step's noise level, the layer and head choosing the synthetic
+model's seed) and prices its ``Q K^T`` on one array with the fast cycle model
+(:func:`golden.chip.kaleido_head`). A model has tens of thousands of shards, so
+an estimate computes a stratified sample of them, the same number from each
+step (the noise level is what changes the work), and scales each step's mean
+to its ``layers x heads`` shards; the interval adds the spread between sampled
+heads to each head's own. Every computed shard is written to ``DIR/shards/`` as
+it finishes, so a run that stops resumes where it was.
+
+The chip then runs each step's layers (:func:`golden.chip.layer_cost`) for both
+designs, with the sign-off's own figures (:func:`signoffs`) at the chip's node.
+
+Shards run on a Dask cluster: a :class:`distributed.LocalCluster` of this
+machine's cores by default, or the scheduler at ``--scheduler ADDRESS``, where
+every worker needs this project installed (``pip install -e .``).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import time
+from dataclasses import asdict
+from pathlib import Path
+from statistics import NormalDist
+
+import numpy as np
+
+from golden import Config, proxy_workload, quantize
+from golden.chip import DESIGNS, OPS, Chip, HeadWork, SignOff, Unit, baseline_head, chip_area, kaleido_head, layer_cost
+from golden.memories import TABLE as MEMORY_TABLE
+from golden.softmax import row_cycles, softmax_spec
+from golden.vdits import VDiT, flow_sigmas
+
+__all__ = ["WORKLOADS", "shard_config", "shard_operands", "run_shard", "plan_shards", "signoffs",
+           "run_estimate", "summarize"]
+
+#: ``video``: a real clip at the model's grid, noised per step by the sampler's
+#: flow-matching schedule; ``proxy``: the panned photograph, the same at every step.
+WORKLOADS = ("video", "proxy")
+
+DEFAULT_CLIP = "bigbuckbunny"
+
+
+def shard_config(model: VDiT, resolution: str, chip: Chip, **design) -> Config:
+    """The design point of one head of ``model`` at ``resolution`` on ``chip``'s arrays."""
+    return Config.for_model(model.name, model.head_dim, grid=model.grid(resolution), rows=chip.rows,
+                            cols=chip.cols, **design)
+
+
+def shard_operands(model: VDiT, cfg: Config, workload: str, step: int, layer: int, head: int,
+                   clip: str = DEFAULT_CLIP):
+    """int8 ``Q``, ``K`` of one head: the synthetic model's seed comes from the
+    layer and head, the noise level from the step."""
+    seed = 1 + 1000 * layer + head
+    if workload == "proxy":
+        w = proxy_workload(cfg, seed=seed)
+    elif workload == "video":
+        from golden.video import video_workload
+        sigma = flow_sigmas(model.steps, model.flow_shift)[step]
+        w = video_workload(cfg, clip, noise=min(1.0, sigma), seed=seed)
+    else:
+        raise ValueError(f"unknown workload {workload!r}; choose one of {', '.join(WORKLOADS)}")
+    return quantize(w["q"])[0], quantize(w["k"])[0]
+
+
+def run_shard(model: VDiT, cfg: Config, workload: str, shard: tuple[int, int, int], samples: int | None,
+              clip: str = DEFAULT_CLIP) -> dict:
+    """One shard's head work (a Dask task: arguments and result are plain data)."""
+    start = time.perf_counter()
+    step, layer, head = shard
+    q, k = shard_operands(model, cfg, workload, step, layer, head, clip)
+    work = kaleido_head(q, k, cfg, samples=samples, seed=step * 7919 + layer * 97 + head)
+    return {"shard": list(shard), "head": asdict(work), "seconds": time.perf_counter() - start}
+
+
+def plan_shards(model: VDiT, per_step: int, seed: int = 0) -> list[tuple[int, int, int]]:
+    """``per_step`` distinct (layer, head) drawn at random for every step (all of
+    them when ``per_step`` covers the step)."""
+    rng = np.random.default_rng(seed)
+    cells = model.layers * model.heads
+    out = []
+    for step in range(model.steps):
+        picks = np.arange(cells) if per_step >= cells else rng.choice(cells, per_step, replace=False)
+        out += [(step, int(c) // model.heads, int(c) % model.heads) for c in sorted(picks)]
+    return out
+
+
+def signoffs(cfg: Config, liberty: str) -> dict[str, SignOff]:
+    """Both designs' blocks, measured by this project's flow at ``cfg``'s design
+    point (area, energy per action, leakage); minutes the first time, cached after."""
+    from synth.area import block_area
+    from synth.power import energy_per_action
+
+    def unit(block):
+        e = energy_per_action(block, cfg, liberty)
+        return Unit(block_area(block, cfg, liberty)["area_um2"], dict(e["energy_pj"]), e["leakage_uw"])
+
+    node = (180, 1.8)                 # OSU018
+    softmax = unit("softmax")
+    kaleido = SignOff(node, unit("pe"), softmax, cfg.vector_lanes, port_bytes=2,
+                      scheduler=unit("scheduler"), matcher=unit("matcher"), clusters=cfg.clusters)
+    baseline = SignOff(node, unit("baseline-pe"), softmax, cfg.vector_lanes, port_bytes=1)
+    return {"kaleido": kaleido, "baseline": baseline}
+
+
+def _combine(results: list[dict], model: VDiT, z: float) -> dict:
+    """Per step: the mean head and the variance of each figure's step total."""
+    by_step = {}
+    for r in results:
+        by_step.setdefault(r["shard"][0], []).append(r["head"])
+    cells = model.layers * model.heads
+    steps = {}
+    for step, heads in sorted(by_step.items()):
+        mean = {k: float(np.mean([h[k] for h in heads])) for k in heads[0] if k != "matcher"}
+        mean["matcher"] = any(h["matcher"] for h in heads)
+        slots = np.array([h["slots"] for h in heads])
+        own = sum(((h["slots_high"] - h["slots_low"]) / (2 * z)) ** 2 for h in heads) / len(heads) ** 2
+        spread = slots.var(ddof=1) / len(heads) * (1 - len(heads) / cells) if 1 < len(heads) < cells else 0.0
+        half = z * math.sqrt(own + spread)
+        mean["slots_low"], mean["slots_high"] = mean["slots"] - half, mean["slots"] + half
+        steps[step] = HeadWork(**{k: (int(round(v)) if k in ("lead", "scheduler_busy") else v)
+                                  for k, v in mean.items()})
+    return steps
+
+
+def summarize(model: VDiT, resolution: str, chip: Chip, cfg: Config, results: list[dict],
+              signs: dict[str, SignOff], confidence: float = 0.95) -> dict:
+    """The whole model on both chips, from the computed shards."""
+    z = NormalDist().inv_cdf((1 + confidence) / 2)
+    tokens = cfg.tokens
+    heads = _combine(results, model, z)
+    if set(heads) != set(range(model.steps)):
+        missing = sorted(set(range(model.steps)) - set(heads))
+        raise ValueError(f"no shard computed for step(s) {missing[:5]}")
+    base_head = baseline_head(tokens, model.head_dim, chip.rows, chip.cols)
+    spec = softmax_spec(tokens + (model.text_tokens if model.joint_text else 0), cfg.acc_bits)
+    per_row = row_cycles(spec, cfg.vector_lanes)
+    repeat = model.layers * model.passes_per_step
+    out = {}
+    for design in DESIGNS:
+        sign = signs[design]
+        total = {"time_s": 0.0, "time_low_s": 0.0, "time_high_s": 0.0, "energy_j": 0.0,
+                 "time_by_op_s": dict.fromkeys(OPS, 0.0), "energy_by_op_j": dict.fromkeys(OPS, 0.0),
+                 "energy_by_unit_j": {}}
+        for step in range(model.steps):
+            head = heads[step] if design == "kaleido" else base_head
+            layer = layer_cost(model, tokens, head, sign, chip, design, per_row)
+            total["time_s"] += repeat * layer["time_s"]
+            total["time_low_s"] += repeat * layer["time_interval_s"][0]
+            total["time_high_s"] += repeat * layer["time_interval_s"][1]
+            total["energy_j"] += repeat * layer["energy_j"]
+            for op, o in layer["ops"].items():
+                total["time_by_op_s"][op] += repeat * o["time_s"]
+                total["energy_by_op_j"][op] += repeat * o["energy_total_j"]
+            for unit, j in layer["energy_by_unit_j"].items():
+                total["energy_by_unit_j"][unit] = total["energy_by_unit_j"].get(unit, 0.0) + repeat * j
+        total["area_mm2"] = chip_area(sign, chip)
+        out[design] = total
+    k, b = out["kaleido"], out["baseline"]
+    dense = sum(h.dense_macs for h in heads.values())
+    executed = sum(h.full_products + h.nibble_products / 2 for h in heads.values())
+    oracle = sum(h.oracle_macs for h in heads.values())
+    # The energy interval: the QK energy scales with its slots; the rest is fixed.
+    return {
+        "model": model.name, "resolution": resolution, "tokens": tokens, "grid": list(cfg.grid),
+        "chip": asdict(chip), "confidence": confidence, "designs": out,
+        "speedup": b["time_s"] / k["time_s"],
+        "speedup_interval": [b["time_s"] / k["time_high_s"], b["time_s"] / k["time_low_s"]],
+        "energy_ratio": k["energy_j"] / b["energy_j"],
+        "area_overhead": k["area_mm2"]["total"] / b["area_mm2"]["total"] - 1,
+        "dispatcher_energy_share": k["energy_by_unit_j"].get("dispatcher", 0.0) / k["energy_j"],
+        "qk_operation_reduction": {"hardware": 1 - executed / dense, "oracle": 1 - oracle / dense},
+        "shards": len(results), "memory_table": MEMORY_TABLE,
+        "scope": ("Q K^T per head from the cycle model (sampled heads, sampled tile groups); softmax, P V and "
+                  "the linear layers dense on both designs; operations one after the other, each the longer "
+                  "of its compute and its DRAM traffic. The workloads are this project's, not the models' "
+                  "activations."),
+    }
+
+
+def run_estimate(model: VDiT, resolution: str, chip: Chip, workload: str, out_dir: str, per_step: int,
+                 samples: int | None, signs: dict[str, SignOff], scheduler: str | None = None,
+                 workers: int | None = None, seed: int = 0, clip: str = DEFAULT_CLIP, progress=None,
+                 **design) -> dict:
+    """Compute the planned shards on Dask (skipping those ``out_dir/shards`` holds),
+    then :func:`summarize`. ``progress(done, total)`` follows the shards."""
+    from dask.distributed import Client, LocalCluster, as_completed
+
+    cfg = shard_config(model, resolution, chip, **design)
+    shard_dir = Path(out_dir) / "shards"
+    shard_dir.mkdir(parents=True, exist_ok=True)
+    key = f"{model.name}-{resolution}-{workload}-{samples}-{hash_config(cfg)}"
+    plan = plan_shards(model, per_step, seed)
+    results, todo = [], []
+    for shard in plan:
+        path = shard_dir / f"{key}-{shard[0]}-{shard[1]}-{shard[2]}.json"
+        if path.exists():
+            results.append(json.loads(path.read_text()))
+        else:
+            todo.append((shard, path))
+    if progress:
+        progress(len(results), len(plan))
+    if todo:
+        if scheduler:
+            client = Client(scheduler)
+        else:
+            client = Client(LocalCluster(n_workers=workers or os.cpu_count() or 1, threads_per_worker=1,
+                                         processes=True, dashboard_address=None))
+        try:
+            futures = {client.submit(run_shard, model, cfg, workload, shard, samples, clip, pure=False): path
+                       for shard, path in todo}
+            for fut in as_completed(futures):
+                r = fut.result()
+                tmp = futures[fut].with_suffix(".tmp")
+                tmp.write_text(json.dumps(r))
+                os.replace(tmp, futures[fut])
+                results.append(r)
+                if progress:
+                    progress(len(results), len(plan))
+        finally:
+            cluster = client.cluster
+            client.close()
+            if cluster is not None:
+                cluster.close()
+    summary = summarize(model, resolution, chip, cfg, results, signs)
+    summary.update(workload=workload, per_step=per_step, tile_samples=samples,
+                   shard_seconds=sum(r["seconds"] for r in results))
+    return summary
+
+
+def hash_config(cfg: Config) -> str:
+    import hashlib
+    return hashlib.sha256(cfg.to_json().encode()).hexdigest()[:12]

@@ -1,0 +1,37 @@
+"""``kaleido estimate``'s refusals: one line, exit 2, nothing written."""
+
+import subprocess
+import sys
+
+import pytest
+
+KALEIDO = [sys.executable, "-m", "sim", "estimate"]
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--model", "sora"], "invalid choice: 'sora'"),
+    (["--model", "cogvideox", "--resolution", "720p"], "cogvideox has no 720p setting"),
+    (["--model", "wan2.1", "--chip", "nowhere.json"], "neither a preset"),
+    (["--model", "wan2.1", "--sample", "0"], "at least one head"),
+    (["--model", "wan2.1", "--tile-samples", "-1"], "--tile-samples -1"),
+])
+def test_bad_input_is_one_line(tmp_path, args, message):
+    out = tmp_path / "out"
+    r = subprocess.run(KALEIDO + args + ["--out", str(out)], capture_output=True, text=True)
+    assert r.returncode == 2 and message in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    assert not out.exists()
+
+
+def test_a_bad_chip_file_names_its_fault(tmp_path):
+    chip = tmp_path / "chip.json"
+    chip.write_text('{"arrays": 16, "clock": 1}')
+    r = subprocess.run(KALEIDO + ["--model", "wan2.1", "--chip", str(chip), "--out", str(tmp_path / "o")],
+                       capture_output=True, text=True)
+    assert r.returncode == 2 and "unknown field(s) clock" in r.stderr
+
+
+def test_out_must_be_a_folder(tmp_path):
+    f = tmp_path / "file"
+    f.write_text("keep")
+    r = subprocess.run(KALEIDO + ["--model", "wan2.1", "--out", str(f)], capture_output=True, text=True)
+    assert r.returncode == 2 and "is a file" in r.stderr and f.read_text() == "keep"

@@ -1,0 +1,67 @@
+"""A whole-model estimate on a two-worker Dask LocalCluster: the planned shards,
+resuming, and the summary's figures against the chip model."""
+
+import json
+
+import pytest
+
+from golden.chip import Chip, SignOff, Unit
+from golden.vdits import VDiT
+from sim.estimate import plan_shards, run_estimate
+
+# A model small enough to run in seconds: 3 steps of 2 layers of 2 heads, 256 tokens a head.
+TINY = VDiT("wan2.1", layers=2, heads=2, head_dim=64, hidden=128, mlp=256, steps=3, passes_per_step=2,
+            text_tokens=16, joint_text=False, video={"480p": (13, 64, 64)}, flow_shift=5.0)
+CHIP = Chip(name="small", arrays=4, softmax_lanes=16)
+SOFTMAX = Unit(1.3e6, {"busy": 700.0, "idle": 49.0}, 100.0)
+DISPATCH = Unit(2e5, {"busy": 300.0, "idle": 50.0}, 20.0)
+SIGNS = {
+    "kaleido": SignOff((180, 1.8), Unit(7e4, {"full_mac": 68.0, "nibble_mac": 50.0, "idle": 17.0,
+                                               "hand_over": 70.0, "drain_shift": 20.0}, 5.0),
+                       SOFTMAX, 4, 2, DISPATCH, DISPATCH, 4),
+    "baseline": SignOff((180, 1.8), Unit(3e4, {"full_mac": 44.0, "idle": 6.0, "hand_over": 46.0,
+                                                "drain_shift": 8.0}, 2.0), SOFTMAX, 4, 1),
+}
+
+
+def test_every_step_gets_its_heads():
+    plan = plan_shards(TINY, 3, seed=1)
+    assert len(plan) == 3 * 3 and len(set(plan)) == len(plan)
+    assert sorted({s for s, _, _ in plan}) == [0, 1, 2]
+    assert plan_shards(TINY, 99) == [(s, l, h) for s in range(3) for l in range(2) for h in range(2)]
+
+
+@pytest.fixture(scope="module")
+def estimate(tmp_path_factory):
+    out = tmp_path_factory.mktemp("estimate")
+    seen = []
+    summary = run_estimate(TINY, "480p", CHIP, "proxy", str(out), per_step=2, samples=300, signs=SIGNS,
+                           workers=2, seed=3, progress=lambda done, total: seen.append((done, total)))
+    return out, summary, seen
+
+
+def test_shards_run_on_two_workers_and_resume(estimate):
+    out, summary, seen = estimate
+    assert seen[0] == (0, 6) and seen[-1] == (6, 6)
+    assert len(list((out / "shards").glob("*.json"))) == 6 == summary["shards"]
+    again = []
+    rerun = run_estimate(TINY, "480p", CHIP, "proxy", str(out), per_step=2, samples=300, signs=SIGNS, workers=2,
+                         seed=3, progress=lambda done, total: again.append((done, total)))
+    assert again == [(6, 6)]                            # nothing left to compute
+    assert json.dumps(rerun, sort_keys=True, default=str) == json.dumps(summary, sort_keys=True, default=str)
+
+
+def test_the_summary_adds_up(estimate):
+    _, s, _ = estimate
+    k, b = s["designs"]["kaleido"], s["designs"]["baseline"]
+    assert s["speedup"] == pytest.approx(b["time_s"] / k["time_s"])
+    lo, hi = s["speedup_interval"]
+    assert lo <= s["speedup"] <= hi
+    for d in (k, b):
+        assert d["time_s"] == pytest.approx(sum(d["time_by_op_s"].values()))
+        assert d["energy_j"] == pytest.approx(sum(d["energy_by_op_j"].values()))
+        assert d["energy_j"] == pytest.approx(sum(d["energy_by_unit_j"].values()))
+    assert b["energy_by_unit_j"]["dispatcher"] == 0 < s["dispatcher_energy_share"] < 1
+    assert s["area_overhead"] > 0
+    reduction = s["qk_operation_reduction"]
+    assert 0 <= reduction["hardware"] <= reduction["oracle"] < 1
