@@ -31,6 +31,9 @@ def register(sub, parser_class) -> None:
                    help=f"the chip: a preset ({', '.join(CHIPS)}) or a JSON file of its fields (default paper)")
     p.add_argument("--sample", type=int, default=2, metavar="HEADS",
                    help="heads computed per denoising step, drawn at random from its layers and heads (default 2)")
+    p.add_argument("--steps", type=int, metavar="K",
+                   help="compute K denoising steps spread from first to last, each standing for its nearest "
+                        "steps (default: every step)")
     p.add_argument("--tile-samples", type=int, default=20000, metavar="N",
                    help="tile groups computed per head (0: every one, exact; default 20000)")
     p.add_argument("--scheduler", metavar="ADDRESS",
@@ -52,6 +55,8 @@ def cmd_estimate(args) -> int:
 
     if args.sample < 1:
         raise UserError(f"--sample {args.sample}: compute at least one head per step")
+    if args.steps is not None and args.steps < 1:
+        raise UserError(f"--steps {args.steps} must be at least 1")
     if args.tile_samples < 0:
         raise UserError(f"--tile-samples {args.tile_samples} must be 0 (every tile group) or more")
     if args.workers is not None and args.workers < 1:
@@ -74,7 +79,7 @@ def cmd_estimate(args) -> int:
     bar = _bar()
     summary = run_estimate(model, args.resolution, chip, args.workload, out, args.sample,
                            args.tile_samples or None, signs, scheduler=args.scheduler, workers=args.workers,
-                           seed=args.seed, clip=args.clip, progress=bar)
+                           seed=args.seed, clip=args.clip, progress=bar, steps=args.steps)
     bar(None, None)
     with atomic_output(os.path.join(out, "summary.json"), ".json") as tmp:
         with open(tmp, "w") as fh:

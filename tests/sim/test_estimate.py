@@ -65,3 +65,12 @@ def test_the_summary_adds_up(estimate):
     assert s["area_overhead"] > 0
     reduction = s["qk_operation_reduction"]
     assert 0 <= reduction["hardware"] <= reduction["oracle"] < 1
+
+
+def test_a_few_steps_stand_for_all():
+    from sim.estimate import computed_steps
+    model = VDiT("wan2.1", 1, 1, 64, 64, 64, 50, 1, 1, False, {"480p": (5, 16, 16)})
+    assert computed_steps(model, None) == list(range(50))
+    assert computed_steps(model, 5) == [0, 12, 24, 37, 49]
+    assert computed_steps(model, 1) == [0]
+    assert {s for s, _, _ in plan_shards(model, 2, steps=5)} == {0, 12, 24, 37, 49}

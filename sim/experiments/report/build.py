@@ -20,7 +20,7 @@ from hw import blocks
 from .. import THRESHOLDS
 from ...simulate import pick_simulator
 from ...workload import DEFAULT_CLIP
-from . import fig7, fig9, fig18, fig19, fig20, fig21, fig23, pv, speed, workloads
+from . import chip, fig7, fig9, fig18, fig19, fig20, fig21, fig23, pv, speed, workloads
 from .common import quantized, sweep, workload_words
 
 __all__ = ["default_sizes", "build_report", "publish", "cmd_report", "register"]
@@ -38,14 +38,16 @@ def default_sizes(seed: int) -> dict:
 
 def build_report(out: Path, seed: int = 1, jobs: int = 2, rtl: bool = True,
                  simulator: str | None = None, sizes: dict | None = None,
-                 workload: str = DEFAULT_CLIP, clips: tuple = tuple(CLIPS), energy: bool = True) -> dict:
+                 workload: str = DEFAULT_CLIP, clips: tuple = tuple(CLIPS), energy: bool = True,
+                 chip_level: bool = True) -> dict:
     """Run every study and write the report; ``sizes`` overrides :func:`default_sizes`.
 
     ``workload`` feeds every figure (``proxy``, a clip, or a video file); the
     workload table sets the proxy beside each of ``clips``, and the noise sweep
     runs on ``workload``, or on the default clip when that is the proxy. With
     ``energy`` (and OpenSTA and a liberty file here) it adds the fmax of every
-    block and the Fig. 18b analog: energy, throughput per area and per watt.
+    block and the Fig. 18b analog: energy, throughput per area and per watt; with
+    ``chip_level`` too, the whole models on the paper's chip (:mod:`.chip`).
     """
     from synth.area import area_table, table_markdown
     from synth.flow import default_liberty
@@ -102,6 +104,8 @@ def build_report(out: Path, seed: int = 1, jobs: int = 2, rtl: bool = True,
         points = [(mid.to_json(), F, P, w) for F, P in THRESHOLDS]
         # The first point synthesizes and measures the blocks; the rest read them from the cache.
         data["fig18"] = [fig18.point(points[0])] + sweep(fig18.point, points[1:], "fig 18 energy", jobs)
+        if chip_level:
+            data["chip"] = chip.run(liberty, workers=jobs)
     data["seconds"] = time.perf_counter() - t0
     for figure in (fig7, fig9, fig19, fig21, fig23):
         figure.plot(out, data)
@@ -110,6 +114,8 @@ def build_report(out: Path, seed: int = 1, jobs: int = 2, rtl: bool = True,
     fig20.plot(out, data["fig20"])
     if "fig18" in data:
         fig18.plot(out, data["fig18"])
+    if "chip" in data:
+        chip.plot(out, data)
     (out / "report.json").write_text(json.dumps(data, indent=2, default=float))
     (out / "report.md").write_text(_markdown(data, table_markdown(data["area"])))
     return data
@@ -140,6 +146,8 @@ def _markdown(d: dict, area_md: str) -> str:
     lines += fig20.markdown(d)
     if "fig18" in d:
         lines += fig18.markdown(d)
+    if "chip" in d:
+        lines += chip.markdown(d)
     return "\n".join(lines + _table2_markdown(d, area_md))
 
 

@@ -72,7 +72,7 @@ def test_report_writes_every_figure(tmp_path, monkeypatch):
              "area": Config(partition=(4, 2, 2), rows=2, cols=2, queue_depth=8, clusters=2,
                             cluster_capacity=4)}
     data = build_report(tmp_path / "r", jobs=2, rtl=False, sizes=sizes, workload="carphone",
-                        clips=("carphone",))
+                        clips=("carphone",), chip_level=False)      # whole models: tests/sim/experiments/report/test_chip.py
     for name in ("fig7_directions", "fig9_reuse_vs_skip", "fig19_ablation", "fig21_array_size",
                  "fig23_thresholds", "noise_sweep", "fig20_block"):
         assert (tmp_path / "r" / f"{name}.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
