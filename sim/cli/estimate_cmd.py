@@ -96,8 +96,9 @@ def cmd_estimate(args) -> int:
     else:
         k = summary["designs"]["kaleido"]
         lo, hi = summary["speedup_interval"]
+        elo, ehi = summary["energy_ratio_interval"]
         print(f"{model.name} {args.resolution}: Kaleido {summary['speedup']:.3f}x the baseline's speed "
-              f"[{lo:.3f}, {hi:.3f}], {summary['energy_ratio']:.3f}x its energy, "
+              f"[{lo:.3f}, {hi:.3f}], {summary['energy_ratio']:.3f}x its energy [{elo:.3f}, {ehi:.3f}], "
               f"{100 * summary['area_overhead']:+.1f} % area; {k['time_s']:.1f} s, {k['energy_j']:.1f} J; "
               f"{out}/summary.json")
     return 0

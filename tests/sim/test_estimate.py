@@ -57,6 +57,9 @@ def test_the_summary_adds_up(estimate):
     assert s["speedup"] == pytest.approx(b["time_s"] / k["time_s"])
     lo, hi = s["speedup_interval"]
     assert lo <= s["speedup"] <= hi
+    lo, hi = s["energy_ratio_interval"]
+    assert lo <= s["energy_ratio"] <= hi
+    assert k["energy_low_j"] <= k["energy_j"] <= k["energy_high_j"]
     for d in (k, b):
         assert d["time_s"] == pytest.approx(sum(d["time_by_op_s"].values()))
         assert d["energy_j"] == pytest.approx(sum(d["energy_by_op_j"].values()))
