@@ -49,6 +49,7 @@ from . import drain
 from .channel_window import window_slots
 from .config import Config
 from .cycle_model import baseline_cycles, lanes_table, scheduler_lead, sub_variants, tail_cycles, variant_parts
+from .dispatchers import dispatcher_of
 from .matcher import match_slots
 from .pe import Mode
 from .scheduler import PARTNER_LANES, cluster_tables
@@ -182,12 +183,6 @@ def _issued(dispatcher: str, mode: Mode, chans: np.ndarray, lanes: np.ndarray, c
                      for t in range(len(lanes))], np.int64)
 
 
-def _dispatcher(cfg: Config, matcher: bool) -> str:
-    if not matcher:
-        return "in-order"
-    return "channel-window" if cfg.issue_window else "matcher"
-
-
 class _TableSet:
     """The tile groups of one pair of table lists (natural order, or clustered),
     their strata, and what has been computed of them."""
@@ -303,7 +298,7 @@ def estimate_cycles(q: np.ndarray, k: np.ndarray, cfg: Config, samples: int | No
     used = {}
     for v in subs:
         sch, mat = variant_parts(v)
-        used.setdefault(sch, set()).add(_dispatcher(cfg, mat))
+        used.setdefault(sch, set()).add(dispatcher_of(cfg, mat))
     sets = {sch: _TableSet(sets[sch], cfg, tuple(sorted(used[sch])), samples, bins, rng) for sch in used}
     total = sum(s.sampled for s in sets.values())
     done = [0]
@@ -319,7 +314,7 @@ def estimate_cycles(q: np.ndarray, k: np.ndarray, cfg: Config, samples: int | No
     options = {}
     for v in subs:
         sch, mat = variant_parts(v)
-        d = _dispatcher(cfg, mat)
+        d = dispatcher_of(cfg, mat)
         ts = sets[sch]
         if ts.census and not ts.summable:
             slots = _census_slots(values[sch], d, cfg)
