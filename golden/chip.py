@@ -241,8 +241,7 @@ class HeadWork:
 def baseline_head(tokens: int, head_dim: int, rows: int, cols: int) -> HeadWork:
     """The baseline array's head: dense ``R x C`` token tiles, every channel a slot."""
     tiles = -(-tokens // rows) * -(-tokens // cols)
-    slots = drain.drain_slots([head_dim] * tiles, rows) if head_dim < drain.drain_spacing(rows) else \
-        tiles * head_dim + 1
+    slots = drain.uniform_slots(tiles, head_dim, rows)
     macs = tokens * tokens * head_dim
     return HeadWork(slots, slots, slots, macs, 0, tiles, dense_macs=macs, oracle_macs=macs)
 
@@ -421,7 +420,7 @@ def chip_area(sign: SignOff, chip: Chip) -> dict:
 def kaleido_head(q, k, cfg, samples: int | None = None, seed: int = 0) -> HeadWork:
     """One head's ``Q K^T`` on Kaleido's array (``cfg``'s PE and dispatcher), from
     the fast cycle model: exact with ``samples=None``, else estimated."""
-    from .cycle_model import baseline_tile_slots, scheduler_busy, tail_cycles, variant_parts
+    from .cycle_model import baseline_cycles, scheduler_busy, tail_cycles, variant_parts
     from .fast_cycles import estimate_cycles
     from .opcount import oracle_macs
     from .reuse import pair_reuse
@@ -429,7 +428,7 @@ def kaleido_head(q, k, cfg, samples: int | None = None, seed: int = 0) -> HeadWo
     est = estimate_cycles(q, k, cfg, samples=samples, seed=seed)
     off = tail_cycles(cfg) + est.lead_cycles
     if est.schedule == "dense":
-        passes, sch, mat = len(baseline_tile_slots(q.shape[0], k.shape[0], cfg)), False, False
+        passes, sch, mat = baseline_cycles(q.shape[0], k.shape[0], cfg).tiles, False, False
     else:
         (sch, mat), passes = variant_parts(est.ran_as), 4 * est.tiles
     n, d = q.shape

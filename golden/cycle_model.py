@@ -239,7 +239,7 @@ def kaleido_products(qt, kt, cfg: Config) -> dict:
 def dense_products(n_q: int, n_k: int, cfg: Config) -> dict:
     """Products of the dense schedule (the baseline's, and Kaleido's fallback)."""
     return {"full_products": n_q * n_k * cfg.head_dim, "nibble_products": 0,
-            "tiles": len(baseline_tile_slots(n_q, n_k, cfg)), "passes": 1}
+            "tiles": baseline_cycles(n_q, n_k, cfg).tiles, "passes": 1}
 
 
 def executed_products(q: np.ndarray, k: np.ndarray, cfg: Config, report: "CycleReport",
@@ -326,9 +326,9 @@ def baseline_tile_slots(n_q: int, n_k: int, cfg: Config) -> np.ndarray:
 
 def baseline_cycles(n_q: int, n_k: int, cfg: Config) -> CycleReport:
     """Cycles and lane work of the baseline engine: dense tiles of R x C tokens."""
-    passes = baseline_tile_slots(n_q, n_k, cfg)
-    cycles = engine_cycles(passes, cfg)
-    return CycleReport("baseline", cycles, cycles - tail_cycles(cfg), len(passes),
+    tiles = -(-n_q // cfg.rows) * -(-n_k // cfg.cols)
+    cycles = drain.uniform_slots(tiles, cfg.head_dim, cfg.rows) + tail_cycles(cfg)
+    return CycleReport("baseline", cycles, cycles - tail_cycles(cfg), tiles,
                        2 * cfg.head_dim * n_q * n_k, cfg.rows * cfg.cols, "pe", cycles, 0, "dense", cycles,
                        "dense")
 

@@ -24,7 +24,7 @@ from collections.abc import Iterable
 
 import numpy as np
 
-__all__ = ["drain_spacing", "tail_cycles", "drain_slots", "group_waits"]
+__all__ = ["drain_spacing", "tail_cycles", "drain_slots", "uniform_slots", "group_waits"]
 
 
 def drain_spacing(rows: int) -> int:
@@ -67,6 +67,16 @@ def drain_slots(lengths: Iterable[int], rows: int) -> int:
     while n - last[n & 1] < spacing:
         n += 1
     return n + 1
+
+
+def uniform_slots(count: int, length: int, rows: int) -> int:
+    """:func:`drain_slots` of ``count`` passes of ``length`` slots each, without
+    listing them (a dense 720p head has about a billion tiles)."""
+    if count < 0:
+        raise ValueError(f"a negative pass count: {count}")
+    if max(length, 1) >= drain_spacing(rows) or count == 0:
+        return count * max(length, 1) + 1
+    return drain_slots([length] * count, rows)
 
 
 def group_waits(lengths, rows: int) -> np.ndarray:

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from golden.drain import drain_slots, drain_spacing, group_waits
+from golden.drain import drain_slots, drain_spacing, group_waits, uniform_slots
 
 
 def chain_collides(drains: list[int], rows: int) -> bool:
@@ -79,3 +79,12 @@ def test_a_head_is_the_sum_of_its_tile_groups(rows, rng):
         groups[:, 0] = rng.integers(drain_spacing(rows), 3 * rows + 1, len(groups))
         total = int(np.maximum(groups, 1).sum() + group_waits(groups, rows).sum()) + 1
         assert total == drain_slots(groups.ravel(), rows) == issued_drains(groups.ravel().tolist(), rows)[1]
+
+
+@pytest.mark.parametrize("rows", [1, 2, 4, 8])
+def test_uniform_passes_need_no_list(rows):
+    # A billion dense tiles are counted, not listed; short ones still wait for their parity.
+    for length in (0, 1, 3, 2 * rows - 1, 2 * rows, 5 * rows):
+        for count in (0, 1, 2, 7):
+            assert uniform_slots(count, length, rows) == drain_slots([length] * count, rows)
+    assert uniform_slots(10 ** 9, 128, rows) == 128 * 10 ** 9 + 1
