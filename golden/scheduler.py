@@ -114,8 +114,8 @@ def weight_ranks(weights: list[int]) -> list[int]:
 
     The hardware counts, for each entry, the heavier entries and the equal ones
     queued before it; that count is the entry's place in a stable sort by
-    descending weight, which is how it is computed here (a 480p head has 50,000
-    entries per operand)."""
+    descending weight, which is how it is computed here (a 480p head streams
+    50,000 entries per operand through it)."""
     order = np.argsort(-np.asarray(weights, np.int64), kind="stable")
     ranks = np.empty(len(weights), np.int64)
     ranks[order] = np.arange(len(weights))

@@ -30,9 +30,9 @@ from functools import lru_cache
 
 import numpy as np
 
-__all__ = ["row_cycles", "FRAC_BITS", "MULT_BITS", "SHIFT_MAX", "P_MAX", "MAX_ROW", "MAX_LEVELS_PER_STAGE", "SUM_FAN_IN",
+__all__ = ["FRAC_BITS", "MULT_BITS", "SHIFT_MAX", "P_MAX", "MAX_ROW", "MAX_LEVELS_PER_STAGE", "SUM_FAN_IN",
            "max_stages", "sum_stages", "pipe_stages", "SoftmaxSpec", "softmax_spec", "softmax_scale",
-           "exp_table", "softmax_codes", "softmax_float_codes", "softmax_cycles"]
+           "exp_table", "softmax_codes", "softmax_float_codes", "softmax_cycles", "row_cycles"]
 
 #: Fraction bits of the base-2 exponent ``t``; the exponent table has ``2**FRAC_BITS`` entries.
 FRAC_BITS = 8

@@ -56,3 +56,12 @@ def test_weight_rule_sorts_each_batch_by_work(rng):
         start += n
     # No pivot cycles: the first rank appears as the first batch is full.
     assert want[0].cycle == 8 and want[8].cycle == 8 + 8 + 8
+
+
+def test_a_rank_counts_the_heavier_and_the_equal_queued_before(rng):
+    # The hardware's rule, counted entry by entry, against the sort that computes it.
+    from golden.scheduler import weight_ranks
+    for _ in range(50):
+        w = rng.integers(0, 6, int(rng.integers(1, 40))).tolist()
+        counted = [sum(v > x for v in w) + sum(v == x for v in w[:i]) for i, x in enumerate(w)]
+        assert weight_ranks(w) == counted
