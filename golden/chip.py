@@ -89,6 +89,10 @@ class Chip:
         DDR channels.
     dram_mtps : float
         Their transfer rate (MT/s).
+    gate_idle_arrays : bool
+        Whether the chip gates the arrays' clock while they have no slot to
+        issue (softmax, waits on DRAM): their PEs then cost leakage alone. Off
+        in the paper's chip; a what-if, with no gate's own cost counted.
     """
 
     name: str = "paper"
@@ -104,8 +108,11 @@ class Chip:
     acc_buffer_mib: float = 32.0
     dram_channels: int = 16
     dram_mtps: float = 6400.0
+    gate_idle_arrays: bool = False
 
     def __post_init__(self):
+        if not isinstance(self.gate_idle_arrays, bool):
+            raise ChipError(f"chip gate_idle_arrays must be true or false, got {self.gate_idle_arrays!r}")
         for f in ("arrays", "rows", "cols", "softmax_lanes", "dram_channels"):
             if not isinstance(getattr(self, f), int) or getattr(self, f) < 1:
                 raise ChipError(f"chip {f} must be a positive integer, got {getattr(self, f)!r}")
@@ -349,6 +356,7 @@ def layer_cost(model: VDiT, tokens: int, head: HeadWork, sign: SignOff, chip: Ch
     e_load = sign.energy(sign.pe, "hand_over", chip) - e_full
     e_hop = sign.energy(sign.pe, "drain_shift", chip) - e_idle
     hops_per_pass = chip.cols * chip.rows * (chip.rows + 1) // 2
+    tail = drain.tail_cycles(chip.rows, chip.cols)
     sram_pj, dram_pj = sram_pj_per_byte(chip.node), DRAM_PJ_PER_BIT
     out, total_time, low_time, high_time = {}, 0.0, 0.0, 0.0
     for name, op in ops.items():
@@ -358,7 +366,9 @@ def layer_cost(model: VDiT, tokens: int, head: HeadWork, sign: SignOff, chip: Ch
         time_s, compute_s = seconds(op.slots)
         lo, hi = seconds(op.interval[0])[0], seconds(op.interval[1])[0]
         cycles = time_s * f
-        pe_pj = (cycles * chip.pes * e_idle + op.full * (e_full - e_idle) + op.nibble * (e_nib - e_idle)
+        # The arrays' clock runs for the whole operation, or, gated, while they issue slots.
+        clocked = (op.slots / chip.arrays + (tail if op.slots else 0)) if chip.gate_idle_arrays else cycles
+        pe_pj = (clocked * chip.pes * e_idle + op.full * (e_full - e_idle) + op.nibble * (e_nib - e_idle)
                  + op.tiles * chip.rows * chip.cols * e_load + op.tiles * hops_per_pass * e_hop)
         out[name] = {"time_s": time_s, "time_interval_s": [lo, hi], "compute_s": compute_s,
                      "memory_s": op.dram_bytes / chip.dram_bytes_per_s, "cycles": cycles,

@@ -107,3 +107,17 @@ def test_sign_off_figures_are_brought_to_the_chips_node():
     assert PLAIN.energy(PE, "nibble_mac", chip) == 30.0
     assert np.isclose(replace(PLAIN, pe=Unit(1.0, {"full_mac": 7.0, "idle": 1.0}, 0.0)).energy(
         Unit(1.0, {"full_mac": 7.0, "idle": 1.0}, 0.0), "nibble_mac", chip), 7.0)     # no nibble: a full product
+
+
+def test_gated_arrays_spend_nothing_while_softmax_runs():
+    chip = Chip(arrays=4, softmax_lanes=8)
+    head = baseline_head(TINY.tokens("480p"), TINY.head_dim, chip.rows, chip.cols)
+    free = layer_cost(TINY, TINY.tokens("480p"), head, PLAIN, chip, "baseline", 50)
+    gated = layer_cost(TINY, TINY.tokens("480p"), head, PLAIN, replace(chip, gate_idle_arrays=True), "baseline", 50)
+    assert gated["time_s"] == free["time_s"]
+    assert gated["ops"]["softmax"]["energy_j"]["pe_arrays"] == 0 < free["ops"]["softmax"]["energy_j"]["pe_arrays"]
+    # While the arrays issue slots, gating changes nothing but the drain's tail.
+    qk_free, qk_gated = free["ops"]["qk"]["energy_j"]["pe_arrays"], gated["ops"]["qk"]["energy_j"]["pe_arrays"]
+    assert qk_gated == pytest.approx(qk_free, rel=1e-3)
+    with pytest.raises(ChipError, match="true or false"):
+        Chip(gate_idle_arrays="yes")
