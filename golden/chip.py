@@ -49,6 +49,7 @@ import json
 from dataclasses import asdict, dataclass, fields, replace
 
 from . import drain
+from .energy import workload_energy
 from .memories import DRAM_PJ_PER_BIT, dram_gbps, sram_mm2_per_mib, sram_pj_per_byte
 from .node_scaling import scale_area, scale_energy, scale_power
 from .vdits import VDiT
@@ -350,12 +351,9 @@ def layer_cost(model: VDiT, tokens: int, head: HeadWork, sign: SignOff, chip: Ch
     ``energy_j`` split by unit; and the layer's totals."""
     f = chip.clock_mhz * 1e6
     ops = _ops(model, tokens, head, sign, chip, design, softmax_row_cycles)
-    e_full = sign.energy(sign.pe, "full_mac", chip)
-    e_nib = sign.energy(sign.pe, "nibble_mac", chip)
-    e_idle = sign.energy(sign.pe, "idle", chip)
-    e_load = sign.energy(sign.pe, "hand_over", chip) - e_full
-    e_hop = sign.energy(sign.pe, "drain_shift", chip) - e_idle
-    hops_per_pass = chip.cols * chip.rows * (chip.rows + 1) // 2
+    # The PE's actions at the chip's node, counted as golden.energy counts them.
+    pe_actions = {a: sign.energy(sign.pe, a, chip) for a in ("full_mac", "nibble_mac", "idle", "hand_over",
+                                                            "drain_shift")}
     tail = drain.tail_cycles(chip.rows, chip.cols)
     sram_pj, dram_pj = sram_pj_per_byte(chip.node), DRAM_PJ_PER_BIT
     out, total_time, low_time, high_time = {}, 0.0, 0.0, 0.0
@@ -368,8 +366,9 @@ def layer_cost(model: VDiT, tokens: int, head: HeadWork, sign: SignOff, chip: Ch
         cycles = time_s * f
         # The arrays' clock runs for the whole operation, or, gated, while they issue slots.
         clocked = (op.slots / chip.arrays + (tail if op.slots else 0)) if chip.gate_idle_arrays else cycles
-        pe_pj = (clocked * chip.pes * e_idle + op.full * (e_full - e_idle) + op.nibble * (e_nib - e_idle)
-                 + op.tiles * chip.rows * chip.cols * e_load + op.tiles * hops_per_pass * e_hop)
+        # Every array's PE-cycles, products and passes (leakage is the chip's, below).
+        pe_pj = workload_energy(clocked * chip.arrays, chip.rows, chip.cols, op.full, op.nibble, op.tiles,
+                                pe_actions, 0.0, chip.clock_mhz)["energy_pj"]
         out[name] = {"time_s": time_s, "time_interval_s": [lo, hi], "compute_s": compute_s,
                      "memory_s": op.dram_bytes / chip.dram_bytes_per_s, "cycles": cycles,
                      "sram_bytes": op.sram_bytes, "dram_bytes": op.dram_bytes,
