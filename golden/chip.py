@@ -275,8 +275,7 @@ class _Op:
     interval: tuple = (0.0, 0.0)    # slots' interval
 
 
-def _ops(model: VDiT, tokens: int, head: HeadWork, sign: SignOff, chip: Chip, design: str,
-         softmax_row_cycles: int) -> dict:
+def _ops(model: VDiT, tokens: int, head: HeadWork, sign: SignOff, chip: Chip, softmax_row_cycles: int) -> dict:
     h, d, hidden = model.heads, model.head_dim, model.hidden
     text = model.text_tokens if model.joint_text else 0
     n_all = tokens + text
@@ -344,13 +343,13 @@ def _ops(model: VDiT, tokens: int, head: HeadWork, sign: SignOff, chip: Chip, de
     return ops
 
 
-def layer_cost(model: VDiT, tokens: int, head: HeadWork, sign: SignOff, chip: Chip, design: str,
+def layer_cost(model: VDiT, tokens: int, head: HeadWork, sign: SignOff, chip: Chip,
                softmax_row_cycles: int) -> dict:
-    """One layer's forward pass on ``chip``: per operation ``time_s`` (with the
+    """One layer's forward pass on ``chip`` by the design ``sign`` describes: per operation ``time_s`` (with the
     interval the head's estimate carries), ``compute_s``, ``memory_s``,
     ``energy_j`` split by unit; and the layer's totals."""
     f = chip.clock_mhz * 1e6
-    ops = _ops(model, tokens, head, sign, chip, design, softmax_row_cycles)
+    ops = _ops(model, tokens, head, sign, chip, softmax_row_cycles)
     # The PE's actions at the chip's node, counted as golden.energy counts them.
     pe_actions = {a: sign.energy(sign.pe, a, chip) for a in ("full_mac", "nibble_mac", "idle", "hand_over",
                                                             "drain_shift")}

@@ -171,12 +171,12 @@ def summarize(model: VDiT, resolution: str, chip: Chip, cfg: Config, results: li
                  "energy_by_op_j": dict.fromkeys(OPS, 0.0), "energy_by_unit_j": {}}
         for step in range(model.steps):
             head = heads[stands_for[step]] if design == "kaleido" else base_head
-            layer = layer_cost(model, tokens, head, sign, chip, design, per_row)
+            layer = layer_cost(model, tokens, head, sign, chip, per_row)
             # The energy interval: the layer again at the ends of the slots' interval
             # (the products held at their estimates).
             for end, key in (("slots_low", "energy_low_j"), ("slots_high", "energy_high_j")):
                 at = replace(head, slots=getattr(head, end))
-                total[key] += repeat * layer_cost(model, tokens, at, sign, chip, design, per_row)["energy_j"]
+                total[key] += repeat * layer_cost(model, tokens, at, sign, chip, per_row)["energy_j"]
             total["time_s"] += repeat * layer["time_s"]
             total["time_low_s"] += repeat * layer["time_interval_s"][0]
             total["time_high_s"] += repeat * layer["time_interval_s"][1]

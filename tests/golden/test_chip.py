@@ -61,7 +61,7 @@ def test_a_head_is_what_the_cycle_model_says():
 def test_a_layer_adds_up():
     chip = Chip(arrays=4, softmax_lanes=8)
     head = baseline_head(TINY.tokens("480p"), TINY.head_dim, chip.rows, chip.cols)
-    layer = layer_cost(TINY, TINY.tokens("480p"), head, PLAIN, chip, "baseline", softmax_row_cycles=50)
+    layer = layer_cost(TINY, TINY.tokens("480p"), head, PLAIN, chip, softmax_row_cycles=50)
     assert layer["time_s"] == pytest.approx(sum(o["time_s"] for o in layer["ops"].values()))
     assert layer["energy_j"] == pytest.approx(sum(layer["energy_by_unit_j"].values()))
     for op in layer["ops"].values():
@@ -79,8 +79,8 @@ def test_a_layer_adds_up():
 def test_faster_memory_never_slows_a_layer():
     chip = Chip(arrays=4, softmax_lanes=8, dram_channels=1, dram_mtps=10.0)     # starved of DRAM
     head = baseline_head(TINY.tokens("480p"), TINY.head_dim, chip.rows, chip.cols)
-    slow = layer_cost(TINY, TINY.tokens("480p"), head, PLAIN, chip, "baseline", 50)
-    fast = layer_cost(TINY, TINY.tokens("480p"), head, PLAIN, replace(chip, dram_channels=64), "baseline", 50)
+    slow = layer_cost(TINY, TINY.tokens("480p"), head, PLAIN, chip, 50)
+    fast = layer_cost(TINY, TINY.tokens("480p"), head, PLAIN, replace(chip, dram_channels=64), 50)
     assert fast["time_s"] < slow["time_s"]
     assert all(fast["ops"][o]["time_s"] <= slow["ops"][o]["time_s"] for o in fast["ops"])
 
@@ -89,8 +89,8 @@ def test_the_dispatcher_costs_energy_and_area_only_where_it_exists():
     chip = Chip(arrays=8, softmax_lanes=8)
     kaleido = replace(PLAIN, scheduler=UNIT, matcher=UNIT, clusters=4, port_bytes=2)
     head = baseline_head(TINY.tokens("480p"), TINY.head_dim, chip.rows, chip.cols)
-    a = layer_cost(TINY, TINY.tokens("480p"), head, PLAIN, chip, "baseline", 50)
-    b = layer_cost(TINY, TINY.tokens("480p"), head, kaleido, chip, "kaleido", 50)
+    a = layer_cost(TINY, TINY.tokens("480p"), head, PLAIN, chip, 50)
+    b = layer_cost(TINY, TINY.tokens("480p"), head, kaleido, chip, 50)
     assert a["energy_by_unit_j"]["dispatcher"] == 0 < b["energy_by_unit_j"]["dispatcher"]
     area = chip_area(kaleido, chip)
     assert area["dispatcher"] == pytest.approx((8 + 2) * 2000e-6)
@@ -112,8 +112,8 @@ def test_sign_off_figures_are_brought_to_the_chips_node():
 def test_gated_arrays_spend_nothing_while_softmax_runs():
     chip = Chip(arrays=4, softmax_lanes=8)
     head = baseline_head(TINY.tokens("480p"), TINY.head_dim, chip.rows, chip.cols)
-    free = layer_cost(TINY, TINY.tokens("480p"), head, PLAIN, chip, "baseline", 50)
-    gated = layer_cost(TINY, TINY.tokens("480p"), head, PLAIN, replace(chip, gate_idle_arrays=True), "baseline", 50)
+    free = layer_cost(TINY, TINY.tokens("480p"), head, PLAIN, chip, 50)
+    gated = layer_cost(TINY, TINY.tokens("480p"), head, PLAIN, replace(chip, gate_idle_arrays=True), 50)
     assert gated["time_s"] == free["time_s"]
     assert gated["ops"]["softmax"]["energy_j"]["pe_arrays"] == 0 < free["ops"]["softmax"]["energy_j"]["pe_arrays"]
     # While the arrays issue slots, gating changes nothing but the drain's tail.
