@@ -387,7 +387,8 @@ def layer_cost(model: VDiT, tokens: int, head: HeadWork, sign: SignOff, chip: Ch
         disp = 0.0
         if sign.matcher is not None:
             m_idle = sign.energy(sign.matcher, "idle", chip)
-            disp += chip.arrays * o["cycles"] * m_idle + op.matcher_busy * (sign.energy(sign.matcher, "busy", chip) - m_idle)
+            m_busy = sign.energy(sign.matcher, "busy", chip)
+            disp += chip.arrays * o["cycles"] * m_idle + op.matcher_busy * (m_busy - m_idle)
         if sign.scheduler is not None:
             s_idle = sign.energy(sign.scheduler, "idle", chip)
             schedulers = -(-chip.arrays // sign.clusters)

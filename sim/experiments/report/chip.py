@@ -14,8 +14,8 @@ from golden.vdits import VDITS, vdit
 
 from .common import pyplot, save
 
-__all__ = ["fig22_grid", "brief", "QUICK", "PAPER_FIG18", "PAPER_FIG22", "PAPER_CLAIMS", "ARRAY_SIDES", "BUFFERS_MB", "run", "plot",
-           "markdown"]
+__all__ = ["QUICK", "PAPER_FIG18", "PAPER_FIG22", "PAPER_CLAIMS", "ARRAY_SIDES", "BUFFERS_MB", "run", "brief",
+           "fig22_grid", "plot", "markdown"]
 
 #: The report's quick estimate: 3 denoising steps (first, middle, last) of 1 head
 #: each, 3,000 tile groups a head, the real clip. ``make report`` says so beside
