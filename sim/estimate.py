@@ -122,8 +122,13 @@ def signoffs(cfg: Config, liberty: str) -> dict[str, SignOff]:
     # (a 32,760-token row would synthesize and simulate a new unit each time).
     softmax = unit("softmax", cfg.with_(grid=SOFTMAX_REFERENCE_GRID, max_channels=None, acc_bits=None,
                                         pe_acc_bits=None))
-    kaleido = SignOff(node, unit("pe"), softmax, cfg.vector_lanes, port_bytes=2,
-                      scheduler=unit("scheduler"), matcher=unit("matcher"), clusters=cfg.clusters)
+    # The variant's dispatcher parts; the channel window takes the matcher's place, with its own PE.
+    has_scheduler, has_matcher = cfg.dispatch.parts
+    window = bool(cfg.issue_window) and has_matcher
+    kaleido = SignOff(node, unit("window-pe" if window else "pe"), softmax, cfg.vector_lanes, port_bytes=2,
+                      scheduler=unit("scheduler") if has_scheduler else None,
+                      matcher=unit("channel-window" if window else "matcher") if has_matcher else None,
+                      clusters=cfg.clusters)
     baseline = SignOff(node, unit("baseline-pe"), softmax, cfg.vector_lanes, port_bytes=1)
     return {"kaleido": kaleido, "baseline": baseline}
 
@@ -196,6 +201,7 @@ def summarize(model: VDiT, resolution: str, chip: Chip, cfg: Config, results: li
     # The energy interval: the QK energy scales with its slots; the rest is fixed.
     return {
         "model": model.name, "resolution": resolution, "tokens": tokens, "grid": list(cfg.grid),
+        "config": json.loads(cfg.to_json()),
         "chip": asdict(chip), "confidence": confidence, "designs": out,
         "speedup": b["time_s"] / k["time_s"],
         "speedup_interval": [b["time_s"] / k["time_high_s"], b["time_s"] / k["time_low_s"]],

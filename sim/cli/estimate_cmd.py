@@ -8,8 +8,15 @@ import os
 import sys
 
 from .common import UserError, atomic_output, check_output_dir, json_safe, print_json
+from .options import add_knobs, design_knobs, given, refuse_unused
 
 __all__ = ["register"]
+
+
+#: The design knobs an estimate takes, for Kaleido's heads and sign-off (the
+#: array's rows and columns come from the chip, the clock from the chip too).
+DESIGN_KNOBS = ("variant", "accumulators", "lookahead", "issue_window", "cluster_rule", "pe_stages", "full_bits",
+                "partial_bits")
 
 
 def register(sub, parser_class) -> None:
@@ -40,6 +47,7 @@ def register(sub, parser_class) -> None:
                    help="a Dask scheduler to run the shards on (default: a local cluster of this machine's cores)")
     p.add_argument("--workers", type=int, metavar="N", help="workers of the local cluster (default: one per core)")
     p.add_argument("--seed", type=int, default=0, help="seed of the heads' draw (default 0)")
+    add_knobs(p, *DESIGN_KNOBS, notes={"variant": "Kaleido's dispatcher; the baseline has none"})
     p.add_argument("--json", action="store_true", help="print the summary as JSON on stdout")
     p.add_argument("--out", required=True, metavar="DIR",
                    help="output folder: summary.json, estimate.png and shards/ (kept, so a rerun resumes)")
@@ -48,6 +56,7 @@ def register(sub, parser_class) -> None:
 
 def cmd_estimate(args) -> int:
     from golden.chip import ChipError, chip_from
+    from golden.config import KNOBS, Part
     from golden.vdits import VDiTError, vdit
     from synth.flow import default_liberty
 
@@ -61,6 +70,13 @@ def cmd_estimate(args) -> int:
         raise UserError(f"--tile-samples {args.tile_samples} must be 0 (every tile group) or more")
     if args.workers is not None and args.workers < 1:
         raise UserError(f"--workers {args.workers} must be at least 1")
+    knobs = given(args)
+    variant = knobs.get("variant", KNOBS["variant"].default)
+    if args.lookahead is not None and args.issue_window:
+        raise UserError(f"--lookahead sets the matcher: --issue-window {args.issue_window} puts the channel window "
+                        "in its place")
+    refuse_unused(args, design_knobs("kaleido", variant, knobs.get("issue_window", 0)) & set(DESIGN_KNOBS),
+                  f"--variant {variant}", having={Part.SCHEDULER: "pe-sh and full", Part.MATCHER: "pe-m and full"})
     out = check_output_dir(args.out)
     try:
         chip = chip_from(args.chip)
@@ -68,7 +84,7 @@ def cmd_estimate(args) -> int:
         model.grid(args.resolution)
     except (ChipError, VDiTError) as exc:
         raise UserError(str(exc)) from None
-    cfg = shard_config(model, args.resolution, chip)
+    cfg = shard_config(model, args.resolution, chip, **knobs)
     liberty = default_liberty()
     if liberty is None:
         raise UserError("no liberty file for the sign-off figures (make setup fetches OSU018)")
@@ -79,7 +95,7 @@ def cmd_estimate(args) -> int:
     bar = _bar()
     summary = run_estimate(model, args.resolution, chip, args.workload, out, args.sample,
                            args.tile_samples or None, signs, scheduler=args.scheduler, workers=args.workers,
-                           seed=args.seed, clip=args.clip, progress=bar, steps=args.steps)
+                           seed=args.seed, clip=args.clip, progress=bar, steps=args.steps, **knobs)
     bar(None, None)
     summary["clock"] = _clock_at_node(cfg, chip, liberty)
     if not summary["clock"]["met"]:

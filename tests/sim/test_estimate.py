@@ -77,3 +77,13 @@ def test_a_few_steps_stand_for_all():
     assert computed_steps(model, 5) == [0, 12, 24, 37, 49]
     assert computed_steps(model, 1) == [0]
     assert {s for s, _, _ in plan_shards(model, 2, steps=5)} == {0, 12, 24, 37, 49}
+
+
+def test_the_design_knobs_reach_the_heads(tmp_path):
+    # The exact PE (4 accumulators) on the same heads: its own shards, its own config in the summary.
+    s = run_estimate(TINY, "480p", CHIP, "proxy", str(tmp_path), per_step=1, samples=None, signs=SIGNS, workers=2,
+                     steps=1, accumulators=4, variant="pe-m")
+    assert s["config"]["pe"]["accumulators"] == 4 and s["config"]["dispatch"]["variant"] == "pe-m"
+    assert all("-None-" in p.name for p in (tmp_path / "shards").glob("*.json"))
+    exact = s["qk_operation_reduction"]
+    assert exact["hardware"] <= exact["oracle"] + 1e-12

@@ -14,6 +14,10 @@ KALEIDO = [sys.executable, "-m", "sim", "estimate"]
     (["--model", "wan2.1", "--chip", "nowhere.json"], "neither a preset"),
     (["--model", "wan2.1", "--sample", "0"], "at least one head"),
     (["--model", "wan2.1", "--tile-samples", "-1"], "--tile-samples -1"),
+    (["--model", "wan2.1", "--variant", "pe-sh", "--lookahead", "3"], "--variant pe-sh has none"),
+    (["--model", "wan2.1", "--variant", "pe", "--cluster-rule", "pivots"], "--cluster-rule sets the scheduler"),
+    (["--model", "wan2.1", "--issue-window", "4", "--lookahead", "3"], "channel window in its place"),
+    (["--model", "wan2.1", "--accumulators", "5"], "invalid choice: 5"),
 ])
 def test_bad_input_is_one_line(tmp_path, args, message):
     out = tmp_path / "out"
