@@ -49,9 +49,13 @@ import json
 from dataclasses import asdict, dataclass, fields, replace
 
 from . import drain
+from .cycle_model import baseline_cycles, scheduler_busy, tail_cycles, variant_parts
 from .energy import workload_energy
+from .fast_cycles import estimate_cycles
 from .memories import DRAM_PJ_PER_BIT, dram_gbps, sram_mm2_per_mib, sram_pj_per_byte
-from .node_scaling import scale_area, scale_energy, scale_power
+from .node_scaling import node_key, scale_area, scale_energy, scale_power
+from .opcount import oracle_macs
+from .reuse import pair_reuse
 from .vdits import VDiT
 
 __all__ = ["Chip", "CHIPS", "ChipError", "chip_from", "SignOff", "Unit", "HeadWork", "baseline_head",
@@ -120,7 +124,6 @@ class Chip:
         for f in ("clock_mhz", "vdd", "global_buffer_mib", "acc_buffer_mib", "dram_mtps"):
             if not getattr(self, f) > 0:
                 raise ChipError(f"chip {f} must be positive, got {getattr(self, f)!r}")
-        from .node_scaling import node_key
         try:
             node_key(self.node_nm, self.flavour)
         except ValueError as exc:
@@ -429,11 +432,6 @@ def chip_area(sign: SignOff, chip: Chip) -> dict:
 def kaleido_head(q, k, cfg, samples: int | None = None, seed: int = 0) -> HeadWork:
     """One head's ``Q K^T`` on Kaleido's array (``cfg``'s PE and dispatcher), from
     the fast cycle model: exact with ``samples=None``, else estimated."""
-    from .cycle_model import baseline_cycles, scheduler_busy, tail_cycles, variant_parts
-    from .fast_cycles import estimate_cycles
-    from .opcount import oracle_macs
-    from .reuse import pair_reuse
-
     est = estimate_cycles(q, k, cfg, samples=samples, seed=seed)
     off = tail_cycles(cfg) + est.lead_cycles
     if est.schedule == "dense":

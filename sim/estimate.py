@@ -22,6 +22,7 @@ every worker needs this project installed (``pip install -e .``).
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import os
@@ -269,5 +270,5 @@ def run_estimate(model: VDiT, resolution: str, chip: Chip, workload: str, out_di
 
 
 def hash_config(cfg: Config) -> str:
-    import hashlib
+    """A short name of a design point, for its shards' file names."""
     return hashlib.sha256(cfg.to_json().encode()).hexdigest()[:12]

@@ -43,14 +43,20 @@ PAPER_CLAIMS = {"area_overhead": 0.079, "dispatcher_energy_share": 0.001, "hardw
                 "oracle_reduction": 0.85}
 
 
-def _estimate(model: str, resolution: str, signs_of, workers: int) -> dict:
+def _estimate(model: str, resolution: str, signs_of, workers: int):
+    """The quick estimate's summary, with what re-pricing it needs: its heads, design point and sign-off."""
+    import json
+
     from ...estimate import run_estimate, shard_config
 
     m, chip = vdit(model), CHIPS["paper"]
-    signs = signs_of(shard_config(m, resolution, chip))
+    cfg = shard_config(m, resolution, chip)
+    signs = signs_of(cfg)
     with tempfile.TemporaryDirectory() as tmp:
-        return run_estimate(m, resolution, chip, QUICK["workload"], tmp, QUICK["per_step"], QUICK["tile_samples"],
-                            signs, workers=workers, steps=QUICK["steps"])
+        summary = run_estimate(m, resolution, chip, QUICK["workload"], tmp, QUICK["per_step"], QUICK["tile_samples"],
+                               signs, workers=workers, steps=QUICK["steps"])
+        results = [json.loads(p.read_text()) for p in sorted((Path(tmp) / "shards").glob("*.json"))]
+    return summary, (m, cfg, results, signs)
 
 
 def run(liberty: str, workers: int = 2) -> dict:
@@ -68,12 +74,15 @@ def run(liberty: str, workers: int = 2) -> dict:
         return cache[key]
 
     out = {"quick": QUICK, "models": {}, "resolutions": {}}
+    heads = {}
     for name in VDITS:
-        out["models"][name] = brief(_estimate(name, "480p", signs_of, workers))
+        summary, heads[name] = _estimate(name, "480p", signs_of, workers)
+        out["models"][name] = brief(summary)
     for name in ("wan2.1", "hunyuanvideo"):
         out["resolutions"][name] = {"480p": out["models"][name],
-                                    "720p": brief(_estimate(name, "720p", signs_of, workers))}
-    out["fig22"] = _fig22(signs_of, workers)
+                                    "720p": brief(_estimate(name, "720p", signs_of, workers)[0])}
+    m, cfg, results, signs = heads["wan2.1"]
+    out["fig22"] = fig22_grid(m, "480p", cfg, results, signs, CHIPS["paper"])
     return out
 
 
@@ -86,21 +95,6 @@ def brief(s: dict) -> dict:
                           "energy_by_unit_j": v["energy_by_unit_j"], "area_mm2": v["area_mm2"]}
                       for d, v in s["designs"].items()}
     return out
-
-
-def _fig22(signs_of, workers: int) -> dict:
-    import json
-
-    from ...estimate import run_estimate, shard_config
-
-    m, base_chip = vdit("wan2.1"), CHIPS["paper"]
-    cfg = shard_config(m, "480p", base_chip)
-    signs = signs_of(cfg)
-    with tempfile.TemporaryDirectory() as tmp:
-        run_estimate(m, "480p", base_chip, QUICK["workload"], tmp, QUICK["per_step"], QUICK["tile_samples"],
-                     signs, workers=workers, steps=QUICK["steps"])
-        results = [json.loads(p.read_text()) for p in sorted((Path(tmp) / "shards").glob("*.json"))]
-    return fig22_grid(m, "480p", cfg, results, signs, base_chip)
 
 
 def fig22_grid(model, resolution: str, cfg, results: list, signs: dict, base_chip) -> dict:
