@@ -16,7 +16,7 @@ from typing import Callable, NamedTuple
 
 from amaranth.back import verilog as amaranth_verilog
 
-from golden.config import Config
+from golden.config import Config, require_config
 
 from .array import BaselineArray, KaleidoArray
 from .cache import cached_text
@@ -38,19 +38,39 @@ def _windowed(component):
     return build
 
 
-__all__ = ["Block", "BLOCKS", "build", "top_name", "verilog", "engine_verilog", "engine_top"]
+__all__ = ["Block", "BLOCKS", "ENGINE_WORDS", "build", "top_name", "verilog", "engine_verilog", "engine_top"]
+
+#: Words in each operand buffer of an engine emitted as a block (``engine``,
+#: ``baseline-engine``): the whole engine a chip holds, timed as one netlist.
+#: The buffers are flip-flop models of this depth, so a read is a register and
+#: an 8:1 multiplexer; an SRAM macro would put its own address setup and
+#: clock-to-output at that boundary instead (docs/design.md, "The whole engine").
+ENGINE_WORDS = 8
+
+
+def _engine(design: str):
+    """The attention engine of ``design`` at a design point: controller, the
+    dispatcher its variant has (Kaleido), buffers of :data:`ENGINE_WORDS` words, array."""
+    def build(cfg: Config):
+        require_config(cfg, "AttentionEngine")
+        matcher = design == "kaleido" and cfg.dispatch.parts[1]
+        return AttentionEngine(cfg, design, ENGINE_WORDS, ENGINE_WORDS, matcher)
+    return build
 
 class Block(NamedTuple):
     """A block a user can name: how it is built, what it is, and the knobs of
     :class:`Config` its Verilog depends on (a command refuses any other one given
-    for it; ``tests/hw/test_blocks.py`` checks the list against the Verilog)."""
+    for it; ``tests/hw/test_blocks.py`` checks the list against the Verilog); and
+    whether it is a whole engine, whose ports face the chip's registers (its loader
+    and accumulation buffer), rather than a block that other logic feeds and reads."""
     build: Callable
     description: str
     knobs: frozenset
+    whole: bool = False
 
 
-def _block(build, description: str, *knobs: str) -> Block:
-    return Block(build, description, frozenset(knobs))
+def _block(build, description: str, *knobs: str, whole: bool = False) -> Block:
+    return Block(build, description, frozenset(knobs), whole)
 
 
 #: The Kaleido PE's knobs, and the baseline's dense accumulator.
@@ -76,6 +96,12 @@ BLOCKS = {
                              "accumulators", "rows", "cols", "issue_window"),
     "softmax": _block(SoftmaxUnit, "vector unit: row-wise integer softmax of S~ to 7-bit P codes, streaming",
                       *_DENSE, "vector_lanes", "grid"),
+    "engine": _block(_engine("kaleido"), "the whole Kaleido attention engine as a chip holds it: controller, "
+                                         "the variant's dispatcher, operand buffers, array",
+                     *_KALEIDO_PE, "rows", "cols", "variant", "lookahead", "issue_window", whole=True),
+    "baseline-engine": _block(_engine("baseline"), "the whole baseline attention engine: controller, operand "
+                                                   "buffers, array", *_DENSE, "pe_stages", "rows", "cols",
+                              whole=True),
 }
 
 

@@ -313,7 +313,8 @@ class AttentionEngine(wiring.Component):
         # A linear partner the PE has no register for (the 3-register PE's third)
         # runs as a whole product on every channel, from R0 = 0 (golden.windows).
         beyond = Signal()
-        m.d.comb += beyond.eq(linear & (part >= cfg.accumulators - 1))
+        if kaleido:                 # (the baseline has no linear passes, nor a Kaleido PE's registers)
+            m.d.comb += beyond.eq(linear & (part >= cfg.accumulators - 1))
         pass_set = Signal(G)
         m.d.comb += pass_set.eq(Mux(beyond, dg_mask,
                                     Mux(pss == Mode.B, need_now[0],

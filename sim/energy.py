@@ -35,8 +35,11 @@ HEAD_SCOPE = (
 
 def design_blocks(cfg, design: str, head: bool = False) -> dict:
     """``{label: (block, Config)}``: every block a design has on the chip (the
-    dispatcher's parts ``cfg.variant`` has, whether or not a run uses them: they share its clock), and with
-    ``head`` the softmax unit and the P V~ array."""
+    dispatcher's parts ``cfg.variant`` has, whether or not a run uses them: they share its clock), the
+    whole engine that joins them (``engine``: timed as one netlist, it holds the loops between
+    the blocks, which each block alone hides), and with ``head`` the softmax unit and the P V~ array.
+    (The P V~ engine, the same controller over a reduction of ``N`` keys, is not timed as a
+    whole: at a real head its dispatcher would keep ``N`` entries.)"""
     from golden.head_cycles import pv_config
 
     if design == "kaleido":
@@ -47,8 +50,9 @@ def design_blocks(cfg, design: str, head: bool = False) -> dict:
         if has_matcher:
             unit = "channel-window" if cfg.issue_window else "matcher"
             used[unit] = (unit, cfg)
+        used["engine"] = ("engine", cfg)
     else:
-        used = {"array": ("baseline-array", cfg)}
+        used = {"array": ("baseline-array", cfg), "engine": ("baseline-engine", cfg)}
     if head:
         used["softmax"] = ("softmax", cfg)
         used["pv array"] = (used["array"][0], pv_config(cfg))
@@ -57,9 +61,10 @@ def design_blocks(cfg, design: str, head: bool = False) -> dict:
 
 def run_clock(cfg, design: str, liberty: str, head: bool = False) -> dict:
     """The chip clock (``chip_clock_mhz``, ``cfg.clock_mhz``) and the clock a design's
-    blocks meet (``clock_mhz``): the chip clock if every block meets it, else the
-    slowest block's fmax, named in ``slowest_block``; every block's ``slack_ns`` at
-    the chip clock and ``fmax_mhz``, each mapped for the chip clock."""
+    blocks meet (``clock_mhz``): the chip clock if every block, and the whole engine,
+    meets it, else the slowest one's fmax, named in ``slowest_block``; every block's
+    ``slack_ns`` at the chip clock and ``fmax_mhz``, each mapped for the chip clock,
+    and its hold and clock-gating slacks there."""
     from synth.timing import block_timing
 
     blocks = {label: block_timing(name, bcfg, liberty)
@@ -69,7 +74,9 @@ def run_clock(cfg, design: str, liberty: str, head: bool = False) -> dict:
     return {"chip_clock_mhz": cfg.clock_mhz,
             "clock_mhz": cfg.clock_mhz if meets else blocks[slowest]["fmax_mhz"],
             "slowest_block": None if meets else slowest,
-            "blocks_timing": {b: {"slack_ns": t["slack_ns"], "fmax_mhz": t["fmax_mhz"], "met": t["slack_ns"] >= 0}
+            "blocks_timing": {b: {"slack_ns": t["slack_ns"], "fmax_mhz": t["fmax_mhz"], "met": t["slack_ns"] >= 0,
+                                  **{k: t.get(k) for k in ("hold_slack_ns", "gating_setup_slack_ns",
+                                                           "gating_hold_slack_ns")}}
                               for b, t in blocks.items()}}
 
 

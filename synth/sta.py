@@ -2,13 +2,18 @@
 
 Debian's ``opensta`` (the ``sta`` binary, a 2019 build) reads the liberty file
 and the netlist of :func:`synth.flow.gate_netlist`. Timing: one clock on
-``clk``, inputs arriving and outputs leaving at its edge (zero external delay),
-ideal clock network, no wire load, inputs driven by :data:`synth.flow.DRIVING_CELL`
+``clk``; inputs arriving and outputs leaving a stated share of the period
+after and before its edge (``io_share``: the wiring a block sits in when it is
+timed alone; 0 for the whole engine, whose ports face registers), ideal clock
+network, no wire load, inputs driven by :data:`synth.flow.DRIVING_CELL`
 and outputs loaded with :data:`synth.flow.OUTPUT_LOAD_PF`, and no path from the reset (held for many
 cycles, and buffered at placement): the critical path is the longest
 register-to-register, input-to-register or register-to-output path, with the
 capturing flip-flop's setup time, or the longest path into a clock gate's latch
-(:func:`timing`). Energy does not come from here: this build's
+(:func:`timing`). Hold (the shortest path into each flip-flop, against its
+hold time) and the clock gates' own checks (the enable latch to the gating
+AND, setup and hold) are reported beside it, with ideal clocks: no clock
+tree is built, so hold is checked without skew. Energy does not come from here: this build's
 ``report_power`` does not propagate activity once a global one is set and sums
 rise and fall internal energy (see :mod:`synth.power` for the gate-level flow).
 """
@@ -24,7 +29,11 @@ from pathlib import Path
 from .flow import DRIVING_CELL, OUTPUT_LOAD_PF
 from .gatesim import instances
 
-__all__ = ["StaError", "sta_command", "timing", "flop_outputs", "LATCHES"]
+__all__ = ["StaError", "sta_command", "timing", "flop_outputs", "LATCHES", "BLOCK_IO_SHARE"]
+
+#: The share of the period a block timed alone gives the wiring on each side of
+#: it: its inputs arrive this late, and its outputs must leave this early.
+BLOCK_IO_SHARE = 0.1
 
 #: The library's latches: storage, but not registers (the mapping uses them in clock gates).
 LATCHES = frozenset({"LATCH"})
@@ -56,12 +65,13 @@ def _run(script: str, netlist: str, liberty: str) -> str:
     return text
 
 
-def _header(top: str, period_ns: float) -> str:
+def _header(top: str, period_ns: float, io_share: float = 0.0) -> str:
+    io = io_share * period_ns
     return ("read_liberty cells.lib\nread_verilog netlist.v\n"
             f"link_design {top}\n"
             f"create_clock -name clk -period {period_ns} [get_ports clk]\n"
-            "set_input_delay 0 -clock clk [delete_from_list [all_inputs] [get_ports clk]]\n"
-            "set_output_delay 0 -clock clk [all_outputs]\n"
+            f"set_input_delay {io:.4f} -clock clk [delete_from_list [all_inputs] [get_ports clk]]\n"
+            f"set_output_delay {io:.4f} -clock clk [all_outputs]\n"
             # The same boundary the timing-driven mapping was given.
             f"set_driving_cell -lib_cell {DRIVING_CELL} [delete_from_list [all_inputs] [get_ports clk]]\n"
             f"set_load {OUTPUT_LOAD_PF} [all_outputs]\n"
@@ -76,16 +86,26 @@ CHECKS = ("report_checks -path_delay max -digits 4 -to [all_registers -edge_trig
           "set latch_inputs [all_registers -level_sensitive -data_pins]\n"
           "if {[llength $latch_inputs]} { report_checks -path_delay max -digits 4 -to $latch_inputs }\n")
 
+#: The worst path of each group (the clock's, and the clock gates' checks) for
+#: hold, and the gates' setup check.
+MARK = "==== hold and gating ===="
+OTHER_CHECKS = (f"puts \"{MARK}\"\n"
+                "report_checks -path_delay min -digits 4 -group_count 1\n"
+                "report_checks -path_delay max -digits 4 -group_count 1\n")
 
-def timing(netlist: str, top: str, liberty: str, period_ns: float = 20.0) -> dict:
+
+def timing(netlist: str, top: str, liberty: str, period_ns: float = 20.0, io_share: float = 0.0) -> dict:
     """The worst setup path: ``critical_path_ns`` (the least clock period that meets
     it), ``fmax_mhz``, ``startpoint``, ``endpoint`` and ``slack_ns`` at ``period_ns``
-    (the period less the critical path)."""
+    (the period less the critical path); ``hold_slack_ns``, and with clock gates
+    ``gating_setup_slack_ns`` and ``gating_hold_slack_ns`` (else None), at
+    ``period_ns``; ``io_ns``, the input and output delay (``io_share`` of the period)."""
     # The worst path into each kind of endpoint: flip-flops, output ports and, with
     # clock gates, their latches. Reported together, a latch's input (checked at
     # the edge that opens it, half a period in) would hide the worst flip-flop
     # path at a long period; the least period of each says which one limits.
-    text = _run(_header(top, period_ns) + CHECKS, netlist, liberty)
+    text = _run(_header(top, period_ns, io_share) + CHECKS + OTHER_CHECKS, netlist, liberty)
+    text, others = text.split(MARK, 1)
     paths = []
     for block in re.split(r"^(?=Startpoint:)", text, flags=re.M):
         start = re.search(r"^Startpoint:\s*(\S+)", block, re.M)
@@ -100,7 +120,28 @@ def timing(netlist: str, top: str, liberty: str, period_ns: float = 20.0) -> dic
     regs = {pin.split("/")[0]: net for net, pin in flop_outputs(netlist).items()}
     name = lambda x: f"{regs[x]} ({x})" if x in regs else x
     return {"critical_path_ns": path, "fmax_mhz": 1000.0 / path, "startpoint": name(start.group(1)),
-            "endpoint": name(end.group(1)), "slack_ns": period_ns - path, "period_ns": period_ns}
+            "endpoint": name(end.group(1)), "slack_ns": period_ns - path, "period_ns": period_ns,
+            **_other_slacks(others), "io_ns": io_share * period_ns}
+
+
+def _other_slacks(text: str) -> dict:
+    """Hold slack of the clock's paths, and the clock gates' setup and hold slack,
+    from :data:`OTHER_CHECKS`' report (None where no such path exists)."""
+    out = {"hold_slack_ns": None, "gating_setup_slack_ns": None, "gating_hold_slack_ns": None}
+    for block in re.split(r"^(?=Startpoint:)", text, flags=re.M):
+        group = re.search(r"^Path Group:\s*(\S+)", block, re.M)
+        kind = re.search(r"^Path Type:\s*(min|max)", block, re.M)
+        slack = re.search(r"^\s*(-?[\d.]+)\s+slack\s+\((MET|VIOLATED)\)", block, re.M)
+        if not (group and kind and slack):
+            continue
+        gating = "clock_gating" in group.group(1)
+        key = ("gating_" + ("hold" if kind.group(1) == "min" else "setup") if gating
+               else "hold" if kind.group(1) == "min" else None)
+        if key:
+            value = float(slack.group(1))
+            old = out[f"{key}_slack_ns"]
+            out[f"{key}_slack_ns"] = value if old is None else min(old, value)
+    return out
 
 
 def _least_period(block: str, period_ns: float) -> float:

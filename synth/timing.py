@@ -1,5 +1,8 @@
 """Static timing of every block at the chip clock: mapped for ``cfg.clock_mhz``,
-timed at that period; its critical path, fmax and slack, cached like its area.
+timed at that period; its critical path, fmax and slack, hold and clock-gating
+slack, cached like its area. A block alone is given
+:data:`synth.sta.BLOCK_IO_SHARE` of the period on each side for the wiring it
+sits in; a whole engine (``hw.blocks.Block.whole``) none, as its ports face registers.
 
 Results are cached under ``.cache/timing/`` by the hash of the block's Verilog,
 the liberty file and the clock, so a block is mapped and timed once per clock.
@@ -14,9 +17,9 @@ from hw import blocks
 
 from hw.cache import cached_json, cached_text
 from .flow import cache_key, gate_netlist
-from .sta import timing
+from .sta import BLOCK_IO_SHARE, timing
 
-__all__ = ["block_timing", "block_netlist", "CACHE"]
+__all__ = ["block_timing", "block_netlist", "io_share", "CACHE"]
 
 CACHE = Path(__file__).resolve().parent.parent / ".cache" / "timing"
 
@@ -28,13 +31,20 @@ def block_netlist(name: str, cfg: Config, liberty: str) -> str:
     return cached_text(path, lambda: gate_netlist(text, blocks.top_name(name), liberty, cfg.clock_mhz))
 
 
+def io_share(name: str) -> float:
+    """The share of the period block ``name``'s inputs and outputs give its wiring."""
+    return 0.0 if blocks.BLOCKS[name].whole else BLOCK_IO_SHARE
+
+
 def block_timing(name: str, cfg: Config, liberty: str) -> dict:
     """``critical_path_ns``, ``fmax_mhz``, ``startpoint``, ``endpoint``, and
-    ``slack_ns`` at ``clock_mhz`` (``cfg.clock_mhz``), of one block."""
+    ``slack_ns`` at ``clock_mhz`` (``cfg.clock_mhz``), of one block; its hold and
+    clock-gating slacks and its boundary (``io_ns``) as :func:`synth.sta.timing` gives them."""
     text = blocks.verilog(name, cfg)
-    path = CACHE / f"{name}-{cache_key(text, liberty, cfg.clock_mhz)}.json"
+    share = io_share(name)
+    path = CACHE / f"{name}-{cache_key(text, liberty, cfg.clock_mhz)}-io{share:g}-hold.json"
     def make():
         res = timing(block_netlist(name, cfg, liberty), blocks.top_name(name), liberty,
-                     period_ns=1e3 / cfg.clock_mhz)
+                     period_ns=1e3 / cfg.clock_mhz, io_share=share)
         return {"block": name, "liberty": liberty, "clock_mhz": cfg.clock_mhz, **res}
     return cached_json(path, make)

@@ -130,14 +130,20 @@ def cmd_timing(args) -> int:
 
     res = _signoff(args, block_timing)
     res["met"] = res["slack_ns"] >= 0
+    other = ("hold_slack_ns", "gating_setup_slack_ns", "gating_hold_slack_ns")
+    res["met"] = res["met"] and all(res[k] is None or res[k] >= 0 for k in other)
     if args.json:
         print_json({k: res[k] for k in ("block", "liberty", "clock_mhz", "critical_path_ns", "fmax_mhz",
-                                        "slack_ns", "met", "startpoint", "endpoint")})
+                                        "slack_ns", *other, "io_ns", "met", "startpoint", "endpoint")})
     else:
-        print(f"{args.block} mapped for {res['clock_mhz']:g} MHz: slack {res['slack_ns']:+.3f} ns "
-              f"({'met' if res['met'] else 'MISSED'}), critical path {res['critical_path_ns']:.3f} ns, "
-              f"fmax {res['fmax_mhz']:.1f} MHz ({res['startpoint']} -> {res['endpoint']}), "
-              f"{os.path.basename(res['liberty'])}")
+        gating = ("no clock gates" if res["gating_setup_slack_ns"] is None else
+                  f"clock gates {res['gating_setup_slack_ns']:+.3f} ns setup, "
+                  f"{res['gating_hold_slack_ns']:+.3f} ns hold")
+        print(f"{args.block} mapped for {res['clock_mhz']:g} MHz ({'met' if res['met'] else 'MISSED'}): "
+              f"setup slack {res['slack_ns']:+.3f} ns, critical path {res['critical_path_ns']:.3f} ns, "
+              f"fmax {res['fmax_mhz']:.1f} MHz ({res['startpoint']} -> {res['endpoint']}); "
+              f"hold slack {res['hold_slack_ns']:+.3f} ns; {gating}; inputs and outputs "
+              f"{res['io_ns']:.2f} ns from the edge; {os.path.basename(res['liberty'])}")
     return 0
 
 
@@ -172,8 +178,9 @@ def register(sub, parser_class) -> None:
     s.add_argument("--json", action="store_true", help="print the figures as one JSON object")
     s.set_defaults(func=cmd_synth)
 
-    t = sub.add_parser("timing", help="static timing of a block (OpenSTA) mapped for the chip clock: slack, "
-                                      "critical path and fmax")
+    t = sub.add_parser("timing", help="static timing of a block (OpenSTA) mapped for the chip clock: setup "
+                                      "slack, critical path and fmax, hold and clock-gating slack "
+                                      "(--block engine: the whole engine as one netlist)")
     add_block_args(t)
     t.add_argument("--liberty", metavar="FILE", help="standard cells (default: OSU018, which make setup fetches)")
     t.add_argument("--json", action="store_true", help="print the figures as one JSON object")

@@ -92,8 +92,12 @@ def test_timing_json_for_both_pes():
         assert r.returncode == 0, r.stderr
         rep = json.loads(r.stdout)
         assert set(rep) == {"block", "liberty", "clock_mhz", "critical_path_ns", "fmax_mhz", "slack_ns", "met",
-                            "startpoint", "endpoint"}
-        assert rep["met"] == (rep["slack_ns"] >= 0)
+                            "startpoint", "endpoint", "hold_slack_ns", "gating_setup_slack_ns",
+                            "gating_hold_slack_ns", "io_ns"}
+        checks = [rep[k] for k in ("slack_ns", "hold_slack_ns", "gating_setup_slack_ns", "gating_hold_slack_ns")]
+        assert rep["met"] == all(c is None or c >= 0 for c in checks)
+        # A block alone gives a tenth of the period to the wiring on each side.
+        assert rep["io_ns"] == pytest.approx(0.1 * 1e3 / rep["clock_mhz"])
         assert rep["slack_ns"] == pytest.approx(1e3 / rep["clock_mhz"] - rep["critical_path_ns"], abs=1e-3)
         assert rep["fmax_mhz"] == pytest.approx(1000 / rep["critical_path_ns"]) and rep["fmax_mhz"] > 0
         fmax[block] = rep["fmax_mhz"]
