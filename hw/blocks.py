@@ -44,7 +44,7 @@ __all__ = ["Block", "BLOCKS", "ENGINE_WORDS", "build", "top_name", "verilog", "e
 #: ``baseline-engine``): the whole engine a chip holds, timed as one netlist.
 #: The buffers are flip-flop models of this depth, so a read is a register and
 #: an 8:1 multiplexer; an SRAM macro would put its own address setup and
-#: clock-to-output at that boundary instead (docs/design.md, "The whole engine").
+#: clock-to-output at that boundary instead (docs/design.md, "Timing, power and energy").
 ENGINE_WORDS = 8
 
 
