@@ -75,11 +75,12 @@ from .matcher import INVALID, lane_masks, pe_masks
 
 __all__ = ["AttentionEngine", "pair_entry", "token_entry", "entry_layout", "word_layout", "entry_bits",
            "slot_layout",
-           "GROUP_SLOTS", "MAX_PARTNERS", "COUNTER_BITS"]
+           "GROUP_SLOTS", "MAX_PARTNERS", "COUNTER_BITS", "COUNTER_SETTLE"]
 
 GROUP_SLOTS = 3          # channel groups the controller can be given
 MAX_PARTNERS = 3         # linear: partners of a window's reference (windows of up to 4 tokens)
 COUNTER_BITS = 48        # the cycle and lane-work counters: 2**48 cycles outlast any simulation
+COUNTER_SETTLE = 2       # cycles after busy falls until the counters hold their final values
 
 
 #: One entry of the Kaleido engine's buffers: a pair's two values on one channel,
@@ -177,7 +178,8 @@ class AttentionEngine(wiring.Component):
     out, out_valid : Out(signed(score bits)).array(cols), Out(1).array(cols)
         Each column's drain: a finished (partial) score, for the accumulation buffer.
     cycles, lane_work : Out(COUNTER_BITS)
-        Cycles since ``start``, and lane work done, for the cycle and utilization figures.
+        Cycles since ``start``, and lane work done, for the cycle and utilization
+        figures; final :data:`COUNTER_SETTLE` cycles after ``busy`` falls.
     """
 
     def __init__(self, cfg: Config, design: str = "kaleido", q_words: int = 64, k_words: int = 64,
@@ -240,7 +242,7 @@ class AttentionEngine(wiring.Component):
         name = dispatcher_of(cfg, self.matcher)
         match = DISPATCHERS[name](cfg)
         m.submodules[name.replace("-", "_")] = match
-        reads = [(qmem.read_port(), kmem.read_port()) for _ in range(match.width)]
+        reads = [(_ReadPort(m, qmem, f"q_read{w}"), _ReadPort(m, kmem, f"k_read{w}")) for w in range(match.width)]
 
         array = KaleidoArray(cfg) if kaleido else BaselineArray(cfg)
         m.submodules.array = array
@@ -590,12 +592,50 @@ class AttentionEngine(wiring.Component):
                          array.col_valid[j].eq(es[0].valid)]
 
     def _counters(self, m, array):
-        """The cycle and lane-work counters, from the cycle after ``start`` while busy."""
-        with m.If(self.start & ~self.busy):
-            m.d.sync += [self.cycles.eq(0), self.lane_work.eq(0)]
-        with m.Elif(self.busy):
-            m.d.sync += [self.cycles.eq(self.cycles + 1),
-                         self.lane_work.eq(self.lane_work + array.lane_work)]
+        """The cycle and lane-work counters, from the cycle after ``start`` while busy.
+
+        They are performance counters, read once a run is over, so they are
+        pipelined off the chip clock's paths: the array's lane count is
+        registered before it is added, and each counter is two halves with the
+        low half's carry registered into the high one. Both settle two cycles
+        after ``busy`` falls (:data:`COUNTER_SETTLE`), which is when a bench reads them."""
+        clear = Signal()
+        m.d.comb += clear.eq(self.start & ~self.busy)
+        work, counting = Signal.like(array.lane_work), Signal()
+        m.d.sync += [work.eq(Mux(self.busy, array.lane_work, 0)), counting.eq(self.busy)]
+        _split_counter(m, self.cycles, self.busy, clear, "cycles")
+        _split_counter(m, self.lane_work, Mux(counting, work, 0), clear, "lane_work")
+
+
+def _split_counter(m, total, add, clear, name: str) -> None:
+    """``total`` += ``add`` every cycle (0 on ``clear``), as two halves: the carry
+    out of the low half reaches the high half a cycle later."""
+    half = len(total) // 2
+    low, high = Signal(half, name=f"{name}_low"), Signal(len(total) - half, name=f"{name}_high")
+    carry = Signal(name=f"{name}_carry")
+    wide = Signal(half + 1, name=f"{name}_sum")
+    m.d.comb += [wide.eq(low + add), total.eq(Cat(low, high))]
+    with m.If(clear):
+        m.d.sync += [low.eq(0), high.eq(0), carry.eq(0)]
+    with m.Else():
+        m.d.sync += [low.eq(wide[:half]), carry.eq(wide[half]), high.eq(high + carry)]
+
+
+class _ReadPort:
+    """One read port of an operand buffer, timed as an SRAM macro's: the address is
+    registered at the clock edge (the macro's input register) and the word comes
+    out during the next cycle. The cycle it arrives in is a synchronous read
+    port's; but the sequencer's path ends at the address register, and the
+    word's decoder (here a multiplexer over the buffer's flip-flops) stands at
+    the head of the operand stage instead of the end of the sequencer's."""
+
+    def __init__(self, m, memory, name: str):
+        port = memory.read_port(domain="comb")
+        self.addr = Signal.like(port.addr, name=f"{name}_addr")
+        held = Signal.like(port.addr, name=f"{name}_addr_q")
+        m.d.sync += held.eq(self.addr)
+        m.d.comb += port.addr.eq(held)
+        self.data = port.data
 
 
 def _routing(match) -> tuple[bool, bool]:

@@ -8,7 +8,7 @@ from amaranth import Module, Signal
 from golden.config import Config
 
 from .dispatch import Dispatcher
-from .matcher import lowest_onehot, lowest_set
+from .matcher import at_least, lowest_onehot, lowest_set
 
 __all__ = ["InOrder"]
 
@@ -38,5 +38,8 @@ class InOrder(Dispatcher):
         m.d.comb += taken.eq(lowest_onehot(self.sets[0], G))
         m.d.comb += [self.found[0].eq(found), self.chan[0].eq(first),
                      self.choice[0].take.eq(found),
-                     self.rest[0].eq(self.sets[0] & ~taken), self.more.eq(self.rest[0].any())]
+                     self.rest[0].eq(self.sets[0] & ~taken),
+                     # Some are left when two or more were given: counted beside the
+                     # encoder, not after the one taken is struck out.
+                     self.more.eq(at_least(m, self.sets[0], G, 2, "left")[1])]
         return m

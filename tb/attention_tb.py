@@ -28,6 +28,7 @@ from golden.attention import expected_scores, int_gemm
 from golden.config import Config
 from golden.cycle_model import baseline_cycles, gemm_cycles, kaleido_cycles, kaleido_tables
 from golden.scheduler import Assignment
+from hw.engine import COUNTER_SETTLE
 
 from .common import start
 from .engine_image import Scoreboard, baseline_image, check_run, driver_image, gemm_image
@@ -105,7 +106,8 @@ async def run_image(dut, image, cfg: Config, rows: int, cols: int, model):
     watch = cocotb.start_soon(monitor.run())
     await Loader(dut).load(image)
     await watch
-    await RisingEdge(dut.clk)
+    for _ in range(COUNTER_SETTLE):              # the counters are pipelined
+        await RisingEdge(dut.clk)
     await ReadOnly()
     rtl = {"cycles": int(dut.cycles.value), "lane_work": int(dut.lane_work.value),
            "last_out": monitor.last_out, "model": model.as_dict(), "variant": model.variant,

@@ -2,7 +2,7 @@
 
 from amaranth.sim import Simulator
 
-from hw.engine import AttentionEngine
+from hw.engine import COUNTER_SETTLE, AttentionEngine
 from tb.engine_image import Scoreboard
 
 
@@ -39,6 +39,8 @@ def simulate_engine(image, cfg, n_q, n_k, max_cycles=200_000, matcher=False):
                     result["last_out"] = cycle
             if not ctx.get(dut.busy):
                 break
+            await ctx.tick()
+        for _ in range(COUNTER_SETTLE):          # the counters are pipelined
             await ctx.tick()
         result["cycles"] = ctx.get(dut.cycles)
         result["lane_work"] = ctx.get(dut.lane_work)
