@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from golden import Config, approx_scores, proxy_workload, quantize, run_attention
-from golden.config import CHIP_CLOCK_MHZ, CLUSTER_RULES
+from golden.config import CHIP_CLOCK_MHZ, CLUSTER_RULES, VARIANTS
 from golden.channel_window import WINDOW_WIDTHS
 from golden.pe import ACCUMULATORS, PE_STAGES
 
@@ -82,7 +82,8 @@ def bench_pe_sim(cycles: int = 20000) -> dict:
 
 
 def bench_head(workload: str = "bikes", grid=(8, 16, 16), head_dim: int = 128, pe_stages: int = 1,
-               issue_window: int = 0, cluster_rule: str = Config().cluster_rule, clock_mhz: float = 0.0) -> dict:
+               issue_window: int = 0, cluster_rule: str = Config().cluster_rule, clock_mhz: float = 0.0,
+               variant: str = "full") -> dict:
     """One head's ``Q K^T`` at full size (and beside it the softmax stage that
     follows, :func:`_with_softmax`), Kaleido (full, both PEs) against the baseline:
     cycles from the cycle model (which the tests hold equal to the RTL; an RTL run here
@@ -90,7 +91,7 @@ def bench_head(workload: str = "bikes", grid=(8, 16, 16), head_dim: int = 128, p
     dispatcher's included) at one chip clock (``clock_mhz``, default the Config's), each
     design at the clock its slowest block meets. ``kaleido`` is the paper's PE,
     ``kaleido_exact`` the 4-accumulator one; ``pe_stages`` applies to every PE,
-    ``issue_window`` and ``cluster_rule`` to Kaleido's dispatcher."""
+    ``variant``, ``issue_window`` and ``cluster_rule`` to Kaleido's dispatcher."""
     from golden.cycle_model import baseline_cycles, kaleido_cycles
     from golden.pe import ACCUMULATORS
     from synth.flow import default_liberty
@@ -105,6 +106,7 @@ def bench_head(workload: str = "bikes", grid=(8, 16, 16), head_dim: int = 128, p
     golden = run_attention(q, k, cfg)
     base = baseline_cycles(cfg.tokens, cfg.tokens, cfg)
     out = {"workload": workload, "grid": list(grid), "partition": list(cfg.partition), "pe_stages": pe_stages,
+           "variant": variant,
            "chip_clock_mhz": cfg.clock_mhz,
            "issue_window": issue_window, "cluster_rule": cluster_rule,
            "full_bits": cfg.full_bits, "partial_bits": cfg.partial_bits,
@@ -112,7 +114,7 @@ def bench_head(workload: str = "bikes", grid=(8, 16, 16), head_dim: int = 128, p
     lib = default_liberty()
     runs = {"baseline": (cfg, "baseline", base)}
     for acc, name in zip(ACCUMULATORS, ("kaleido", "kaleido_exact")):
-        at = cfg.with_(accumulators=acc, variant="full")
+        at = cfg.with_(accumulators=acc, variant=variant)
         runs[name] = (at, "kaleido", kaleido_cycles(q, k, at))
     for name, (at, design, report) in runs.items():
         out[name] = {"cycles": report.cycles, "utilization": report.utilization, "schedule": report.schedule,
@@ -301,7 +303,8 @@ def main(argv=None) -> int:
     p.add_argument("what", nargs="*", default=["golden", "thresholds", "pe-sim", "speed", "pv"],
                    choices=["golden", "thresholds", "pe-sim", "head", "speed", "pv", "fast-model"])
     p.add_argument("--workload", default="bikes", help="for head: proxy, a clip or a video file (default bikes)")
-    p.add_argument("--variant", default="full", help="for speed: the dispatcher variant (default full)")
+    p.add_argument("--variant", default="full", choices=tuple(VARIANTS),
+                   help="for speed and head: Kaleido's dispatcher variant (default full)")
     p.add_argument("--pe-stages", type=int, choices=PE_STAGES, default=1,
                    help="for head: register stages of every PE (default 1)")
     p.add_argument("--issue-window", type=int, choices=WINDOW_WIDTHS, default=0,
@@ -313,7 +316,8 @@ def main(argv=None) -> int:
     args = p.parse_args(argv)
     table = {"golden": bench_golden, "thresholds": bench_thresholds, "pe-sim": bench_pe_sim,
              "head": lambda: bench_head(args.workload, pe_stages=args.pe_stages, issue_window=args.issue_window,
-                                         cluster_rule=args.cluster_rule, clock_mhz=args.clock_mhz),
+                                         cluster_rule=args.cluster_rule, clock_mhz=args.clock_mhz,
+                                         variant=args.variant),
              "speed": lambda: bench_speed(args.variant), "pv": bench_pv, "fast-model": bench_fast_model}
     result = {}
     for name in args.what:
