@@ -42,9 +42,9 @@ __all__ = ["Block", "BLOCKS", "ENGINE_WORDS", "build", "top_name", "verilog", "e
 
 #: Words in each operand buffer of an engine emitted as a block (``engine``,
 #: ``baseline-engine``): the whole engine a chip holds, timed as one netlist.
-#: The buffers are flip-flop models of this depth, so a read is a register and
-#: an 8:1 multiplexer; an SRAM macro would put its own address setup and
-#: clock-to-output at that boundary instead (docs/design.md, "Timing, power and energy").
+#: The buffers are flip-flop models of this depth, read as an SRAM macro reads
+#: (a registered address, then an 8:1 multiplexer in the next cycle); a macro
+#: would put its own access time there instead (docs/design.md, "Timing, power and energy").
 ENGINE_WORDS = 8
 
 

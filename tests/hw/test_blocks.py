@@ -26,7 +26,8 @@ def test_components_refuse_a_non_config(name):
 SMALL = dict(partition=(4, 2, 2), rows=2, cols=2, grid=(1, 2, 4))
 OTHER = dict(max_channels=200, acc_bits=30, accumulators=4, pe_stages=2, rows=3, cols=3,
              cluster_rule=next(r for r in CLUSTER_RULES if r != Config().cluster_rule),
-             lookahead=3, issue_window=3, variant="pe", vector_lanes=2, grid=(2, 4, 4), full_bits=6, partial_bits=2, window=5)
+             lookahead=3, issue_window=3, variant="pe", vector_lanes=2, grid=(2, 4, 4), full_bits=6, partial_bits=2,
+             window=5)
 
 
 def _body(name, **change):

@@ -9,7 +9,7 @@ from golden import Config
 from hw import blocks
 from hw.pe import col_layout, row_layout
 from synth.flow import default_liberty, gate_netlist
-from synth.sta import flop_outputs, timing
+from synth.sta import _other_slacks, flop_outputs, timing
 
 pytestmark = pytest.mark.skipif(shutil.which("sta") is None or default_liberty() is None,
                                 reason="needs OpenSTA (sta) and the OSU018 liberty (make setup)")
@@ -51,3 +51,39 @@ def test_a_netlist_mapped_for_a_clock_is_faster(pe):
     area = timing(gate_netlist(text, "kaleido_pe", lib), "kaleido_pe", lib, period_ns=5.0)
     fast = timing(gate_netlist(text, "kaleido_pe", lib, clock_mhz=200.0), "kaleido_pe", lib, period_ns=5.0)
     assert fast["critical_path_ns"] < area["critical_path_ns"]
+
+
+def test_a_boundary_lengthens_the_paths_through_the_ports(pe):
+    """A block timed alone gives a share of the period to its wiring: a path from an
+    input (the one-stage PE multiplies what arrives) then needs more of the period."""
+    netlist, lib = pe
+    bare = timing(netlist, "kaleido_pe", lib, period_ns=10.0)
+    wired = timing(netlist, "kaleido_pe", lib, period_ns=10.0, io_share=0.2)
+    assert bare["io_ns"] == 0 and wired["io_ns"] == pytest.approx(2.0)
+    assert wired["critical_path_ns"] > bare["critical_path_ns"] + 1.0
+
+
+def test_hold_and_the_clock_gates_checks_are_reported(pe):
+    netlist, lib = pe
+    t = timing(netlist, "kaleido_pe", lib, period_ns=5.0)
+    # Ideal clocks: every flip-flop's clock-to-output outlasts its hold time.
+    assert 0 < t["hold_slack_ns"] < 1.0
+    # The PE's accumulators are gated: the gates' own checks are there, and met.
+    assert t["gating_setup_slack_ns"] > 0 and t["gating_hold_slack_ns"] > 0
+
+
+def _path(group: str, kind: str, slack: float) -> str:
+    verdict = "MET" if slack >= 0 else "VIOLATED"
+    return (f"Startpoint: a\nEndpoint: b\nPath Group: {group}\nPath Type: {kind}\n"
+            f"   {slack:.4f}   slack ({verdict})\n")
+
+
+def test_the_worst_of_each_check_is_taken():
+    """Hold, gating setup and gating hold each take their worst path; a violated one
+    comes back negative, and a block without clock gates has no gating figures."""
+    text = (_path("clk", "min", 0.2) + _path("clk", "min", -0.05) + _path("**clock_gating_default**", "min", 0.1)
+            + _path("clk", "max", -3.0) + _path("**clock_gating_default**", "max", 2.5))
+    assert _other_slacks(text) == {"hold_slack_ns": -0.05, "gating_setup_slack_ns": 2.5,
+                                   "gating_hold_slack_ns": 0.1}
+    assert _other_slacks(_path("clk", "min", 0.3)) == {"hold_slack_ns": 0.3, "gating_setup_slack_ns": None,
+                                                       "gating_hold_slack_ns": None}
