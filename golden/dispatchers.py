@@ -15,7 +15,7 @@ import numpy as np
 
 from .channel_window import window_slots
 from .config import Config
-from .matcher import match
+from .matcher import match, paired_pass_slots
 
 __all__ = ["DISPATCHERS", "dispatcher_of", "dispatched_slots"]
 
@@ -26,9 +26,10 @@ def _in_order(chans, needs, mode: int, cfg: Config) -> int:
 
 
 def _matcher(chans, needs, mode: int, cfg: Config) -> int:
-    # The matcher pairs steps for every PE at once, so it reads the PEs as one row.
+    # The matcher pairs steps for every PE at once, so it reads the PEs as one row;
+    # it fills its window on the pass's first slot.
     lanes = np.asarray(needs())
-    return len(match(chans, lanes.reshape(len(lanes), -1), cfg.lookahead))
+    return paired_pass_slots(len(match(chans, lanes.reshape(len(lanes), -1), cfg.lookahead)))
 
 
 def _channel_window(chans, needs, mode: int, cfg: Config) -> int:

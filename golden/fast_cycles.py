@@ -50,7 +50,7 @@ from .channel_window import window_slots
 from .config import Config
 from .cycle_model import baseline_cycles, lanes_table, scheduler_lead, sub_variants, tail_cycles, variant_parts
 from .dispatchers import dispatcher_of
-from .matcher import match_slots
+from .matcher import match_slots, paired_pass_slots
 from .pe import Mode
 from .scheduler import PARTNER_LANES, cluster_tables
 from .tiling import pair_tables
@@ -177,7 +177,7 @@ def _issued(dispatcher: str, mode: Mode, chans: np.ndarray, lanes: np.ndarray, c
     if dispatcher == "in-order" or mode == Mode.A:
         return chans.sum(axis=1)
     if dispatcher == "matcher":
-        return match_slots(chans, lanes, cfg.lookahead)
+        return paired_pass_slots(match_slots(chans, lanes, cfg.lookahead))
     rows, cols = cfg.rows, cfg.cols
     return np.array([len(window_slots(lanes[t].reshape(-1, rows, cols), mode, cfg.issue_window))
                      for t in range(len(lanes))], np.int64)

@@ -15,7 +15,8 @@ only budget: a PE where only one of the two steps has work runs it whole.
 Pass A multiplies whole bytes in every PE and is never paired. The merge unit
 looks at a window of ``lookahead`` upcoming steps (the head and the next
 ``lookahead - 1``), pairs the head with the first compatible one and issues
-both in one cycle, or issues the head alone.
+both in one cycle, or issues the head alone. A pass it pairs begins with one
+slot that issues no step (:data:`FILL_SLOTS`): the merge unit loads its window then.
 """
 
 from __future__ import annotations
@@ -26,10 +27,27 @@ import numpy as np
 
 from .pe import Mode, need_lanes, step_need
 
-__all__ = ["PAIRED_MODES", "lanes_of", "pe_needs", "compatible", "step_masks", "share", "match", "match_slots"]
+__all__ = ["PAIRED_MODES", "FILL_SLOTS", "lanes_of", "pe_needs", "compatible", "step_masks", "share", "match",
+           "match_slots", "paired_pass_slots"]
 
 #: The passes whose steps the matcher pairs.
 PAIRED_MODES = (Mode.B, Mode.C, Mode.D)
+
+#: Slots a pass that the matcher pairs spends before its first step. The RTL
+#: matcher keeps the window as registers, so that no cycle's pairing waits on a
+#: search through the whole channel set; it loads them on the pass's first slot,
+#: which still carries the pass's hand-over and the previous score's drain. A
+#: pass with nothing to pair learns it there and ends one slot later, so it
+#: takes the fill and one slot.
+FILL_SLOTS = 1
+
+
+def paired_pass_slots(issued):
+    """Slots of a pass whose steps the matcher pairs into ``issued`` slots (an int
+    or an array): the fill, then the issued slots (one at least)."""
+    if isinstance(issued, (int, np.integer)):
+        return FILL_SLOTS + max(1, int(issued))
+    return FILL_SLOTS + np.maximum(np.asarray(issued), 1)
 
 
 @lru_cache(maxsize=None)

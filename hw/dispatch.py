@@ -6,7 +6,9 @@ A dispatcher keeps, while pass A reads every channel, each channel's table entry
 pass B, C or D it is given, per group, the channels still to take. It answers
 with the channels the slot reads, what each group takes from them, and what is
 left. The engine reads one buffer word per position, routes each group's steps
-to it, and keeps ``rest`` for the next slot.
+to it, and keeps ``rest`` for the next slot. A dispatcher may also keep state
+of its own across a pass's slots (``opening`` and ``advance`` say when), and
+spend slots that issue nothing: the first slot of a pass the matcher pairs is one.
 
 A group is what takes its steps together. A dispatcher of one group (the
 in-order one, the matcher) has the whole array take the same steps; the channel
@@ -46,6 +48,7 @@ def dispatch_signature(cfg: Config, width: int, groups: int) -> wiring.Signature
     return wiring.Signature({
         "wr_en": In(1), "wr_chan": In(chan), "wr_data": In(state_entry(cfg.rows, cfg.cols)),
         "mode": In(Mode), "single": In(1),
+        "opening": In(1), "advance": In(1), "recorded": In(G), "late": In(1),
         "sets": In(G).array(groups),
         "found": Out(1).array(width), "chan": Out(chan).array(width),
         "choice": Out(choice_layout(width)).array(groups),
@@ -77,6 +80,16 @@ class Dispatcher(wiring.Component):
     single : In(1)
         One step a slot: the lowest channel only, taken by every group that
         needs it (an unpaired pass, or one the PE cannot pair).
+    opening : In(1)
+        The pass's first slot (it lasts until it issues): ``sets`` is the pass's whole set.
+    advance : In(1)
+        The slot issues this cycle (what it takes is gone by the next).
+    recorded, late : In(group_width), In(1)
+        At a pass's first slot, its set split in two: the channels whose table
+        entries are written, and whether the one being written this cycle
+        (``wr_chan``, pass A's last, whose entry comes from the word the operand
+        stage reads) belongs to it. ``sets`` is the two together. A dispatcher
+        that keeps registers of its own (the matcher) loads them from these.
     sets : In(group_width).array(groups)
         Each group's channels still to take, one bit each.
     found, chan : Out(1).array(width), Out(range(group_width)).array(width)

@@ -8,7 +8,7 @@ from amaranth import Module, Signal
 from golden.config import Config
 
 from .dispatch import Dispatcher
-from .matcher import at_least, lowest_onehot, lowest_set
+from .matcher import lowest_of_pass
 
 __all__ = ["InOrder"]
 
@@ -24,7 +24,7 @@ class InOrder(Dispatcher):
     Members
     -------
     (:class:`hw.dispatch.Dispatcher`'s, for one group reading one channel; it
-    keeps no table, so the write ports and ``mode`` and ``single`` are unused.)
+    keeps no table nor registers, so it reads only ``sets``.)
     """
 
     def __init__(self, cfg: Config):
@@ -33,13 +33,7 @@ class InOrder(Dispatcher):
     def elaborate(self, platform):
         m = Module()
         G = self.cfg.group_width
-        found, first = lowest_set(m, self.sets[0], G, "left")
-        taken = Signal(G)                     # one-hot, beside the index: no decode in series
-        m.d.comb += taken.eq(lowest_onehot(self.sets[0], G))
-        m.d.comb += [self.found[0].eq(found), self.chan[0].eq(first),
-                     self.choice[0].take.eq(found),
-                     self.rest[0].eq(self.sets[0] & ~taken),
-                     # Some are left when two or more were given: counted beside the
-                     # encoder, not after the one taken is struck out.
-                     self.more.eq(at_least(m, self.sets[0], G, 2, "left")[1])]
+        found, first, rest, more = lowest_of_pass(m, self, G, "left")
+        m.d.comb += [self.found[0].eq(found), self.chan[0].eq(first), self.choice[0].take.eq(found),
+                     self.rest[0].eq(rest), self.more.eq(more)]
         return m

@@ -5,25 +5,27 @@ and column of the tile group (written while pass A reads every channel; an
 invalid row or column is stored as ``3`` and needs nothing). From them it
 works out, for the pass being run, how many lanes each PE needs for a step
 (:func:`golden.matcher.pe_needs`). Each cycle it looks at the next
-``lookahead`` channels of the pass's remaining set (the head and its
-candidates, found by chained priority encoders), and pairs the head with the
-first candidate whose lanes fit beside the head's in every PE. The engine
-issues the head, and the partner when there is one, and keeps the set without
-them (``rest``) for the next cycle; the ports are every dispatcher's
-(:mod:`hw.dispatch`). A table write bypasses to the lookup in the same cycle, so the last
-channel of pass A can be paired on the first cycle of B.
+``lookahead`` channels of the pass (the head and its candidates, held in
+registers with their entries), and pairs the head with the first candidate
+whose lanes fit beside the head's in every PE. The engine issues the head, and
+the partner when there is one; the window closes up behind them and refills
+from the rest of the pass's set. The ports are every dispatcher's
+(:mod:`hw.dispatch`). The window is loaded on a pass's first slot, which
+issues no step; pass A's last channel, recorded that same cycle, joins it from
+the write port.
 """
 
 from __future__ import annotations
 
 from amaranth import Array, Cat, Const, Module, Mux, Signal, Value
+from amaranth.lib import data
 
 from golden.config import Config
 from golden.matcher import PAIRED_MODES, lanes_of
 
 from .dispatch import Dispatcher, state_entry
 
-__all__ = ["Matcher", "lowest_set", "lowest_sets", "lowest_onehot", "select", "INVALID", "state_entry", "state_table", "lane_masks", "pe_masks"]
+__all__ = ["Matcher", "lowest_set", "lowest_sets", "lowest_of_pass", "lowest_onehot", "select", "INVALID", "state_entry", "state_table", "lane_masks", "pe_masks"]
 
 #: The state code of a row or column that does not exist in the tile group: it needs nothing.
 INVALID = 3
@@ -113,6 +115,16 @@ def _encode(onehot, width: int):
                  for b in range(bits)))
 
 
+def lowest_of_pass(m, unit, width: int, name: str):
+    """``(found, chan, rest, more)`` of the lowest channel in ``sets`` of a
+    dispatcher ``unit``: one step a slot, in channel order. A prefix network of
+    log2(width) levels finds it (a chain of ``width`` multiplexers would be the
+    engine's longest path), and whether two or more are left is counted beside it."""
+    sets = unit.sets[0]
+    (some, index, onehot), = lowest_sets(m, sets, width, 1, name)
+    return some, index, sets & ~onehot, at_least(m, sets, width, 2, name)[1]
+
+
 def select(m, table, onehot, width: int, layout, name: str):
     """``table[j]`` for the one set bit ``j`` of ``onehot`` (zero when none): an AND-OR
     multiplexer, which waits on no index encoding."""
@@ -125,14 +137,16 @@ def select(m, table, onehot, width: int, layout, name: str):
     return entry
 
 
-def state_table(m, unit, channels: int, layout) -> Array:
+def state_table(m, unit, channels: int, layout, bypass: bool = True) -> Array:
     """The table of ``unit`` (ports ``wr_en``, ``wr_chan``, ``wr_data``): one
-    ``layout`` entry per channel, with the write bypassed to the lookup, so the
-    channel written this cycle reads its new entry."""
+    ``layout`` entry per channel, with the write bypassed to the lookup (so the
+    channel written this cycle reads its new entry) unless ``bypass`` is off."""
     # Written (in pass A) before it is read, so it needs no reset.
     stored = Array(Signal(layout, name=f"states{c}", reset_less=True) for c in range(channels))
     with m.If(unit.wr_en):
         m.d.sync += stored[unit.wr_chan].eq(unit.wr_data)
+    if not bypass:
+        return stored
     table = Array(Signal(layout, name=f"entry{c}") for c in range(channels))
     for c in range(channels):
         m.d.comb += table[c].eq(Mux(unit.wr_en & (unit.wr_chan == c), unit.wr_data, stored[c]))
@@ -179,7 +193,22 @@ def pe_masks(m, entry, lanes, rows: int, cols: int, name: str):
 
 
 class Matcher(Dispatcher):
-    """Merge unit over a lookahead window of channel steps.
+    """Merge unit over a lookahead window of channel steps, the window held in registers.
+
+    The window is the head and the next ``lookahead - 1`` channels of the pass,
+    each with its table entry; the channels after it wait in ``beyond``, a bit
+    each. In a slot, the head is paired with the first entry of the window whose
+    lanes fit beside the head's in every PE; both leave, the entries behind
+    close up, and the lowest one or two channels of ``beyond`` (with their
+    entries) refill the back. So a slot's decision reads registers only, and the
+    search through the set (``lowest_sets`` over ``group_width`` bits) runs
+    beside it, to refill, instead of in series with it. The window is loaded on
+    the pass's first slot, which therefore issues no step
+    (:data:`golden.matcher.FILL_SLOTS`); the channel pass A wrote last, a cycle
+    after it streamed, joins it there from the write port.
+
+    Unpaired passes (``single``) take the lowest channel of ``sets`` a slot,
+    from the first slot on, as the in-order dispatcher does.
 
     Parameters
     ----------
@@ -197,18 +226,19 @@ class Matcher(Dispatcher):
     mode : In(Mode)
         The pass being run (B, C or D; any other pass pairs nothing).
     single : In(1)
-        Pair nothing: the head alone.
-    sets : In(group_width).array(1)
-        The pass's channels still to issue, one bit each.
+        Pair nothing: the lowest channel of ``sets`` alone, from the first slot.
+    opening, advance, recorded, late : In
+        Load the window (``opening``, from ``recorded`` and ``late``), or move it on
+        when the slot issues (``advance``).
     found[0], chan[0] : Out
-        The head: the lowest remaining channel.
+        The head: the lowest remaining channel (none on a paired pass's first slot).
     found[1], chan[1] : Out
-        Its partner: the first candidate in the window whose lanes fit beside the
+        Its partner: the first entry of the window whose lanes fit beside the
         head's in every PE, if any (``chan[1]`` holds it only when ``found[1]``).
     choice : Out(choice_layout(2)).array(1)
         ``take`` is the head and the partner; ``sel`` is 0 and 1.
     rest, more : Out
-        The set without the head and its partner, and whether that leaves any.
+        ``sets`` without the head and its partner, and whether the pass has steps left.
     """
 
     @staticmethod
@@ -224,37 +254,98 @@ class Matcher(Dispatcher):
         cfg = self.cfg
         G, R, C, L = cfg.group_width, cfg.rows, cfg.cols, cfg.lookahead
         layout = state_entry(R, C)
-        table = state_table(m, self, G, layout)
-        lanes = lane_masks(m, self.mode, cfg.accumulators)
-        steps = self.sets[0]
+        table = state_table(m, self, G, layout, bypass=False)
+        # The pass's lane table, registered: ``mode`` changes as a pass begins, and
+        # its first slot only loads the window, so no decision waits on the decode.
+        fresh = lane_masks(m, self.mode, cfg.accumulators)
+        lanes = tuple([[Signal(name=f"{x.name}_q") for x in row] for row in mask] for mask in fresh)
+        for held_mask, mask in zip(lanes, fresh):
+            m.d.sync += [q.eq(x) for q_row, row in zip(held_mask, mask) for q, x in zip(q_row, row)]
+        held = data.StructLayout({"valid": 1, "chan": range(max(2, G)), "entry": layout})
+        window = [Signal(held, name=f"win{k}") for k in range(L)]
+        beyond = Signal(G)
+        sets = self.sets[0]
 
-        def masks(entry, name):
-            return pe_masks(m, entry, lanes, R, C, name)
+        # The search: the lowest L channels of the pass's recorded set (to load the
+        # window), or the lowest two of what waits beyond it (to refill), each
+        # with its entry. Two networks, so neither waits on ``opening``; the
+        # entries are read once, for whichever is used.
+        fill = lowest_sets(m, self.recorded, G, L, "fill")
+        refill = lowest_sets(m, beyond, G, min(L, 2), "refill")
+        ranks = []
+        for k, (found, index, onehot) in enumerate(fill):
+            if k < len(refill):
+                found, index, onehot = (Mux(self.opening, a, b) for a, b in zip((found, index, onehot), refill[k]))
+            ranked = Signal(held, name=f"rank{k}")
+            m.d.comb += [ranked.valid.eq(found), ranked.chan.eq(index),
+                         ranked.entry.eq(select(m, table, onehot, G, layout, f"rank{k}_entry"))]
+            ranks.append((ranked, onehot))
 
-        # The window: head, then up to L-1 candidates, in channel order; every
-        # rank found at once, and its entry read by its one-hot position.
-        window = []
-        for k, (found, idx, onehot) in enumerate(lowest_sets(m, steps, G, L, "win")):
-            entry = select(m, table, onehot, G, layout, f"win{k}_entry")
-            window.append((found, idx, onehot, *masks(entry, f"win{k}")))
-        head_found, head, head_onehot, head_some, head_whole = window[0]
-        m.d.comb += [self.found[0].eq(head_found), self.chan[0].eq(head)]
-
-        # Two steps fit when neither takes both lanes of a PE the other uses at all.
-        # The first compatible candidate wins: scan from the farthest back.
-        second_ok = Signal()
-        second_onehot = Signal(G)
-        for found, idx, onehot, s, w in reversed(window[1:]):
-            fits = ~((head_whole & s) | (head_some & w)).any()
-            with m.If(head_found & found & fits):
-                m.d.comb += [second_ok.eq(1), self.chan[1].eq(idx), second_onehot.eq(onehot)]
+        # The slot's pairing, from the window's registers alone: two steps fit when
+        # neither takes both lanes of a PE the other uses at all; the first that fits wins.
+        masks = [pe_masks(m, w.entry, lanes, R, C, f"win{k}") for k, w in enumerate(window)]
+        head_some, head_whole = masks[0]
+        fits = [Const(0)] + [w.valid & ~((head_whole & s) | (head_some & x)).any()
+                             for w, (s, x) in zip(window[1:], masks[1:])]
+        chosen = Signal(L, name="partner")               # one-hot window position of the partner
+        m.d.comb += chosen.eq(lowest_onehot(Cat(*fits), L))
         pair = Signal()
-        m.d.comb += pair.eq(second_ok & ~self.single)
-        # What is left, from the ranks' one-hot codes (no index decode). Whether any is
-        # left does not wait for it: more than two steps, or two and no partner.
-        count = at_least(m, steps, G, 3, "steps")
-        m.d.comb += [self.found[1].eq(pair),
-                     self.choice[0].take.eq(Cat(head_found, pair)), self.choice[0].sel[1].eq(1),
-                     self.rest[0].eq(steps & ~(head_onehot | Mux(pair, second_onehot, 0))),
-                     self.more.eq(count[1] & (~pair | count[2]))]
+        m.d.comb += pair.eq(chosen.any())
+        partner = Signal(range(max(2, G)), name="partner_chan")
+        for k in range(1, L):
+            with m.If(chosen[k]):
+                m.d.comb += partner.eq(window[k].chan)
+
+        # The window a slot leaves: the head and the partner gone, the rest closed
+        # up in order, the back refilled from beyond (which is empty unless the window was full).
+        after = window[1:] + [ranks[0][0]] + ([ranks[1][0]] if L > 1 else [])
+        moved = [Signal(held, name=f"moved{k}") for k in range(L)]
+        for k in range(L):
+            # Past the partner, everything moves up one more place.
+            if L > 1:
+                past = Cat(*(chosen[j] for j in range(1, min(k + 2, L)))).any()
+                m.d.comb += moved[k].eq(Mux(past, after[k + 1], after[k]))
+            else:
+                m.d.comb += moved[k].eq(after[k])
+        taken = refill[0][2] | Mux(pair, refill[1][2], 0) if L > 1 else refill[0][2]
+        with m.If(self.opening):
+            # Load: the recorded set's lowest L, and the late channel (the pass's
+            # highest) behind them, or beyond them when the window is full.
+            late = self.late
+            for k in range(L):
+                joins = late & ~ranks[k][0].valid & (ranks[k - 1][0].valid if k else 1)
+                m.d.sync += window[k].eq(ranks[k][0])
+                with m.If(joins):
+                    m.d.sync += [window[k].valid.eq(1), window[k].chan.eq(self.wr_chan),
+                                 window[k].entry.eq(self.wr_data)]
+            spill = Mux(late & ranks[L - 1][0].valid, _decode(self.wr_chan, G), 0)
+            loaded = Const(0, G)
+            for _, _, onehot in fill:
+                loaded = loaded | onehot
+            m.d.sync += beyond.eq((self.recorded & ~loaded) | spill)
+        with m.Elif(self.advance):
+            m.d.sync += [w.eq(n) for w, n in zip(window, moved)]
+            m.d.sync += beyond.eq(beyond & ~taken)
+
+        # What the engine sees.
+        single_found, single_head, single_rest, single_more = lowest_of_pass(m, self, G, "single")
+        left = Mux(pair, window[2].valid if L > 2 else 0, window[1].valid if L > 1 else 0) | beyond.any()
+        with m.If(self.single):
+            m.d.comb += [self.found[0].eq(single_found), self.chan[0].eq(single_head),
+                         self.rest[0].eq(single_rest), self.more.eq(single_more)]
+        with m.Elif(self.opening):
+            # Whether the pass has any step is known a slot later (from the window),
+            # so the fill slot never waits on the channel pass A records last.
+            m.d.comb += [self.rest[0].eq(sets), self.more.eq(1)]
+        with m.Else():
+            gone = _decode(window[0].chan, G) | Mux(pair, _decode(partner, G), 0)
+            m.d.comb += [self.found[0].eq(window[0].valid), self.chan[0].eq(window[0].chan),
+                         self.found[1].eq(pair), self.chan[1].eq(partner),
+                         self.rest[0].eq(sets & ~gone), self.more.eq(left)]
+        m.d.comb += [self.choice[0].take.eq(Cat(self.found[0], self.found[1])), self.choice[0].sel[1].eq(1)]
         return m
+
+
+def _decode(index, width: int) -> Value:
+    """``index`` as a one-hot vector of ``width`` bits."""
+    return Cat(*(index == j for j in range(width)))

@@ -39,6 +39,8 @@ correlated strings, needs and scores: an upper bound.
   the unit fills, draws pivots and assigns as it would on a head;
 - ``matcher``: every cycle a table write of random row and column states to a
   random channel, a random set of remaining steps and a random pass (B, C or D);
+  a pass's first slot (its window loaded from a random set) about once in eight
+  slots, and a slot that issues in every other;
 - ``channel-window``: the same writes and passes, and a random set of
   remaining steps for every group;
 - ``softmax``: a score beat offered every cycle (random scores whose exponents
@@ -213,6 +215,13 @@ def _unit_stimulus(block: str, dut, cfg: Config, action: str, rnd: random.Random
         ctx.set(dut.mode, rnd.choice(PAIRED_MODES) if busy else Mode.A)
         for s in dut.sets:
             ctx.set(s, rnd.getrandbits(G) if busy else 0)
+        # A pass begins about once in eight slots (its set recorded at random, now
+        # and then with pass A's last channel late), and every other slot issues.
+        begin = busy and rnd.random() < 1 / 8
+        ctx.set(dut.opening, int(begin))
+        ctx.set(dut.advance, int(busy and not begin))
+        ctx.set(dut.recorded, rnd.getrandbits(G) if begin else 0)
+        ctx.set(dut.late, int(begin and rnd.random() < 1 / 4))
     return step
 
 

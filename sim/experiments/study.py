@@ -12,7 +12,8 @@ model's slot counts exactly, which ties the study to the model the RTL obeys.
 Mechanisms, per pass B, C, D of a tile group (pass A is dense and unchanged):
 
 ``pairs``
-    The built matcher (:func:`golden.matcher.match`) at a given lookahead.
+    The built matcher (:func:`golden.matcher.match`) at a given lookahead, with
+    its fill slot a pass (the other mechanisms are counted without one).
 ``steps``
     Up to ``K`` steps a slot (all PEs take all of them), first fit in the window.
 ``d-partners``
@@ -50,7 +51,7 @@ import numpy as np
 from golden import Config, proxy_workload, quantize, run_attention
 from golden.channel_window import row_groups, window_slots
 from golden.cycle_model import baseline_cycles, engine_cycles, kaleido_tables, tile_lane_needs
-from golden.matcher import match
+from golden.matcher import match, paired_pass_slots
 from golden.pe import Mode
 from golden.tiling import PairTable
 
@@ -217,7 +218,7 @@ def _mechanism(name: str, cfg: Config) -> Callable[[dict], dict]:
         if arg and (not arg.isdigit() or int(arg) < 1):
             raise ValueError(name)
         look = int(arg) if arg else la
-        return lambda work: {m: schedule_pairs(work[m], m, look) for m in PAIRED}
+        return _Built(lambda work: {m: schedule_pairs(work[m], m, look) for m in PAIRED})
     if kind == "steps":
         if not arg.isdigit() or int(arg) < 2:
             raise ValueError(name)
@@ -230,6 +231,22 @@ def _mechanism(name: str, cfg: Config) -> Callable[[dict], dict]:
             raise ValueError(name)
         return lambda work: {m: schedule_window(work[m], m, int(width), level) for m in PAIRED}
     raise ValueError(f"unknown mechanism {name!r}")
+
+
+class _Built:
+    """A mechanism that is the built matcher: its passes pay the fill slot of the
+    matcher's registered window (:func:`golden.matcher.paired_pass_slots`)."""
+
+    def __init__(self, run: Callable[[dict], dict]):
+        self.run = run
+
+    def __call__(self, work: dict) -> dict:
+        return self.run(work)
+
+
+def _slots(run, schedule: list) -> int:
+    # Slots a pass takes under mechanism ``run``: its schedule, and the built matcher's fill.
+    return paired_pass_slots(len(schedule)) if isinstance(run, _Built) else len(schedule)
 
 
 #: Orders a mechanism's name may start with (``ORDER+NAME``): see the module doc.
@@ -279,7 +296,7 @@ def study(q: np.ndarray, k: np.ndarray, cfg: Config, mechanisms=MECHANISMS, chec
             slots = run(work)
             if check and None not in (s for m in PAIRED for s in slots[m]):      # bound: no schedule
                 check_pass(work, [s for m in PAIRED for s in slots[m]])
-            rows.append([a_slots] + [len(slots[m]) for m in PAIRED])
+            rows.append([a_slots] + [_slots(run, slots[m]) for m in PAIRED])
         passes = np.array(rows, np.int64).reshape(-1, 4)
         cycles = engine_cycles(passes, cfg)
         out[name] = {"slots": dict(zip("ABCD", map(int, passes.sum(axis=0)))), "cycles": cycles,

@@ -54,7 +54,9 @@ def test_executed_macs_against_the_oracle(data):
                 extra += outputs * (cost - np.select([states == 2, states == 1], [0.0, 0.5], 1.0).sum())
     assert own.executed_macs == pytest.approx(oracle + extra)
     paired = kaleido_linear_cycles(x, outputs, cfg.with_(variant="pe-m"), "pairs")
-    assert paired.lane_work == own.lane_work and paired.cycles <= own.cycles
+    assert paired.lane_work == own.lane_work
+    # Pairing can lose by its fill slots; the driver then runs the windows unpaired.
+    assert kaleido_linear_cycles(x, outputs, cfg.with_(variant="pe-m"), "auto").cycles <= own.cycles
 
 
 def test_dense_schedule_is_the_baseline():

@@ -152,11 +152,12 @@ def test_the_whole_engine_caps_the_clock_its_blocks_meet(monkeypatch, design):
 @pytest.mark.skipif(shutil.which("sta") is None or default_liberty() is None,
                     reason="needs OpenSTA (sta) and the OSU018 liberty (make setup)")
 def test_no_run_claims_a_clock_its_whole_engine_misses():
-    """On the real flow: the clock a run claims is met by the whole engine, mapped
-    for the chip clock and timed again here at the claimed period. At this small
-    point (no scheduler, a chip clock of 215 MHz) every block meets the chip clock
-    alone and only the engine misses it, so a sign-off that left the engine out
-    would claim 215 MHz and fail here."""
+    """On the real flow: the engine is among the blocks a run's clock is taken
+    from (the target when every one meets it, else the slowest one's fmax), and
+    the whole engine, mapped for the chip clock and timed again here at the
+    claimed period, meets it. (At this small point, no scheduler and 2x2 PEs, the
+    engine missed 215 MHz until the matcher's window went into registers; the
+    mocked test above holds that an engine that misses caps the clock.)"""
     from hw import blocks
     from synth.sta import timing
     from synth.timing import block_netlist
@@ -168,9 +169,12 @@ def test_no_run_claims_a_clock_its_whole_engine_misses():
         claimed = energy.run_clock(cfg, design, liberty)
         print(design, f"claims {claimed['clock_mhz']:.1f} MHz;",
               {b: round(t["fmax_mhz"], 1) for b, t in claimed["blocks_timing"].items()})
+        timed = claimed["blocks_timing"]
+        assert "engine" in timed
+        if all(t["met"] for t in timed.values()):
+            assert claimed["clock_mhz"] == cfg.clock_mhz
+        else:
+            assert claimed["clock_mhz"] == pytest.approx(min(t["fmax_mhz"] for t in timed.values()))
         again = timing(block_netlist(block, cfg, liberty), blocks.top_name(block), liberty,
                        period_ns=1e3 / claimed["clock_mhz"])
         assert again["slack_ns"] >= -1e-6, (design, claimed["clock_mhz"], again["fmax_mhz"])
-        if design == "kaleido":
-            assert claimed["slowest_block"] == "engine" and claimed["clock_mhz"] < cfg.clock_mhz
-            assert all(t["met"] for b, t in claimed["blocks_timing"].items() if b != "engine")
