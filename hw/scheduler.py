@@ -111,10 +111,16 @@ class Scheduler(wiring.Component):
         # queued one. Its value waits in a register, read from the queue a cycle
         # ahead, so the Q:1 read is off the path from the head to the rank.
         head = Signal(W, name="head", reset_less=True)
+        # Which entries are queued (j < n) and which are ranked already (j < i), as
+        # bit masks kept beside the counters: compared against the counters, every
+        # one of the Q entries would wait on their fan-out before the rank's adder tree.
+        queued, ranked = Signal(Q, name="queued"), Signal(Q, name="ranked")
         with m.FSM():
             with m.State("FILL"):
                 with m.If(self.in_valid):
                     m.d.sync += [queue[n].eq(self.in_string), n.eq(n + 1)]
+                    if weight:
+                        m.d.sync += queued.bit_select(n, 1).eq(1)
                     with m.If(self.in_last | (n + 1 == Q)):
                         m.d.sync += [i.eq(0), ready.eq(0)]
                         if weight:
@@ -123,7 +129,7 @@ class Scheduler(wiring.Component):
                         m.next = "RANK" if weight else "PIVOT"
             if weight:
                 with m.State("RANK"):
-                    self._rank(m, queue, n, i, raddr, rdata, ready, head)
+                    self._rank(m, queue, n, i, raddr, rdata, ready, head, queued, ranked)
             else:
                 self._cluster(m, n, i, raddr, rdata, ready)
         return m
@@ -179,19 +185,19 @@ class Scheduler(wiring.Component):
                         m.d.sync += counts[k].eq(counts[k] + 1)
             self._emit(m, n, i, ready, winner, [c.eq(0) for c in counts])
 
-    def _rank(self, m, queue, n, i, raddr, rdata, ready, head):
+    def _rank(self, m, queue, n, i, raddr, rdata, ready, head, queued, ranked):
         # Entry j goes before string i (``head``) when it is heavier, or as heavy and
         # earlier in the queue; only the n queued entries count. The next string is
         # read now, for the next cycle's head.
         Q = self.cfg.queue_depth
         m.d.comb += raddr.eq(i + 1)
-        m.d.sync += head.eq(rdata)
+        m.d.sync += [head.eq(rdata), ranked.bit_select(i, 1).eq(1)]
         before = []
         for j in range(Q):
             b = Signal(name=f"before{j}")
-            m.d.comb += b.eq((j < n) & ((queue[j] > head) | ((queue[j] == head) & (j < i))))
+            m.d.comb += b.eq(queued[j] & ((queue[j] > head) | ((queue[j] == head) & ranked[j])))
             before.append(b)
-        self._emit(m, n, i, ready, popcount_tree(m, before, "rank"))
+        self._emit(m, n, i, ready, popcount_tree(m, before, "rank"), [queued.eq(0), ranked.eq(0)])
 
     def _emit(self, m, n, i, ready, cluster, clear=()):
         # String i's cluster (or rank) goes out; after the batch's last, fill again.
