@@ -18,7 +18,7 @@ from dataclasses import dataclass, field, fields, replace
 from enum import Enum
 
 from .channel_window import WINDOW_WIDTHS
-from .pe import ACCUMULATORS, PE_STAGES, PEKind
+from .pe import ACCUMULATORS, DEFAULT_PE_STAGES, PE_STAGES, PEKind
 
 #: How the dispatcher's scheduler orders a batch of pairs: ``weight`` (heaviest work
 #: first, the default; see :mod:`golden.scheduler`) or ``pivots`` (the paper's Hamming
@@ -219,8 +219,8 @@ class PEConfig:
     nibble_bits: int = 4
     accumulators: int = _knob(3, Part.KALEIDO_PE, "registers of the Kaleido PE: 3 (the paper's PE) or 4 (the exact "
                               "PE, which executes exactly the oracle's MACs)", choices=ACCUMULATORS)
-    pe_stages: int = _knob(1, Part.PE, "register stages of every PE, Kaleido's and the baseline's, from operands to "
-                           "accumulators: 1; 2 (products registered first: a shorter critical path, one more "
+    pe_stages: int = _knob(DEFAULT_PE_STAGES, Part.PE, "register stages of every PE, Kaleido's and the "
+                           "baseline's, from operands to accumulators: 1; 2 (products registered first: a shorter critical path, one more "
                            "cycle of drain); 3 (besides, the Kaleido PE's control decoded a cycle ahead: two "
                            "more cycles of drain)", choices=PE_STAGES)
     max_channels: int | None = _knob(None, Part.ACCUMULATOR, "longest reduction a dense accumulator holds",

@@ -107,6 +107,11 @@ ACCUMULATORS = tuple(int(k) for k in PEKind)
 #: control a cycle ahead, from what it forwards, and multiplies what it forwarded.
 PE_STAGES = (1, 2, 3)
 
+#: The default depth: the least at which every block and the whole Kaleido engine,
+#: with its matcher, meet the chip clock (at one stage the Kaleido PE's multiply and
+#: add in one cycle holds the engine near 126 MHz; at two, near 193).
+DEFAULT_PE_STAGES = 3
+
 
 def activity_lag(stages: int) -> int:
     """Cycles by which a Kaleido PE's activity (its lanes and enables) follows

@@ -19,7 +19,7 @@ import numpy as np
 from golden import Config, approx_scores, proxy_workload, quantize, run_attention
 from golden.config import CHIP_CLOCK_MHZ, CLUSTER_RULES, VARIANTS
 from golden.channel_window import WINDOW_WIDTHS
-from golden.pe import ACCUMULATORS, PE_STAGES
+from golden.pe import ACCUMULATORS, DEFAULT_PE_STAGES, PE_STAGES
 
 from . import SPEED_CASES, SPEED_DISPATCHERS, THRESHOLDS
 
@@ -81,7 +81,8 @@ def bench_pe_sim(cycles: int = 20000) -> dict:
     return out
 
 
-def bench_head(workload: str = "bikes", grid=(8, 16, 16), head_dim: int = 128, pe_stages: int = 1,
+def bench_head(workload: str = "bikes", grid=(8, 16, 16), head_dim: int = 128,
+               pe_stages: int = DEFAULT_PE_STAGES,
                issue_window: int = 0, cluster_rule: str = Config().cluster_rule, clock_mhz: float = 0.0,
                variant: str = "full") -> dict:
     """One head's ``Q K^T`` at full size (and beside it the softmax stage that
@@ -305,8 +306,8 @@ def main(argv=None) -> int:
     p.add_argument("--workload", default="bikes", help="for head: proxy, a clip or a video file (default bikes)")
     p.add_argument("--variant", default="full", choices=tuple(VARIANTS),
                    help="for speed and head: Kaleido's dispatcher variant (default full)")
-    p.add_argument("--pe-stages", type=int, choices=PE_STAGES, default=1,
-                   help="for head: register stages of every PE (default 1)")
+    p.add_argument("--pe-stages", type=int, choices=PE_STAGES, default=DEFAULT_PE_STAGES,
+                   help=f"for head: register stages of every PE (default {DEFAULT_PE_STAGES})")
     p.add_argument("--issue-window", type=int, choices=WINDOW_WIDTHS, default=0,
                    help="for head: Kaleido's channel window (default 0: the matcher)")
     p.add_argument("--cluster-rule", choices=CLUSTER_RULES, default=Config().cluster_rule,

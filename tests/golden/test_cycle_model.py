@@ -14,7 +14,7 @@ from golden.tiling import pair_tables
 
 
 def test_baseline_formula():
-    cfg = Config(partition=(5, 0, 0), grid=(1, 1, 7), rows=3, cols=2)
+    cfg = Config(partition=(5, 0, 0), grid=(1, 1, 7), rows=3, cols=2, pe_stages=1)
     r = baseline_cycles(7, 7, cfg)
     tiles = 3 * 4
     assert r.cycles == tiles * 5 + 1 + tail_cycles(cfg) == tiles * 5 + 1 + 2 * 3 + 2

@@ -17,7 +17,7 @@ from tests.sweep import sweep
 def test_window_pe_picks_its_steps_and_matches_golden_pe(width, accumulators, seed):
     rnd = random.Random(seed)
     cfg = Config(partition=(2, 1, 1), accumulators=accumulators, issue_window=width)
-    dut, model = WindowPE(cfg), PEModel(cfg.pe_acc_bits, accumulators)
+    dut, model = WindowPE(cfg), PEModel(cfg.pe_acc_bits, accumulators, stages=cfg.pe_stages)
 
     async def tb(ctx):
         for cycle in range(3000):

@@ -18,7 +18,8 @@ pytestmark = pytest.mark.skipif(
     shutil.which("sta") is None or shutil.which("iverilog") is None or default_liberty() is None,
     reason="needs OpenSTA (sta, for the clock), Icarus and the OSU018 liberty and cell models (make setup)")
 
-CFG = Config(partition=(2, 1, 1))
+# The one-stage PEs, whose gated registers are counted below.
+CFG = Config(partition=(2, 1, 1), pe_stages=1)
 
 
 def _gated_clocks(net):

@@ -13,7 +13,8 @@ from synth.sta import _other_slacks, flop_outputs, timing
 
 pytestmark = pytest.mark.skipif(shutil.which("sta") is None or default_liberty() is None,
                                 reason="needs OpenSTA (sta) and the OSU018 liberty (make setup)")
-CFG = Config(partition=(2, 1, 1))
+# The one-stage PE: its registers are named below, and it multiplies what arrives.
+CFG = Config(partition=(2, 1, 1), pe_stages=1)
 
 
 @pytest.fixture(scope="module")

@@ -222,7 +222,7 @@ def test_sim_attention_deeper_pes(tmp_path, rng, simulator, stages):
     if runner.missing(simulator):
         pytest.skip(runner.missing(simulator))
     ops = _alike_operands(tmp_path, rng)
-    cfg = Config(grid=(2, 4, 4), partition=(4, 2, 2), rows=2, cols=2)
+    cfg = Config(grid=(2, 4, 4), partition=(4, 2, 2), rows=2, cols=2, pe_stages=1)
     stats = {}
     for design in ("kaleido", "baseline"):
         r = run("sim", "attention", "--q", "q.npy", "--k", "k.npy", "--grid", "2,4,4", "--partition", "4,2,2",
