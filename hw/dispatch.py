@@ -85,11 +85,11 @@ class Dispatcher(wiring.Component):
     advance : In(1)
         The slot issues this cycle (what it takes is gone by the next).
     recorded, late : In(group_width), In(1)
-        At a pass's first slot, its set split in two: the channels whose table
-        entries are written, and whether the one being written this cycle
-        (``wr_chan``, pass A's last, whose entry comes from the word the operand
-        stage reads) belongs to it. ``sets`` is the two together. A dispatcher
-        that keeps registers of its own (the matcher) loads them from these.
+        At a pass's first slot, its whole set, from a register; and whether the
+        table entry of one of its channels (``wr_chan``, pass A's last, whose
+        entry comes from the word the operand stage reads) is being written this
+        cycle. A dispatcher that keeps registers of its own (the matcher) loads
+        them from these.
     sets : In(group_width).array(groups)
         Each group's channels still to take, one bit each.
     found, chan : Out(1).array(width), Out(range(group_width)).array(width)

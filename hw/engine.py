@@ -358,9 +358,11 @@ class AttentionEngine(wiring.Component):
                         m.d.sync += recorded.bit_select(s1.chan, 1).eq(bit)
         # A linear partner the PE has no register for (the 3-register PE's third)
         # runs as a whole product on every channel, from R0 = 0 (golden.windows).
+        def beyond_registers(partner):
+            return linear & (partner >= cfg.accumulators - 1)
         beyond = Signal()
         if kaleido:                 # (the baseline has no linear passes, nor a Kaleido PE's registers)
-            m.d.comb += beyond.eq(linear & (part >= cfg.accumulators - 1))
+            m.d.comb += beyond.eq(beyond_registers(part))
         # The set of the pass being run, registered as the pass before it ends (with
         # that cycle's record), so that no pass decode sits on the dispatcher's paths.
         pass_set = Signal(G)
@@ -386,7 +388,7 @@ class AttentionEngine(wiring.Component):
         late = Signal()
         m.d.comb += late.eq(needs.a_in_s1 & ~beyond & Mux(pss == Mode.B, last_bits[0],
                                                           Mux(pss == Mode.C, last_bits[1], last_bits[2])))
-        m.d.comb += [match.recorded.eq(pass_set & ~Mux(late, onehot, 0)), match.late.eq(late)]
+        m.d.comb += [match.recorded.eq(pass_set), match.late.eq(late)]
         found, first_left = match.found[0], match.chan[0]
         pair = Signal()                           # this slot issues two steps
         if paired:
@@ -498,7 +500,7 @@ class AttentionEngine(wiring.Component):
                 m.d.sync += [first_slot.eq(1), chan.eq(0), very_first.eq(0), flushing.eq(done)]
                 m.d.sync += [x.eq(e) for x, e in zip(kept, ends)]
                 m.d.sync += dense_pass.eq(dense_pass_of(at_end["pss"]))
-                next_pss, next_beyond = at_end["pss"], linear & (at_end["part"] >= cfg.accumulators - 1)
+                next_pss, next_beyond = at_end["pss"], beyond_registers(at_end["part"])
                 if kaleido:
                     m.d.sync += pass_set.eq(Mux(next_beyond, all_of_group,
                                                 Mux(next_pss == Mode.B, need_next[0],

@@ -309,20 +309,18 @@ class Matcher(Dispatcher):
                 m.d.comb += moved[k].eq(after[k])
         taken = refill[0][2] | Mux(pair, refill[1][2], 0) if L > 1 else refill[0][2]
         with m.If(self.opening):
-            # Load: the recorded set's lowest L, and the late channel (the pass's
-            # highest) behind them, or beyond them when the window is full.
-            late = self.late
+            # Load: the set's lowest L. The late channel's entry is written only
+            # now, so where it is among them, its entry comes from the write port
+            # (late picks an entry, and no search waits on it); beyond them, the
+            # table has it by the time a refill reads it.
             for k in range(L):
-                joins = late & ~ranks[k][0].valid & (ranks[k - 1][0].valid if k else 1)
                 m.d.sync += window[k].eq(ranks[k][0])
-                with m.If(joins):
-                    m.d.sync += [window[k].valid.eq(1), window[k].chan.eq(self.wr_chan),
-                                 window[k].entry.eq(self.wr_data)]
-            spill = Mux(late & ranks[L - 1][0].valid, _decode(self.wr_chan, G), 0)
+                with m.If(self.late & (ranks[k][0].chan == self.wr_chan)):
+                    m.d.sync += window[k].entry.eq(self.wr_data)
             loaded = Const(0, G)
             for _, _, onehot in fill:
                 loaded = loaded | onehot
-            m.d.sync += beyond.eq((self.recorded & ~loaded) | spill)
+            m.d.sync += beyond.eq(self.recorded & ~loaded)
         with m.Elif(self.advance):
             m.d.sync += [w.eq(n) for w, n in zip(window, moved)]
             m.d.sync += beyond.eq(beyond & ~taken)

@@ -380,6 +380,29 @@ class PE(wiring.Component):
         # lane sum runs ahead of the accumulator's own adder. Like the register,
         # the sum wraps at pe_acc_bits.
         width = self.cfg.pe_acc_bits
+        if not exact:
+            # Every register of the paper's PE adds a lane's product whole, so the
+            # two lanes' sum is formed once, and each register adds one addend to
+            # its base with one carry-propagate adder: 0, either product, or the
+            # sum, as its two enables pick. R0's enables are the lanes themselves
+            # (golden.pe.decode). With one stage an idle lane's product is 0 by
+            # its operands; a staged one is stale, so it is masked by R0's enable
+            # before the sum, which then moves only with the lanes that run.
+            if stages > 1:
+                prods = [Mux(en[0][lane], prods[lane], 0) for lane in range(2)]
+            both = Signal(signed(18), name="lanes_sum")
+            m.d.comb += both.eq(prods[0] + prods[1])
+            for k in range(n):
+                addend = Signal(signed(18), name=f"add{k}")
+                e0, e1 = en[k]
+                if k == 0:                  # what runs is what R0 adds: the sum, 0 with no lane
+                    m.d.comb += addend.eq(both)
+                else:                       # AND-OR, not a case, as pick above writes it for Icarus
+                    m.d.comb += addend.eq(Mux(e0 & ~e1, prods[0], 0) | Mux(e1 & ~e0, prods[1], 0) |
+                                          Mux(e0 & e1, both, 0))
+                with m.If((load != Load.KEEP) | en[k][0] | en[k][1]):
+                    m.d.sync += r[k].eq((base[k] + addend)[:width])
+            return m
         for k in range(n):
             terms = []
             for lane in range(2):
