@@ -22,8 +22,8 @@ DISPATCHER_SCOPE = (
     "busy for its batches of Q's and K's strings when the run uses it, and is shared by the `clusters` "
     "arrays it feeds, as in the area split; the matcher, or the channel window in its place (one per "
     "array), is busy for every engine cycle "
-    "of passes A-D when the run pairs (an upper bound: pass A does not use it). Busy energy is measured "
-    "under random data, an upper bound on a head's correlated strings.")
+    "of passes A-D when the run pairs, busy as its bench runs passes A-D in the engine's protocol. Busy "
+    "energy is measured under random data, an upper bound on a head's correlated strings.")
 
 
 HEAD_SCOPE = (

@@ -37,10 +37,12 @@ correlated strings, needs and scores: an upper bound.
 - ``scheduler``: a string stream that offers a new random string whenever
   the queue takes one, ending a batch at random about once per queue depth;
   the unit fills, draws pivots and assigns as it would on a head;
-- ``matcher``: every cycle a table write of random row and column states to a
-  random channel, a random set of remaining steps and a random pass (B, C or D);
-  a pass's first slot (its window loaded from a random set) about once in eight
-  slots, and a slot that issues in every other;
+- ``matcher``: the passes of a tile group as the engine runs them (``busy``):
+  pass A writes every channel's table entry (random row and column states),
+  one a slot; then passes B, C and D each open on a random half of the
+  channels and issue slot by slot, each slot given what the last one left
+  (``rest``), until the matcher says the pass is over. The protocol is the
+  engine's, the states are random: an upper bound on a real head's data;
 - ``channel-window``: the same writes and passes, and a random set of
   remaining steps for every group;
 - ``softmax``: a score beat offered every cycle (random scores whose exponents
@@ -206,6 +208,8 @@ def _unit_stimulus(block: str, dut, cfg: Config, action: str, rnd: random.Random
         return step
     G, R, C = cfg.group_width, cfg.rows, cfg.cols
     states = lambda n: [rnd.randrange(3) for _ in range(n)]
+    if block == "matcher":
+        return _matcher_passes(dut, G, R, C, action == "busy", rnd)
 
     async def step(ctx):
         busy = action == "busy"
@@ -222,6 +226,40 @@ def _unit_stimulus(block: str, dut, cfg: Config, action: str, rnd: random.Random
         ctx.set(dut.advance, int(busy and not begin))
         ctx.set(dut.recorded, rnd.getrandbits(G) if begin else 0)
         ctx.set(dut.late, int(begin and rnd.random() < 1 / 4))
+    return step
+
+
+def _matcher_passes(dut, G: int, R: int, C: int, busy: bool, rnd: random.Random):
+    """An async ``step(ctx)`` that runs the matcher through the passes of tile
+    groups, one slot a cycle, as the engine does; or holds it idle."""
+    # What the engine keeps between slots: the pass, its slot, and what the last slot left.
+    run = {"mode": Mode.A, "slot": 0, "left": 0}
+
+    async def step(ctx):
+        mode, slot = run["mode"], run["slot"]
+        ctx.set(dut.mode, mode if busy else Mode.A)
+        writing = busy and mode == Mode.A
+        ctx.set(dut.wr_en, int(writing))
+        ctx.set(dut.wr_chan, slot if writing else 0)
+        ctx.set(dut.wr_data, {"sq": [rnd.randrange(3) for _ in range(R)] if writing else [0] * R,
+                              "sk": [rnd.randrange(3) for _ in range(C)] if writing else [0] * C})
+        opening = busy and mode != Mode.A and slot == 0
+        if opening:
+            run["left"] = rnd.getrandbits(G)
+        ctx.set(dut.opening, int(opening))
+        ctx.set(dut.advance, int(busy and not opening))
+        ctx.set(dut.recorded, run["left"] if opening else 0)
+        ctx.set(dut.sets[0], run["left"] if busy else 0)
+        if not busy:
+            return
+        # The pass ends with its last slot: A after every channel's write, the
+        # others when the matcher has nothing more to issue.
+        ends = slot == G - 1 if mode == Mode.A else not opening and not ctx.get(dut.more)
+        if not opening and mode != Mode.A:
+            run["left"] = ctx.get(dut.rest[0])
+        run["slot"] = 0 if ends else slot + 1
+        if ends:
+            run["mode"] = Mode((int(mode) + 1) % 4)         # A, B, C, D, and A again
     return step
 
 

@@ -19,8 +19,11 @@ the project's design notes for the figures before and after.
 
 from __future__ import annotations
 
+import inspect
+
 from golden.config import Config
 from hw import blocks
+from . import actions as _benches
 from .actions import ACTIONS, actions, stimulus
 
 from hw.cache import cached_json
@@ -47,8 +50,9 @@ def energy_per_action(block: str, cfg: Config, liberty: str, cycles: int = 256) 
     dispatcher block or the softmax unit."""
     names = actions(block, cfg)
     text = blocks.verilog(block, cfg)
-    # The method and the actions are in the key: a change to them measures again.
-    key = cache_key(text + METHOD + " ".join(names), liberty, cfg.clock_mhz)
+    # The method, the actions and their benches are in the key: a change to any
+    # of them measures again.
+    key = cache_key(text + METHOD + " ".join(names) + inspect.getsource(_benches), liberty, cfg.clock_mhz)
     path = CACHE / f"{block}-{key}-energy-{cycles}.json"
 
     def make():

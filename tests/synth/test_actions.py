@@ -72,3 +72,34 @@ def test_exact_pe_actions_reach_its_own_parts():
     assert regs(stimulus("pe", exact, "row_nibble", cycles=64)) == {"r0"}
     with pytest.raises(ValueError, match="has no action"):
         stimulus("pe", CFG, "row_nibble")
+
+
+def test_matcher_bench_runs_the_engines_passes():
+    """The matcher's busy bench is the engine's protocol: pass A writes every
+    channel's entry, one a slot; each of B, C and D opens on a set and then
+    takes one or two channels a slot from what the slot before left."""
+    cfg = Config(partition=(8, 4, 4))
+    G = cfg.group_width
+    run = stimulus("matcher", cfg, "busy", cycles=160)
+
+    def word(sample, name, width):
+        return sum(sample[f"{name}_{i}_"] << i for i in range(width))
+
+    modes = [word(s, "mode", 3) for s in run["inputs"]]
+    passes = [(mode, [s for s, m in zip(run["inputs"], modes) if m == mode]) for mode in (0, 1, 2, 3)]
+    first_a = passes[0][1][:G]
+    assert [s["wr_en"] for s in first_a] == [1] * G and [word(s, "wr_chan", 3) for s in first_a] == list(range(G))
+    starts = [t for t in range(1, len(modes)) if modes[t] != modes[t - 1]] + [len(modes)]
+    checked = 0
+    for begin, end in zip(starts, starts[1:]):
+        if modes[begin] == 0 or end == len(modes):
+            continue                                     # pass A, or a pass the run cut short
+        slots = run["inputs"][begin:end]
+        sets = [word(s, "sets__0", G) for s in slots]
+        assert slots[0]["opening"] and sets[0] == word(slots[0], "recorded", G)
+        assert not any(s["opening"] for s in slots[1:]) and all(s["advance"] for s in slots[1:])
+        assert len(sets) == 2 or sets[1] == sets[0]
+        for before, after in zip(sets[1:], sets[2:]):
+            assert after & ~before == 0 and 1 <= bin(before).count("1") - bin(after).count("1") <= 2
+        checked += 1
+    assert checked >= 3
