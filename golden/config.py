@@ -191,14 +191,15 @@ class PEConfig:
         additions per channel, so ``pe_acc_bits`` is the same.
     pe_stages : int
         Register stages of a PE, both the Kaleido and the baseline one, from
-        its operands to its accumulators: 1 (the canonical MAC; the default),
-        2 (the lane products, their enables and the hand-over and drain
-        controls are registered first, which shortens the critical path and
-        delays every score's drain by one cycle) or 3 (besides, each PE
+        its operands to its accumulators: 1 (the canonical MAC), 2 (the lane
+        products, their enables and the hand-over and drain controls are
+        registered first, which shortens the critical path and delays every
+        score's drain by one cycle) or 3 (besides, each PE
         multiplies the operands it has registered to pass on, a cycle after
         they arrive; the Kaleido PE decodes their control while they arrive
         and registers it, so no decode stands before its multipliers: a second
-        cycle of drain).
+        cycle of drain; the default, ``golden.pe.DEFAULT_PE_STAGES``, the
+        shallowest depth at which the whole Kaleido engine meets the chip clock).
     max_channels : int or None
         The longest reduction a dense accumulator (the baseline PE's) must hold.
         :class:`Config` fills in ``D``.

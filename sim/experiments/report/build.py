@@ -153,10 +153,12 @@ def _markdown(d: dict, area_md: str) -> str:
 
 def _table2_markdown(d: dict, area_md: str) -> list[str]:
     s = d["area"]["split"]
+    # The file's name, not the machine's path to it: the report is committed.
+    liberty = Path(d["area"]["liberty"]).name if d["area"]["liberty"] else "none (transistor-count estimate)"
     return [
         "## Table 2: area (synthesis)",
         "",
-        f"Liberty: `{d['area']['liberty'] or 'none (transistor-count estimate)'}`; the area "
+        f"Liberty: `{liberty}`; the area "
         "design point above.",
         "",
         area_md,
