@@ -26,11 +26,11 @@ same cycle parity are fewer than ``2*rows`` cycles apart (:mod:`golden.drain`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from enum import IntEnum
 
 __all__ = ["Mode", "Load", "Need", "Target", "PEKind", "ACCUMULATORS", "PE_STAGES", "lane_adds", "need_lanes",
-           "RowIn", "ColIn", "passed_on", "LaneOp", "Decoded", "decode",
+           "RowIn", "ColIn", "LaneOp", "Decoded", "decode",
            "PEModel", "BaselinePEModel", "step_need", "wrap"]
 
 
@@ -305,20 +305,6 @@ class RowIn:
     steps: int = 0
     load: int = Load.KEEP
     drain: bool = False
-
-
-def passed_on(before: RowIn, row: RowIn) -> RowIn:
-    """What a PE passes to its right once ``row`` arrives, having passed ``before``:
-    a step's row operand and reuse state move on only with that step
-    (``row.steps``) and hold otherwise; the control always moves. No PE reads an
-    operand of a step it does not have, so nothing downstream changes, and the
-    registers that hold can have their clock gated."""
-    out = replace(row)
-    if not row.steps & 1:
-        out.a0, out.sq0 = before.a0, before.sq0
-    if not row.steps & 2:
-        out.a1, out.sq1 = before.a1, before.sq1
-    return out
 
 
 @dataclass

@@ -86,19 +86,6 @@ def _stage(m, stages: int, prefix: str, *values, enable=None):
     return tuple(out)
 
 
-def _pass_on_row(m, row, row_out):
-    """``row_out`` is ``row`` registered (:func:`golden.pe.passed_on`): a step's row
-    operand and reuse state load only with that step, into registers without a
-    reset whose clock synthesis then gates; the control always moves. (The
-    column carries no step bits: the PE below may have a step this one lacks.)"""
-    gated = {"a0": row.steps[0], "sq0": row.steps[0], "a1": row.steps[1], "sq1": row.steps[1]}
-    for name, field in row_layout:
-        reg = Signal(field.shape, name=f"passed_{name}", reset_less=name in gated)
-        m.d.comb += row_out[name].eq(reg)
-        with m.If(gated.get(name, 1)):
-            m.d.sync += reg.eq(row[name])
-
-
 def _drain_link(m, self, value, drain):
     """One link of the upward drain chain: capture ``value`` when ``drain``, or pass on
     the one below. A link that carries nothing, and is given nothing, keeps its
@@ -245,8 +232,7 @@ class PE(wiring.Component):
         n = self.registers
         exact = PEKind(n).exact
         row, col = self.row_in, self.col_in
-        _pass_on_row(m, row, self.row_out)
-        m.d.sync += self.col_out.eq(col)
+        m.d.sync += [self.row_out.eq(row), self.col_out.eq(col)]
         stages = self.cfg.pe_stages
         # With three stages the PE decodes the control of what arrives, registers
         # the decode beside the operands it forwards (row_out, col_out), and
