@@ -17,16 +17,32 @@ import sys
 import tempfile
 from pathlib import Path
 
+from . import clock_tree
 from .liberty import cells as liberty_cells
 
 __all__ = ["default_liberty", "synthesize", "gate_netlist", "SynthError", "yosys_command", "cache_key",
-           "DRIVING_CELL", "OUTPUT_LOAD_PF"]
+           "DRIVING_CELL", "OUTPUT_LOAD_PF", "WIRE_UM_PER_PIN", "WIRE_PF_PER_UM", "wire_pf", "OUTPUT_PINS"]
 
 #: The cell assumed to drive every input port, and the load on every output port
 #: (about two gate inputs, as a PE's outputs drive the next PE's), for the
 #: timing-driven mapping, static timing and energy alike.
 DRIVING_CELL = "BUFX2"
 OUTPUT_LOAD_PF = 0.025
+
+#: The wire-load model (an assumption: there is no placement). A net's wire is
+#: :data:`WIRE_UM_PER_PIN` of metal for each pin it joins (its driver and every
+#: load), at :data:`WIRE_PF_PER_UM`, a typical 180 nm figure for minimum-width
+#: metal with its fringe. A two-pin net gets 4 fF, against some 10 fF a gate input.
+WIRE_UM_PER_PIN = 10.0
+WIRE_PF_PER_UM = 0.0002
+
+#: The library's output pins (everything else on a cell is an input).
+OUTPUT_PINS = frozenset({"Y", "Q", "YC", "YS"})
+
+
+def wire_pf(fanout: int) -> float:
+    """The wire capacitance (pF) of a net driving ``fanout`` pins."""
+    return WIRE_UM_PER_PIN * WIRE_PF_PER_UM * (fanout + 1)
 
 
 class SynthError(RuntimeError):
@@ -42,16 +58,21 @@ def default_liberty() -> str | None:
     return str(here) if here.is_file() else None
 
 
-def cache_key(verilog_text: str, liberty: str | None, clock_mhz: float | None = None) -> str:
+def cache_key(verilog_text: str, liberty: str | None, clock_mhz: float | None = None,
+              tree: bool = True) -> str:
     """What a synthesis result depends on: the Verilog's logic, the liberty's cells
     and the target clock of a timing-driven mapping.
 
     Comment lines are left out, so the header naming the whole Config (thresholds,
     seed and grid included, which change no gate) does not defeat the cache.
+    ``tree=False`` keys the mapping alone, before its clock tree and wires.
     """
     h = hashlib.sha256()
     # The mapping itself: a change to the script or to the clock gate maps again.
     h.update(_script("top", clock_mhz).encode() + CLOCK_GATE.read_bytes())
+    if tree:
+        # What is built on the mapping: its clock tree and the wire-load model.
+        h.update(CLOCK_TREE.read_bytes() + f"wire {WIRE_UM_PER_PIN} um/pin {WIRE_PF_PER_UM} pF/um\n".encode())
     if clock_mhz:
         h.update(f"clock {float(clock_mhz):.6g} MHz, {DRIVING_CELL}, {OUTPUT_LOAD_PF} pF\n".encode())
     for line in verilog_text.splitlines():
@@ -96,6 +117,9 @@ def check_liberty(liberty: str) -> None:
 #: The clock gate the mapping inserts (a latch and an AND, built from the library's cells).
 CLOCK_GATE = Path(__file__).resolve().parent / "clock_gate.v"
 
+#: The clock tree every netlist is given (its source is in the cache key).
+CLOCK_TREE = Path(__file__).resolve().parent / "clock_tree.py"
+
 #: Fewest registers that share an enable for them to get a clock gate of their own:
 #: below it the gate's latch costs more than the clock pins it saves.
 CLOCK_GATE_MIN_FLOPS = 4
@@ -137,8 +161,9 @@ def synthesize(verilog_text: str, top: str, liberty: str | None = None, clock_mh
     its area figures as a dict.
 
     Keys: ``liberty`` (path, or None), ``area_um2`` and ``sequential_area_um2``
-    (None without a liberty), ``cells`` (count), ``cell_types``, and without a
-    liberty ``transistors`` with ``estimate`` naming the method.
+    (None without a liberty), ``cells`` (count), ``cell_types``, with a liberty
+    ``clock_tree`` (its buffers, cell, skew and area, all counted in the rest),
+    and without one ``transistors`` with ``estimate`` naming the method.
     """
     if liberty is not None:
         check_liberty(liberty)
@@ -146,19 +171,27 @@ def synthesize(verilog_text: str, top: str, liberty: str | None = None, clock_mh
         Path(work, "design.v").write_text(verilog_text)
         if liberty:
             shutil.copyfile(liberty, Path(work, "cells.lib"))
-            script = _mapped(top, work, clock_mhz) + "tee -q -o stat.json stat -json -liberty cells.lib\n"
+            script = (_mapped(top, work, clock_mhz) + "tee -q -o stat.json stat -json -liberty cells.lib\n"
+                      + _WRITE)
         else:
             script = (f"read_verilog -sv design.v\nsynth -flatten -top {top}\n"
                       "abc -g cmos2\nopt_clean\ntee -q -o stat.json stat -json -tech cmos\n")
         _run(script, work)
         stat = json.loads(Path(work, "stat.json").read_text())
+        tree = clock_tree.insert(Path(work, "netlist.v").read_text(), top, liberty)[1] if liberty else None
     module = stat["modules"].get(f"\\{top}") or next(iter(stat["modules"].values()))
     by_type = {k.lstrip("\\$"): int(v) for k, v in module.get("num_cells_by_type", {}).items()}
     result = {"liberty": liberty, "cells": int(module["num_cells"]), "cell_types": by_type,
               "clock_mhz": clock_mhz if liberty else None}
     if liberty:
         lib = liberty_cells(os.path.abspath(liberty))
-        result["area_um2"] = float(module["area"])
+        # The clock tree's buffers are area like any other cell (not sequential).
+        tree_um2 = tree.buffers * lib[tree.cell][0]
+        result["area_um2"] = float(module["area"]) + tree_um2
+        result["cells"] += tree.buffers
+        by_type[tree.cell] = by_type.get(tree.cell, 0) + tree.buffers
+        result["clock_tree"] = {"buffers": tree.buffers, "cell": tree.cell, "skew_ns": tree.skew_ns,
+                                "area_um2": tree_um2}
         result["sequential_area_um2"] = float(sum(lib.get(t, (0.0, False))[0] * n
                                                   for t, n in by_type.items()
                                                   if lib.get(t, (0.0, False))[1]))
@@ -170,18 +203,26 @@ def synthesize(verilog_text: str, top: str, liberty: str | None = None, clock_mh
     return result
 
 
-def gate_netlist(verilog_text: str, top: str, liberty: str, clock_mhz: float | None = None) -> str:
+def gate_netlist(verilog_text: str, top: str, liberty: str, clock_mhz: float | None = None,
+                 tree: bool = True) -> str:
     """The gate-level netlist of ``top`` mapped to ``liberty``'s cells (for delay at
     ``clock_mhz``), as OpenSTA and the gate-level simulation read it.
 
     The same mapping as :func:`synthesize`; then every multi-bit port and net is
     split into bits named ``NAME_I_`` (``splitnets``), undriven bits tied to 0,
-    and the netlist written without attributes or expressions.
+    the netlist written without attributes or expressions, and its clock tree
+    put in (:mod:`synth.clock_tree`) unless ``tree`` is False.
     """
     check_liberty(liberty)
     with tempfile.TemporaryDirectory(prefix="kaleido-netlist-") as work:
         Path(work, "design.v").write_text(verilog_text)
         shutil.copyfile(liberty, Path(work, "cells.lib"))
-        _run(_mapped(top, work, clock_mhz) + "splitnets -ports -format __\nsetundef -zero\nopt_clean -purge\n"
-             "write_verilog -noattr -noexpr -nohex -nodec netlist.v\n", work)
-        return Path(work, "netlist.v").read_text()
+        _run(_mapped(top, work, clock_mhz) + _WRITE, work)
+        text = Path(work, "netlist.v").read_text()
+    return clock_tree.insert(text, top, liberty)[0] if tree else text
+
+
+#: Every multi-bit port and net split into bits, undriven bits tied to 0, and the
+#: netlist written as OpenSTA and Icarus read it.
+_WRITE = ("splitnets -ports -format __\nsetundef -zero\nopt_clean -purge\n"
+          "write_verilog -noattr -noexpr -nohex -nodec netlist.v\n")

@@ -1,22 +1,25 @@
 """Energy of a gate-level run, from the liberty's tables.
 
-For every event of a zero-delay run (:mod:`synth.gatesim`), every net whose
-settled value changed costs:
+For every event of a run (:mod:`synth.gatesim`: zero delay, or timed, where
+every glitch is an event too), every net whose value changed costs:
 
 - **switching**: ``C V^2 / 2``, ``C`` the net's load: the input capacitance of
-  every cell pin on it, plus :data:`OUTPUT_LOAD_PF` on an output port. Nets
-  driven by input ports and the clock net count too;
+  every cell pin on it, plus :data:`OUTPUT_LOAD_PF` on an output port, plus
+  with ``wire`` the wire-load model's (:func:`synth.flow.wire_pf`). Nets
+  driven by input ports and the clock nets count too;
 - **internal, at its driver**: the driving cell's energy table for that output
   (``rise_power`` for a rise, ``fall_power`` for a fall) of the arc from the
-  input that switched in the same event, at the net's load and an input
-  transition of :data:`SLEW_NS`; where several inputs switched, their arcs'
-  mean; the clock arc for a flip-flop's output;
+  input that changed last (in the same event for a zero-delay run, a delay
+  before for a timed one; where several changed together, their arcs' mean;
+  the clock arc for a flip-flop's output), at the net's load and that
+  input's transition;
 - **internal, at its loads**: the table of every input pin on it that has one of
   its own (a flip-flop's clock and data pins: the clock pins cost energy on
-  every edge, whatever the flip-flop holds).
+  every edge, whatever the flip-flop holds), at the net's transition.
 
-Leakage is every cell's ``cell_leakage_power`` for the run's time. Nothing
-counts wires (the library has no wire load) or glitches (zero delay).
+A transition is :data:`SLEW_NS` everywhere, or with ``real_slews`` each
+net's own (:func:`slews`: its driver's transition tables at its load).
+Leakage is every cell's ``cell_leakage_power`` for the run's time.
 """
 
 from __future__ import annotations
@@ -24,11 +27,12 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass
 
-from .flow import OUTPUT_LOAD_PF
+from .flow import DRIVING_CELL, OUTPUT_LOAD_PF, wire_pf
+from .clock_tree import PREFIX as TREE_PREFIX
 from .gatesim import Activity, Netlist
 from .liberty import Library
 
-__all__ = ["SLEW_NS", "OUTPUT_LOAD_PF", "Loads", "loads", "leakage_nw", "energy"]
+__all__ = ["SLEW_NS", "OUTPUT_LOAD_PF", "Loads", "loads", "slews", "leakage_nw", "energy"]
 
 #: The input transition every table is read at (ns). OSU018's tables start at
 #: 0.06 ns; a gate driving a few loads in this library switches in about 0.1 ns.
@@ -47,7 +51,7 @@ class Loads:
     Members
     -------
     cap : dict
-        Net -> capacitance in pF.
+        Net -> capacitance in pF (its pins, and its wire where asked for).
     driver : dict
         Net -> (cell type, {input pin: net}, output pin).
     sinks : dict
@@ -59,8 +63,9 @@ class Loads:
     sinks: dict
 
 
-def loads(net: Netlist, lib: Library, output_load: float = OUTPUT_LOAD_PF) -> Loads:
-    """The loads of every net of ``net``, from ``lib``'s pin capacitances."""
+def loads(net: Netlist, lib: Library, output_load: float = OUTPUT_LOAD_PF, wire: bool = False) -> Loads:
+    """The loads of every net of ``net``, from ``lib``'s pin capacitances, and with
+    ``wire`` the wire-load model's (:func:`synth.flow.wire_pf`)."""
     cap, driver, sinks = defaultdict(float), {}, defaultdict(list)
     for kind, _, pins in net.cells:
         cell = lib.cells.get(kind)
@@ -79,61 +84,119 @@ def loads(net: Netlist, lib: Library, output_load: float = OUTPUT_LOAD_PF) -> Lo
                 driver[n] = (kind, inputs, p)
     for n in net.outputs:
         cap[net.root(n)] += output_load
+    if wire:
+        for n in set(sinks) | set(driver):
+            cap[n] += wire_pf(len(sinks.get(n, ())))
     return Loads(dict(cap), driver, dict(sinks))
 
 
+def slews(net: Netlist, lib: Library, where: Loads, source: float = SLEW_NS) -> dict:
+    """Each net's transition (ns): its driver's ``rise_transition`` and
+    ``fall_transition`` tables (their mean) at the net's load and at the
+    transition of the input of each arc (the slowest arc), in order from the
+    inputs. An input port is driven by :data:`synth.flow.DRIVING_CELL` from a
+    ``source`` transition; a storage cell's output follows its clock."""
+    drive = lib.cells[DRIVING_CELL].pins
+    out_pin = next(p for p in drive.values() if p.transition)
+    out = {}
+
+    def at(kind: str, pin: str, arcs: dict, load: float) -> float:
+        tables = lib.cells[kind].pins[pin].transition
+        worst = [(tables[p][0].at(s, load) + tables[p][1].at(s, load)) / 2
+                 for p, s in arcs.items() if p in tables]
+        return max(worst) if worst else source
+
+    for n in net.inputs:
+        n = net.root(n)
+        rise, fall = next(iter(out_pin.transition.values()))
+        load = where.cap.get(n, 0.0)
+        out[n] = (rise.at(source, load) + fall.at(source, load)) / 2
+    waiting = {n: d for n, d in where.driver.items() if n not in out}
+    while waiting:
+        done = []
+        for n, (kind, inputs, pin) in waiting.items():
+            storage = lib.cells[kind].sequential
+            needed = {p: src for p, src in inputs.items() if not storage or p == "CLK"}
+            if all(src in out or src.startswith("1'") for src in needed.values()):
+                arcs = {p: out.get(src, source) for p, src in needed.items()}
+                out[n] = at(kind, pin, arcs, where.cap.get(n, 0.0))
+                done.append(n)
+        if not done:           # a loop of logic (none in a mapped netlist): the default
+            out.update({n: source for n in waiting})
+            break
+        for n in done:
+            del waiting[n]
+    return out
+
+
 def energy(net: Netlist, activity: Activity, lib: Library, period_ns: float,
-           slew: float = SLEW_NS, output_load: float = OUTPUT_LOAD_PF) -> dict:
+           slew: float = SLEW_NS, output_load: float = OUTPUT_LOAD_PF, wire: bool = False,
+           real_slews: bool = False) -> dict:
     """Energy per cycle of a run (pJ): ``switching_pj``, ``internal_pj``,
-    ``leakage_pj`` and their ``total_pj``; ``toggles`` per cycle."""
-    where = loads(net, lib, output_load)
+    ``leakage_pj`` and their ``total_pj``; ``toggles`` per cycle; and
+    ``clock_tree_pj``, the part of the first two on the clock tree's nets (its
+    buffers' outputs: their wire and the pins they drive, and the buffers'
+    own internal energy).
+
+    Every table is read at ``slew`` unless ``real_slews``: then at each net's own
+    transition (:func:`slews`). ``wire`` adds the wire-load model to every net.
+    An output's change is charged to the arc of its cell's input that changed
+    last, at or before it (a zero-delay run: in the same event; a timed one: a
+    delay before), or the mean of those that changed together.
+    """
+    where = loads(net, lib, output_load, wire)
+    slew_of = slews(net, lib, where, slew) if real_slews else {}
     v2 = lib.voltage ** 2
     memo = {}
 
     def driven(n: str, rise: int, related: tuple) -> float:
-        # The driver's table for this edge: the arcs from the inputs that switched with it
-        # (their mean), or every arc where none did (a net renamed by an assign).
         key = (n, rise, related)
         if key not in memo:
-            kind, _, out = where.driver[n]
+            kind, inputs, out = where.driver[n]
             arcs = lib.cells[kind].pins[out].power
             pins = tuple(p for p in related if p in arcs) or tuple(arcs)
             load = where.cap.get(n, 0.0)
-            # Nets alike (one cell, one arc, one load) share the value.
-            alike = (kind, out, pins, rise, load)
-            if alike not in memo:
-                memo[alike] = (sum(arcs[p][1 - rise].at(slew, load) for p in pins) / len(pins) if pins else 0.0)
-            memo[key] = memo[alike]
+            memo[key] = (sum(arcs[p][1 - rise].at(slew_of.get(inputs.get(p), slew), load) for p in pins)
+                         / len(pins) if pins else 0.0)
         return memo[key]
 
-    def own(kind: str, pin: str, rise: int) -> float:
-        key = (kind, pin, rise)
+    def own(n: str, kind: str, pin: str, rise: int) -> float:
+        at = slew_of.get(n, slew)
+        key = (kind, pin, rise, at)
         if key not in memo:
             tables = lib.cells[kind].pins[pin].power.get(None)
-            memo[key] = tables[1 - rise].at(slew) if tables else 0.0
+            memo[key] = tables[1 - rise].at(at) if tables else 0.0
         return memo[key]
 
     root = {}
-    switching = internal = 0.0
+    last = {}                    # net -> index of the event it last changed in
+    switching = internal = tree = 0.0
     toggles = 0
-    for event in activity.events:
+    for k, event in enumerate(activity.events):
         changed = {}
         for n, value in event.items():
             r = root.get(n)
             if r is None:
                 r = root[n] = net.root(n)
             changed[r] = value
+            last[r] = k
         for n, value in changed.items():
             toggles += 1
+            before = switching + internal
             switching += 0.5 * where.cap.get(n, 0.0) * v2
             drive = where.driver.get(n)
             if drive is not None:
-                internal += driven(n, value, tuple(p for p, src in drive[1].items() if src in changed))
+                when = {p: last.get(src, -1) for p, src in drive[1].items()}
+                latest = max(when.values(), default=-1)
+                related = tuple(p for p, t in when.items() if t == latest) if latest >= 0 else ()
+                internal += driven(n, value, related)
             for kind, pin in where.sinks.get(n, ()):
-                internal += own(kind, pin, value)
+                internal += own(n, kind, pin, value)
+            if n.startswith(TREE_PREFIX):
+                tree += switching + internal - before
     cycles = max(1, activity.cycles)
     out = {"switching_pj": switching / cycles, "internal_pj": internal / cycles,
            "leakage_pj": leakage_nw(net, lib) * period_ns * 1e-6,          # nW x ns = 1e-18 J
-           "toggles": toggles / cycles}
+           "toggles": toggles / cycles, "clock_tree_pj": tree / cycles}
     out["total_pj"] = out["switching_pj"] + out["internal_pj"] + out["leakage_pj"]
     return out

@@ -20,10 +20,10 @@ import re
 import shutil
 import subprocess
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
-__all__ = ["Netlist", "instances", "parse", "cell_models", "Activity", "simulate", "GateSimError"]
+__all__ = ["Netlist", "instances", "parse", "parse_any", "cell_models", "Activity", "simulate", "GateSimError"]
 
 
 class GateSimError(RuntimeError):
@@ -77,6 +77,14 @@ def parse(text: str, top: str) -> Netlist:
                    cells, aliases)
 
 
+def parse_any(text: str) -> Netlist:
+    """:func:`parse` of the netlist's first module (a flat netlist has one)."""
+    top = re.search(r"^module\s+(\S+?)\s*\(", text, re.M)
+    if not top:
+        raise GateSimError("no module in the netlist")
+    return parse(text, top.group(1))
+
+
 def cell_models(liberty: str) -> Path:
     """The cells' Verilog models shipped beside a Liberty file (same name, ``.v``)."""
     path = Path(liberty).with_suffix(".v")
@@ -92,20 +100,40 @@ class Activity:
     Members
     -------
     events : list of dict
-        One per input change or clock edge after reset: ``{net: new value}`` of
-        every net whose settled value changed (0 or 1 on both sides).
+        One per time step with a change, after reset: ``{net: new value}`` of
+        every net whose value at the end of the step differs from the start (0
+        or 1 on both sides). Zero delay: one per input change or clock edge.
+        Timed: one per instant anything switched, glitches included.
     cycles : int
         Clock cycles simulated (one per stimulus vector).
     outputs : list of dict
-        Per cycle, ``{output port: 0, 1 or None (X/Z)}`` sampled before the next input change.
+        Per cycle, ``{output port: 0, 1 or None (X/Z)}`` sampled after the
+        clock edge, before the next input change (zero delay only: a timed run
+        samples nothing there, as its registers are still switching).
+    times : list of float
+        The time (ns) of each event.
+    settled : list of dict
+        ``{output port: value}`` sampled just before every rising edge, and at
+        the end: what the netlist settled to each cycle, which a timed run
+        must agree with its zero-delay run on.
     """
 
     events: list
     cycles: int
     outputs: list
+    times: list = field(default_factory=list)
+    settled: list = field(default_factory=list)
 
 
-def _bench(net: Netlist, order: list[str], cycles: int, clock: str, reset: str | None) -> str:
+#: The zero-delay bench's period (ns); its events are the same at any period.
+ZERO_DELAY_PERIOD_NS = 10.0
+
+
+def _bench(net: Netlist, order: list[str], cycles: int, clock: str, reset: str | None,
+           period: float, arrive: float, annotate: bool) -> str:
+    """The bench: a rising clock edge at the port every ``period``; each stimulus
+    vector is applied ``arrive`` after the edge before the one that takes it (a
+    neighbour's flip-flop on the same clock tree, and the wiring between)."""
     width = max(1, len(order))
     drive = [f"    .{n}(vec[{i}])" for i, n in enumerate(order)]
     drive += [f"    .{clock}(clk)"] if clock in net.inputs else []
@@ -113,34 +141,42 @@ def _bench(net: Netlist, order: list[str], cycles: int, clock: str, reset: str |
     drive += [f"    .{n}(out_{i})" for i, n in enumerate(net.outputs)]
     wires = "".join(f"  wire out_{i};\n" for i in range(len(net.outputs)))
     sample = ", ".join(f"out_{i}" for i in range(len(net.outputs))) or "1'b0"
+    half, eps = period / 2, 0.001
+    sdf = '    $sdf_annotate("delays.sdf", dut);\n' if annotate else ""
     return f"""`timescale 1ns/1ps
 module kaleido_gate_bench;
   reg clk = 0;
   reg rst = 0;
   reg [{width - 1}:0] stim [0:{cycles - 1}];
   reg [{width - 1}:0] vec;
-  integer i, f;
+  integer i, f, g;
 {wires}  {net.top} dut (
 {(',' + chr(10)).join(drive)}
   );
   initial begin
-    $readmemb("stim.mem", stim);
+{sdf}    $readmemb("stim.mem", stim);
     f = $fopen("outputs.txt", "w");
+    g = $fopen("settled.txt", "w");
     // Zeros during reset: the RTL run has no reset cycles, and a register without
     // a reset would otherwise load the first vector twice before it starts.
     vec = 0;
     rst = 1;
-    repeat (2) begin #5 clk = 1; #5 clk = 0; end
-    rst = 0;
-    #1 $dumpfile("gate.vcd");
+    #{half} clk = 1; #{half} clk = 0;
+    #{half} clk = 1;
+    #{arrive / 2} $dumpfile("gate.vcd");
     $dumpvars(1, dut);
+    #{arrive / 2} rst = 0; vec = stim[0];
     for (i = 0; i < {cycles}; i = i + 1) begin
-      #4 vec = stim[i];
-      #5 clk = 1;
-      #4 $fdisplay(f, "%b", {{{sample}}});
-      #1 clk = 0;
+      #{half - arrive} clk = 0;
+      #{half - eps} $fdisplay(g, "%b", {{{sample}}});
+      #{eps} clk = 1;
+      #{arrive / 2} $fdisplay(f, "%b", {{{sample}}});
+      #{arrive / 2} if (i + 1 < {cycles}) vec = stim[i + 1];
     end
+    // The last cycle's falling edge was the first one's (after reset): a cycle each.
+    #{period - arrive - eps} $fdisplay(g, "%b", {{{sample}}});
     $fclose(f);
+    $fclose(g);
     $finish;
   end
 endmodule
@@ -148,37 +184,51 @@ endmodule
 
 
 def simulate(netlist_text: str, top: str, stimulus: list[dict], models: Path,
-             clock: str = "clk", reset: str | None = "rst") -> Activity:
-    """Run ``stimulus`` (one ``{input bit: 0/1}`` per cycle) through the netlist."""
+             clock: str = "clk", reset: str | None = "rst", delays: str | None = None,
+             period_ns: float = ZERO_DELAY_PERIOD_NS, arrive_ns: float = 1.0) -> Activity:
+    """Run ``stimulus`` (one ``{input bit: 0/1}`` per cycle) through the netlist.
+
+    Zero delay unless ``delays`` (an SDF's text, :func:`synth.sta.delays`) is
+    given: then every cell switches after its annotated delay, and a pulse
+    shorter than a cell's delay does not pass it (Icarus's module paths are
+    inertial), at a clock of ``period_ns``, with inputs arriving ``arrive_ns``
+    after each edge.
+    """
     if not shutil.which("iverilog") or not shutil.which("vvp"):
         raise GateSimError("Icarus Verilog (iverilog) is not installed; run `make setup`")
     if not stimulus:
         raise GateSimError("an empty stimulus")
+    if not 0 < arrive_ns < period_ns / 2:
+        raise GateSimError(f"inputs must arrive within the first half of the {period_ns} ns period, "
+                           f"not {arrive_ns} ns after the edge")
     net = parse(netlist_text, top)
     order = [n for n in net.inputs if n not in (clock, reset)]
     missing = [n for n in order if n not in stimulus[0]]
     if missing:
         raise GateSimError(f"the stimulus does not drive {', '.join(missing[:5])}")
+    timed = delays is not None
     with tempfile.TemporaryDirectory(prefix="kaleido-gatesim-") as work:
         w = Path(work)
         (w / "netlist.v").write_text(netlist_text)
-        (w / "bench.v").write_text(_bench(net, order, len(stimulus), clock, reset))
+        (w / "bench.v").write_text(_bench(net, order, len(stimulus), clock, reset, period_ns, arrive_ns, timed))
         (w / "stim.mem").write_text("".join(
             "".join(str(int(vec[n])) for n in reversed(order)) + "\n" for vec in stimulus) if order
             else "0\n" * len(stimulus))
-        (w / "cells.v").write_text(_storage_after_the_clock(models.read_text()))
-        for cmd in (["iverilog", "-o", "sim.vvp", "-s", "kaleido_gate_bench", "bench.v", "netlist.v", "cells.v"],
-                    ["vvp", "-n", "sim.vvp"]):
+        (w / "cells.v").write_text(_storage_after_the_clock(models.read_text(), timed))
+        compile_ = ["iverilog", "-o", "sim.vvp", "-s", "kaleido_gate_bench"]
+        if timed:
+            (w / "delays.sdf").write_text(delays)
+            compile_.append("-gspecify")
+        for cmd in (compile_ + ["bench.v", "netlist.v", "cells.v"], ["vvp", "-n", "sim.vvp"]):
             proc = subprocess.run(cmd, cwd=w, capture_output=True, text=True)
             if proc.returncode != 0:
                 said = (proc.stderr or proc.stdout).strip().splitlines()
                 raise GateSimError(f"{cmd[0]} failed on the {top} netlist: {said[0] if said else proc.returncode}")
-        events = _settled_changes(w / "gate.vcd")
-        outputs = []
-        for line in (w / "outputs.txt").read_text().split():
-            # {out_0, out_1, ...} prints out_0 first
-            outputs.append({n: (int(b) if b in "01" else None) for n, b in zip(net.outputs, line)})
-    return Activity(events, len(stimulus), outputs)
+        times, events = _settled_changes(w / "gate.vcd")
+        read = lambda name: [{n: (int(b) if b in "01" else None) for n, b in zip(net.outputs, line)}
+                             for line in (w / name).read_text().split()]   # {out_0, ...} prints out_0 first
+        outputs, settled = read("outputs.txt"), read("settled.txt")
+    return Activity(events, len(stimulus), [] if timed else outputs, times, settled)
 
 
 #: The library's storage cells, computed as its models compute them but updated
@@ -197,25 +247,42 @@ STORAGE_MODELS = {
              "  always @(CLK or D) if (CLK) Q <= D;\nendmodule\n",
 }
 
+#: The same cells for a timed run: they start at 0 too, and their outputs move
+#: after the delays the SDF gives their module paths. The clock tree's skew is
+#: real there, so they update when their own clock arrives. Timing checks are
+#: static timing's (:mod:`synth.sta`), not the simulation's.
+TIMED_STORAGE_MODELS = {
+    "DFFPOSX1": "module DFFPOSX1 (CLK, D, Q); input CLK, D; output Q; reg q = 1'b0;\n"
+                "  always @(posedge CLK) q <= D;\n  buf (Q, q);\n"
+                "  specify (CLK *> Q) = (0.1, 0.1); endspecify\nendmodule\n",
+    "DFFNEGX1": "module DFFNEGX1 (CLK, D, Q); input CLK, D; output Q; reg q = 1'b0;\n"
+                "  always @(negedge CLK) q <= D;\n  buf (Q, q);\n"
+                "  specify (CLK *> Q) = (0.1, 0.1); endspecify\nendmodule\n",
+    "LATCH": "module LATCH (CLK, D, Q); input CLK, D; output Q; reg q = 1'b0;\n"
+             "  always @(CLK or D) if (CLK) q <= D;\n  buf (Q, q);\n"
+             "  specify (CLK *> Q) = (0.1, 0.1); (D *> Q) = (0.1, 0.1); endspecify\nendmodule\n",
+}
 
-def _storage_after_the_clock(models: str) -> str:
-    """``models`` with :data:`STORAGE_MODELS` in place of the library's own."""
-    for name, model in STORAGE_MODELS.items():
+
+def _storage_after_the_clock(models: str, timed: bool = False) -> str:
+    """``models`` with :data:`STORAGE_MODELS` (or :data:`TIMED_STORAGE_MODELS`) in place of the library's own."""
+    for name, model in (TIMED_STORAGE_MODELS if timed else STORAGE_MODELS).items():
         models, n = re.subn(rf"^module {name} \(.*?^endmodule\n", model, models, flags=re.M | re.S)
         if n != 1:
             raise GateSimError(f"the cell models define {name} {n} times, not once")
     return models
 
 
-def _settled_changes(vcd: Path) -> list[dict]:
-    """Per time step after the first dump, ``{net: value}`` of the nets whose last
-    value in the step differs from their value before it (both 0 or 1).
+def _settled_changes(vcd: Path) -> tuple[list, list]:
+    """The time (ns) of every time step after the first dump in which some net
+    changed, and per such step ``{net: value}`` of the nets whose last value in
+    the step differs from their value before it (both 0 or 1).
 
     Read line by line: the bench's VCD is Icarus's plain form (one-bit nets of one
     scope), and a general VCD reader takes most of a run's time on it.
     """
-    names, value, events = {}, {}, []
-    step, started, depth = {}, False, 0
+    names, value, events, times = {}, {}, [], []
+    step, started, depth, now, scale = {}, False, 0, 0.0, 1e-3
     with open(vcd) as f:
         for line in f:
             c = line[:1]
@@ -226,7 +293,8 @@ def _settled_changes(vcd: Path) -> list[dict]:
             elif c == "#":
                 if started:
                     events.append(_close(step, value, names))
-                started, step = True, {}
+                    times.append(now)
+                started, step, now = True, {}, int(line[1:]) * scale
             elif c == "$":
                 words = line.split()
                 if words[0] == "$scope":
@@ -235,8 +303,23 @@ def _settled_changes(vcd: Path) -> list[dict]:
                     depth -= 1
                 elif words[0] == "$var" and depth == 2 and words[2] == "1":
                     names.setdefault(words[3], words[4])
+                elif words[0] == "$timescale":
+                    scale = _scale(words[1:] or [next(f).strip()])
     events.append(_close(step, value, names))
-    return events[1:]           # the first step is the dump of initial values
+    times.append(now)
+    # The first step is the dump of initial values; a step in which nothing settled
+    # to another 0 or 1 (a net through X and back) is no event.
+    kept = [(t, e) for t, e in zip(times[1:], events[1:]) if e]
+    return [t for t, _ in kept], [e for _, e in kept]
+
+
+def _scale(words: list) -> float:
+    """ns per VCD time unit, from a ``$timescale`` declaration's words."""
+    text = "".join(w for w in words if w != "$end")
+    m = re.match(r"(\d+)\s*(s|ms|us|ns|ps|fs)", text)
+    if not m:
+        raise GateSimError(f"a VCD timescale this reader does not know: {text!r}")
+    return int(m.group(1)) * {"s": 1e9, "ms": 1e6, "us": 1e3, "ns": 1.0, "ps": 1e-3, "fs": 1e-6}[m.group(2)]
 
 
 def _close(step: dict, value: dict, names: dict) -> dict:

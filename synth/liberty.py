@@ -2,8 +2,10 @@
 
 Per cell: its area, whether it holds state (an ``ff`` or ``latch`` group inside),
 its leakage, and per pin its direction, input capacitance, function and the
-internal-energy tables (``rise_power``/``fall_power``) of each arc. The energy
-flow (:mod:`synth.energy`) sums those tables at each switching event; timing and
+internal-energy tables (``rise_power``/``fall_power``), output transition
+tables (``rise_transition``/``fall_transition``) and delay tables
+(``cell_rise``/``cell_fall``) of each arc. The energy
+flow (:mod:`synth.gate_energy`) sums those tables at each switching event; timing and
 area take only names and areas.
 
 Units are the library's: the OSU018 library states time in ns, capacitance in
@@ -23,7 +25,7 @@ __all__ = ["Table", "Pin", "Cell", "Library", "library", "cells"]
 
 @dataclass(frozen=True)
 class Table:
-    """One energy table: ``values[i, j]`` at output load ``loads[i]`` (pF) and input
+    """One energy or transition table: ``values[i, j]`` at output load ``loads[i]`` (pF) and input
     transition ``slews[j]`` (ns); a one-axis table (an input pin's) has no loads."""
 
     slews: np.ndarray
@@ -62,6 +64,10 @@ class Pin:
     function: str | None = None
     #: related pin (None for an input pin's own energy) -> (rise table, fall table)
     power: dict = field(default_factory=dict)
+    #: related pin -> (rise transition table, fall transition table) of an output's arcs
+    transition: dict = field(default_factory=dict)
+    #: related pin -> (rise delay table, fall delay table): ``cell_rise``/``cell_fall``
+    delay: dict = field(default_factory=dict)
 
 
 @dataclass
@@ -90,7 +96,7 @@ def _table(group, templates) -> Table:
     slew_axis = next((k for k in axes if "transition" in k), None)
     load_axis = next((k for k in axes if "capacitance" in k), None)
     if slew_axis is None:
-        raise ValueError(f"an energy table without an input-transition axis ({list(axes)})")
+        raise ValueError(f"a table without an input-transition axis ({list(axes)})")
     if load_axis is None:
         return Table(np.asarray(axes[slew_axis], float), np.asarray(values, float).reshape(-1))
     if list(axes).index(load_axis) == 1:         # stored (slew, load): put the load first
@@ -130,6 +136,15 @@ def library(path: str) -> Library:
             pin = Pin(_unquote(p.args[0]), _unquote(p["direction"]) if "direction" in p else "",
                       float(p["capacitance"]) if "capacitance" in p else 0.0,
                       _unquote(p["function"]) if "function" in p else None)
+            for t in p.get_groups("timing"):
+                related = _unquote(t["related_pin"]) if "related_pin" in t else None
+                tables = {g.group_name: _table(g, templates) for g in t.groups
+                          if g.group_name in ("rise_transition", "fall_transition", "cell_rise", "cell_fall")}
+                for kind, (r, f) in (("transition", ("rise_transition", "fall_transition")),
+                                     ("delay", ("cell_rise", "cell_fall"))):
+                    if related and (r in tables or f in tables):
+                        rise = tables.get(r) or tables[f]
+                        getattr(pin, kind)[related] = (rise, tables.get(f) or rise)
             for ip in p.get_groups("internal_power"):
                 related = _unquote(ip["related_pin"]) if "related_pin" in ip else None
                 tables = {g.group_name: _table(g, templates) for g in ip.groups

@@ -4,12 +4,24 @@ gate-level activity on the netlist that timing reads.
 Method. A directed bench (:func:`synth.actions.stimulus`) repeats one action on the
 RTL in Amaranth's simulator and records every input bit on every cycle, and
 every output after each clock edge. The same input vectors drive the mapped
-netlist under Icarus with the library's cell models, zero delay
-(:mod:`synth.gatesim`); the netlist's outputs must equal the RTL's on every
-cycle, or the run stops. Every net's settled changes then cost their
-switching, internal and leakage energy from the liberty's tables
+netlist, clock tree included (:mod:`synth.clock_tree`), under Icarus with the
+library's cell models (:mod:`synth.gatesim`) twice:
+
+- zero delay, whose outputs must equal the RTL's on every cycle, or the run stops;
+- timed, with the cell delays OpenSTA computes for each net's load and each
+  input's transition (:func:`synth.sta.delays`, an SDF), at the chip clock. A
+  cell's module paths are inertial in Icarus: a pulse shorter than its delay
+  does not pass. What the timed run settles to each cycle must equal the
+  zero-delay run's.
+
+Every transition of the timed run, glitches included, then costs its
+switching and internal energy from the liberty's tables at each net's load
+(pins and the wire-load model, :func:`synth.flow.wire_pf`) and transition
+(:func:`synth.gate_energy.slews`), and leakage is added over the run
 (:mod:`synth.gate_energy`). An action's energy is the run's total over its
-cycles, in pJ per cycle.
+cycles, in pJ per cycle. The zero-delay run, costed the same way
+(``zero_delay_pj``) and as the method before this one costed it (``ideal_pj``:
+every table at 0.1 ns, pin loads only), is given beside it.
 
 It replaces a method built on OpenSTA's ``report_power`` (one activity for all
 toggling nets, no propagation through logic, rise and fall internal energy
@@ -29,23 +41,33 @@ from .actions import ACTIONS, actions, stimulus
 from hw.cache import cached_json
 from .flow import cache_key
 from .gate_energy import OUTPUT_LOAD_PF, SLEW_NS, energy, leakage_nw
+from . import clock_tree
 from .gatesim import GateSimError, cell_models, parse, simulate
+from .sta import BLOCK_IO_SHARE, delays
 from .liberty import library
-from .timing import CACHE, block_netlist
+from .timing import CACHE, block_netlist, block_timing
 
 __all__ = ["energy_per_action", "METHOD", "ACTIONS"]
 
-METHOD = ("gate-level: the Yosys netlist that timing reads (clock gates included), simulated zero-delay "
-          "under Icarus with the liberty's cell models (flip-flops and latches updating once the clock has "
-          "settled, from 0) on each action's bench stimulus (outputs checked against the RTL every "
-          "cycle); per settled net change, C V^2 / 2 on the net's pin load (plus "
-          f"{OUTPUT_LOAD_PF} pF on an output port) and the driving cell's internal-energy table of the "
-          f"arc that switched (rise or fall) at that load and a {SLEW_NS} ns input transition, and the "
-          "clock and data pins' own tables; leakage over the run. No glitches, no wire load, ideal clock")
+METHOD = ("gate-level, timed: the Yosys netlist that timing reads (clock gates and a clock tree of "
+          f"{clock_tree.BUFFER} to a fan-out of {clock_tree.FANOUT} included), its cell delays written by "
+          "OpenSTA as an SDF (each net's load with the wire-load model, each input's transition) and "
+          "annotated in Icarus, whose module paths are inertial, at the chip clock (a block that misses it "
+          "at 1.02 times its critical path) with inputs arriving "
+          f"{BLOCK_IO_SHARE:g} of a period after the clock reaches the flip-flops; every transition, "
+          "glitches included, on each action's bench stimulus costs C V^2 / 2 on the net's pin and wire "
+          f"load (plus {OUTPUT_LOAD_PF} pF on an output port) and the driving cell's internal-energy table "
+          "of the arc whose input changed last, at that input's transition and the net's load, and the "
+          "clock and data pins' own tables at the net's transition (each net's transition from its "
+          "driver's tables at its load); leakage over the run. Cross-checks: the same netlist zero-delay "
+          "(outputs checked against the RTL every cycle, and the timed run's settled outputs against "
+          "it), costed alike (zero_delay_pj) and costed as before at a fixed "
+          f"{SLEW_NS} ns transition without wires (ideal_pj)")
 
 
 def energy_per_action(block: str, cfg: Config, liberty: str, cycles: int = 256) -> dict:
-    """``energy_pj`` per action (dynamic, pJ per cycle; its ``split_pj``), ``leakage_uw``,
+    """``energy_pj`` per action (dynamic, pJ per cycle, timed; its ``split_pj``),
+    the cross-checks ``zero_delay_pj`` and ``ideal_pj``, ``leakage_uw``,
     ``clock_mhz`` (the clock the netlist was mapped for) and ``method`` of a PE,
     dispatcher block or the softmax unit."""
     names = actions(block, cfg)
@@ -62,26 +84,44 @@ def energy_per_action(block: str, cfg: Config, liberty: str, cycles: int = 256) 
         netlist_text = block_netlist(block, cfg, liberty)
         netlist = parse(netlist_text, top)
         models = cell_models(liberty)
-        result, split = {}, {}
+        # A block that misses the chip clock runs at its own (a little slower, so the
+        # timed run settles as the zero-delay one does): what it switches per cycle.
+        timed_period = max(period, 1.02 * block_timing(block, cfg, liberty)["critical_path_ns"])
+        sdf, latency = delays(netlist_text, top, liberty, timed_period, BLOCK_IO_SHARE)
+        arrive = latency + BLOCK_IO_SHARE * timed_period
+        result, split, zero, ideal = {}, {}, {}, {}
         for action in names:
             run = stimulus(block, cfg, action, cycles)
-            act = simulate(netlist_text, top, run["inputs"], models)
-            _check(block, action, act.outputs, run["outputs"])
-            e = energy(netlist, act, lib, period)
+            flat = simulate(netlist_text, top, run["inputs"], models)
+            _check(block, action, flat.outputs, run["outputs"])
+            timed = simulate(netlist_text, top, run["inputs"], models, delays=sdf, period_ns=timed_period,
+                             arrive_ns=arrive)
+            _check(block, action, timed.settled, flat.settled, "its zero-delay run")
+            e = energy(netlist, timed, lib, period, wire=True, real_slews=True)
             # Dynamic energy per cycle; leakage goes by time, so it is given apart (leakage_uw).
             result[action] = e["switching_pj"] + e["internal_pj"]
-            split[action] = {k: e[k] for k in ("switching_pj", "internal_pj", "leakage_pj", "toggles")}
+            split[action] = {k: e[k] for k in ("switching_pj", "internal_pj", "leakage_pj", "toggles",
+                                               "clock_tree_pj")}
+            z = energy(netlist, flat, lib, period, wire=True, real_slews=True)
+            zero[action] = z["switching_pj"] + z["internal_pj"]
+            split[action]["zero_delay_toggles"] = z["toggles"]
+            i = energy(netlist, flat, lib, period)
+            ideal[action] = i["switching_pj"] + i["internal_pj"]
         return {"block": block, "liberty": liberty, "energy_pj": result, "split_pj": split,
+                "zero_delay_pj": zero, "ideal_pj": ideal, "clock_latency_ns": latency, "timed_period_ns": timed_period,
                 "leakage_uw": leakage_nw(netlist, lib) * 1e-3, "clock_mhz": cfg.clock_mhz,
                 "method": METHOD, "bench_cycles": len(run["inputs"])}
     return cached_json(path, make)
 
 
-def _check(block: str, action: str, gate: list, rtl: list) -> None:
-    """The netlist did what the RTL did: every output bit that the gate run resolved
-    (a register without a reset reads X until written) equals the RTL's, every cycle."""
+def _check(block: str, action: str, gate: list, rtl: list, against: str = "its RTL") -> None:
+    """The netlist did what the reference did: every output bit that the gate run
+    resolved (a register without a reset reads X until written) equals the
+    reference's, every cycle."""
+    if len(gate) != len(rtl):
+        raise GateSimError(f"{block} netlist gave {len(gate)} cycles under {action}, {against} {len(rtl)}")
     for cycle, (g, r) in enumerate(zip(gate, rtl)):
         wrong = [n for n, v in g.items() if v is not None and n in r and r[n] != v]
         if wrong:
-            raise GateSimError(f"{block} netlist differs from its RTL under {action} at cycle {cycle}: "
+            raise GateSimError(f"{block} netlist differs from {against} under {action} at cycle {cycle}: "
                                f"{', '.join(wrong[:4])}")

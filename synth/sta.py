@@ -26,10 +26,10 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from .flow import DRIVING_CELL, OUTPUT_LOAD_PF
+from .flow import DRIVING_CELL, OUTPUT_LOAD_PF, OUTPUT_PINS, wire_pf
 from .gatesim import instances
 
-__all__ = ["StaError", "sta_command", "timing", "flop_outputs", "LATCHES", "BLOCK_IO_SHARE"]
+__all__ = ["StaError", "sta_command", "timing", "delays", "wire_loads", "flop_outputs", "LATCHES", "BLOCK_IO_SHARE"]
 
 #: The share of the period a block timed alone gives the wiring on each side of
 #: it: its inputs arrive this late, and its outputs must leave this early.
@@ -51,33 +51,91 @@ def sta_command() -> str:
     return exe
 
 
-def _run(script: str, netlist: str, liberty: str) -> str:
+def _run(script: str, netlist: str, liberty: str, wrote: str | None = None) -> str:
+    """OpenSTA's report of ``script``; with ``wrote``, the file of that name it
+    wrote as well (as ``(report, file text)``)."""
     with tempfile.TemporaryDirectory(prefix="kaleido-sta-") as work:
         Path(work, "netlist.v").write_text(netlist)
         shutil.copyfile(liberty, Path(work, "cells.lib"))
         Path(work, "run.tcl").write_text(script)
         proc = subprocess.run([sta_command(), "-no_init", "-no_splash", "-exit", "run.tcl"], cwd=work,
                               capture_output=True, text=True)
+        written = Path(work, wrote).read_text() if wrote and Path(work, wrote).is_file() else None
     text = proc.stdout + proc.stderr
     errors = [l.strip() for l in text.splitlines() if l.startswith(("Error", "error"))]
     if proc.returncode != 0 or errors:
         raise StaError("OpenSTA failed: " + (errors[0] if errors else text.strip()[-300:]))
+    if wrote:
+        if written is None:
+            raise StaError(f"OpenSTA wrote no {wrote}")
+        return text, written
     return text
 
 
-def _header(top: str, period_ns: float, io_share: float = 0.0) -> str:
+def delays(netlist: str, top: str, liberty: str, period_ns: float, io_share: float = 0.0) -> tuple[str, float]:
+    """The netlist's cell delays as an SDF (at each net's load and each input's
+    transition, the same constraints and wire loads as :func:`timing`), and the
+    clock tree's latency (ns): how long after the port's edge the flip-flops'
+    clock arrives."""
+    text, sdf = _run(_header(top, period_ns, io_share, netlist)
+                     + "write_sdf -no_timestamp -no_version -digits 4 delays.sdf\n"
+                     + "report_checks -path_delay min -digits 4 -to [all_registers -edge_triggered -data_pins]\n",
+                     netlist, liberty, wrote="delays.sdf")
+    # OpenSTA writes each value as (min::max), with no typical; Icarus annotates the
+    # typical alone, and would keep the cell models' own fixed delays without a word.
+    sdf = re.sub(r"\((-?[\d.]+)::(-?[\d.]+)\)", r"(\1:\2:\2)", sdf)
+    latency = [float(v) for v in re.findall(r"^\s*([\d.]+)\s+[\d.]+\s+clock network delay \(propagated\)",
+                                            text, re.M)]
+    return sdf, max(latency, default=0.0)
+
+
+def _header(top: str, period_ns: float, io_share: float = 0.0, netlist: str | None = None) -> str:
     io = io_share * period_ns
+    # The clock is propagated through the netlist's clock tree (synth.clock_tree). A
+    # block's neighbours sit on the same tree, so its inputs leave, and its outputs are
+    # taken, on a flip-flop's clock as it arrives here, not on the ideal edge at the port.
+    inputs = "[delete_from_list [all_inputs] [get_ports clk]]"
     return ("read_liberty cells.lib\nread_verilog netlist.v\n"
             f"link_design {top}\n"
             f"create_clock -name clk -period {period_ns} [get_ports clk]\n"
-            f"set_input_delay {io:.4f} -clock clk [delete_from_list [all_inputs] [get_ports clk]]\n"
-            f"set_output_delay {io:.4f} -clock clk [all_outputs]\n"
+            "set_propagated_clock [all_clocks]\n"
+            "if {[llength [all_registers -edge_triggered]]} {\n"
+            "  set ref [get_pins [get_full_name [lindex [all_registers -edge_triggered] 0]]/CLK]\n"
+            f"  set_input_delay {io:.4f} -clock clk -reference_pin $ref {inputs}\n"
+            f"  set_output_delay {io:.4f} -clock clk -reference_pin $ref [all_outputs]\n"
+            "} else {\n"
+            f"  set_input_delay {io:.4f} -clock clk {inputs}\n"
+            f"  set_output_delay {io:.4f} -clock clk [all_outputs]\n"
+            "}\n"
             # The same boundary the timing-driven mapping was given.
             f"set_driving_cell -lib_cell {DRIVING_CELL} [delete_from_list [all_inputs] [get_ports clk]]\n"
             f"set_load {OUTPUT_LOAD_PF} [all_outputs]\n"
+            + (wire_loads(netlist) if netlist is not None else "") +
             # Reset is held for many cycles and fans out to every flip-flop; buffering that
             # tree is placement's job, so its paths are not what limits the clock.
             "if {[llength [get_ports -quiet rst]]} { set_false_path -from [get_ports rst] }\n")
+
+
+def wire_loads(netlist: str) -> str:
+    """``set_load`` commands giving every net its wire (:func:`synth.flow.wire_pf`)."""
+    from .gatesim import parse_any
+    net = parse_any(netlist)
+    fanout = {}
+    for _, _, pins in net.cells:
+        for p, n in pins.items():
+            n = net.root(n)
+            if not n.startswith("1'"):
+                fanout[n] = fanout.get(n, 0) + (p not in OUTPUT_PINS)
+    groups = {}
+    for n, k in fanout.items():
+        groups.setdefault(wire_pf(k), []).append(n)
+    return "".join(f"set_load {pf:.6g} [get_nets {{{' '.join(_tcl(n) for n in names)}}}]\n"
+                   for pf, names in sorted(groups.items()))
+
+
+def _tcl(net: str) -> str:
+    # An escaped Verilog name (\\$12) is the net $12 to OpenSTA; Tcl needs its $ escaped in braces.
+    return net[1:] if net.startswith("\\") else net
 
 
 #: The worst setup path into flip-flops, into output ports and into latches.
@@ -104,7 +162,7 @@ def timing(netlist: str, top: str, liberty: str, period_ns: float = 20.0, io_sha
     # clock gates, their latches. Reported together, a latch's input (checked at
     # the edge that opens it, half a period in) would hide the worst flip-flop
     # path at a long period; the least period of each says which one limits.
-    text = _run(_header(top, period_ns, io_share) + CHECKS + OTHER_CHECKS, netlist, liberty)
+    text = _run(_header(top, period_ns, io_share, netlist) + CHECKS + OTHER_CHECKS, netlist, liberty)
     text, others = text.split(MARK, 1)
     paths = []
     for block in re.split(r"^(?=Startpoint:)", text, flags=re.M):

@@ -16,6 +16,7 @@ from golden.config import Config
 from hw import blocks
 
 from hw.cache import cached_json, cached_text
+from . import clock_tree
 from .flow import cache_key, gate_netlist
 from .sta import BLOCK_IO_SHARE, timing
 
@@ -25,10 +26,14 @@ CACHE = Path(__file__).resolve().parent.parent / ".cache" / "timing"
 
 
 def block_netlist(name: str, cfg: Config, liberty: str) -> str:
-    """The block's gate netlist, mapped for ``cfg.clock_mhz`` (cached beside its timing)."""
+    """The block's gate netlist, mapped for ``cfg.clock_mhz`` (cached beside its
+    timing), with its clock tree (:mod:`synth.clock_tree`)."""
     text = blocks.verilog(name, cfg)
-    path = CACHE / f"{name}-{cache_key(text, liberty, cfg.clock_mhz)}.v"
-    return cached_text(path, lambda: gate_netlist(text, blocks.top_name(name), liberty, cfg.clock_mhz))
+    top = blocks.top_name(name)
+    # The mapping is cached; its clock tree is put in afresh (it takes well under a second).
+    path = CACHE / f"{name}-{cache_key(text, liberty, cfg.clock_mhz, tree=False)}.v"
+    return clock_tree.insert(cached_text(path, lambda: gate_netlist(text, top, liberty, cfg.clock_mhz,
+                                                                     tree=False)), top, liberty)[0]
 
 
 def io_share(name: str) -> float:

@@ -63,3 +63,23 @@ def test_a_flip_flop_behind_a_clock_gate_takes_the_old_value():
     run = simulate(GATED, "gated", [{"a": v} for v in a], cell_models(default_liberty()))
     # Flip-flops start at 0, as the RTL's registers do; y is a one cycle behind q1.
     assert [o["y"] for o in run.outputs] == [0] + a[:-1]
+
+
+def test_a_timed_run_takes_its_delays_from_the_sdf():
+    """The inverter switches 0.5 ns after its input, as the SDF says, not after its
+    cell model's own delay; and the SDF that OpenSTA writes is read (each value
+    with its typical, which Icarus annotates alone)."""
+    from synth.sta import delays
+    sdf = ('(DELAYFILE (SDFVERSION "3.0") (DESIGN "hand") (DIVIDER /) (TIMESCALE 1ns)\n'
+           ' (CELL (CELLTYPE "INVX1") (INSTANCE u1) (DELAY (ABSOLUTE (IOPATH A Y (0.5:0.5:0.5) (0.5:0.5:0.5))))))\n')
+    a = [0, 1, 1, 0]
+    run = simulate(HAND, "hand", [{"a": v} for v in a], cell_models(default_liberty()), delays=sdf,
+                   period_ns=5.0, arrive_ns=1.0)
+    when = {net: [t for t, e in zip(run.times, run.events) if net in e] for net in ("a", "n1")}
+    assert len(when["a"]) == len(when["n1"]) == 2
+    assert all(n == pytest.approx(t + 0.5, abs=1e-3) for t, n in zip(when["a"], when["n1"]))
+    # What it settles to is what the zero-delay run settles to.
+    assert run.settled == simulate(HAND, "hand", [{"a": v} for v in a], cell_models(default_liberty())).settled
+    written, latency = delays(HAND, "hand", default_liberty(), period_ns=5.0)
+    paths = [l for l in written.splitlines() if "IOPATH" in l]
+    assert paths and not any("::" in l for l in paths) and latency >= 0

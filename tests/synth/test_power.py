@@ -53,14 +53,54 @@ def test_a_busy_unit_costs_more_than_its_clock(tmp_path, monkeypatch, block):
 
 
 def test_a_baseline_mac_costs_what_the_audit_found_by_hand(tmp_path, monkeypatch):
-    # The audit added up the baseline PE's mapped netlist under a full MAC by hand:
-    # 44.8 pJ a cycle on OSU018. The flow's figure is within 25 % of it, and a
-    # Kaleido full MAC costs more than a baseline one (the audit found 1.56x,
-    # before both PEs had their accumulators' and drain links' clocks gated; with
-    # the gates this flow measures about 1.26x).
+    # The audit added up the baseline PE's mapped netlist under a full MAC by hand,
+    # zero delay, every table at 0.1 ns, pin loads only: 44.8 pJ a cycle on OSU018.
+    # The flow's figure costed that way (ideal_pj; the clock tree is new since) is
+    # within 25 % of it. Glitches, wires and real transitions only add (energy_pj),
+    # and a Kaleido full MAC costs more than a baseline one either way.
     monkeypatch.setattr("synth.power.CACHE", tmp_path)
     cfg = Config()
-    base = energy_per_action("baseline-pe", cfg, default_liberty(), cycles=64)["energy_pj"]
-    assert base["full_mac"] == pytest.approx(44.8, rel=0.25)
-    kaleido = energy_per_action("pe", cfg, default_liberty(), cycles=64)["energy_pj"]
-    assert kaleido["full_mac"] > 1.15 * base["full_mac"]
+    base = energy_per_action("baseline-pe", cfg, default_liberty(), cycles=64)
+    assert base["ideal_pj"]["full_mac"] == pytest.approx(44.8, rel=0.25)
+    for action, timed in base["energy_pj"].items():
+        assert timed >= base["zero_delay_pj"][action] - 1e-9 >= base["ideal_pj"][action] - 1e-9, action
+    kaleido = energy_per_action("pe", cfg, default_liberty(), cycles=64)
+    for method in ("energy_pj", "zero_delay_pj", "ideal_pj"):
+        assert kaleido[method]["full_mac"] > 1.15 * base[method]["full_mac"], method
+
+
+@pytest.mark.parametrize("block, stages", [("baseline-pe", 1), ("pe", 3)])
+def test_timed_activity_agrees_with_an_inertial_reference(block, stages):
+    """The timed method (OpenSTA's SDF in Icarus) and an inertial-delay simulator
+    written apart from it (tests/synth/inertial.py: its own logic, delays and event
+    queue) cost each action of a PE within 10 % of each other. The baseline's
+    one-stage PE glitches most (its 8x8 multiplier, unregistered). The zero-delay
+    run does not come within 10 % of the reference on a full MAC: the glitches
+    this test holds the method to are what it is for."""
+    from synth.gate_energy import energy
+    from synth.gatesim import cell_models, parse, simulate
+    from synth.liberty import library
+    from synth.sta import BLOCK_IO_SHARE, delays
+    from synth.timing import block_netlist
+    from synth.actions import actions, stimulus
+    from hw import blocks
+    from tests.synth.inertial import simulate as reference
+
+    liberty, cfg = default_liberty(), Config(pe_stages=stages)
+    lib, top = library(liberty), blocks.top_name(block)
+    text = block_netlist(block, cfg, liberty)
+    net, period = parse(text, top), 1e3 / cfg.clock_mhz
+    sdf, latency = delays(text, top, liberty, period, BLOCK_IO_SHARE)
+    arrive = latency + BLOCK_IO_SHARE * period
+    cost = lambda act: (lambda e: e["switching_pj"] + e["internal_pj"])(
+        energy(net, act, lib, period, wire=True, real_slews=True))
+    for action in actions(block, cfg):
+        run = stimulus(block, cfg, action, 48)
+        timed = cost(simulate(text, top, run["inputs"], cell_models(liberty), delays=sdf,
+                              period_ns=period, arrive_ns=arrive))
+        ref = cost(reference(net, lib, run["inputs"], period, arrive))
+        print(f"{block} {stages} stage(s) {action}: timed {timed:.2f} pJ, reference {ref:.2f} pJ")
+        assert timed == pytest.approx(ref, rel=0.10), action
+        if action == "full_mac":
+            flat = cost(simulate(text, top, run["inputs"], cell_models(liberty)))
+            assert flat != pytest.approx(ref, rel=0.10), (flat, ref)
