@@ -375,10 +375,11 @@ class PE(wiring.Component):
         for k in range(n):
             m.d.comb += base[k].eq(pick(load, handover.get(k, {Load.CLEAR: 0}), r[k]))
         # Each register adds what each lane gives it (its product, its tap, or
-        # nothing) to its base: three addends, summed as a carry-save adder (one
-        # full adder a bit, no carry chain) and one carry-propagate adder, so no
-        # lane sum runs ahead of the accumulator's own adder. Like the register,
-        # the sum wraps at pe_acc_bits.
+        # nothing) to its base. Like the register, the sum wraps at pe_acc_bits.
+        # The paper's PE forms the lanes' sum once (below); the exact PE, whose
+        # registers take taps, adds three addends as a carry-save adder (one full
+        # adder a bit, no carry chain) and one carry-propagate adder, so no lane
+        # sum runs ahead of the accumulator's own adder.
         width = self.cfg.pe_acc_bits
         if not exact:
             # Every register of the paper's PE adds a lane's product whole, so the

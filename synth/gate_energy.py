@@ -25,7 +25,7 @@ Leakage is every cell's ``cell_leakage_power`` for the run's time.
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .flow import DRIVING_CELL, OUTPUT_LOAD_PF, wire_pf
 from .clock_tree import PREFIX as TREE_PREFIX
@@ -61,13 +61,16 @@ class Loads:
     cap: dict
     driver: dict
     sinks: dict
+    #: Net -> the part of its capacitance that the clock tree adds (its buffers'
+    #: input pins, and the wire of a net the tree made).
+    tree_cap: dict = field(default_factory=dict)
 
 
 def loads(net: Netlist, lib: Library, output_load: float = OUTPUT_LOAD_PF, wire: bool = False) -> Loads:
     """The loads of every net of ``net``, from ``lib``'s pin capacitances, and with
     ``wire`` the wire-load model's (:func:`synth.flow.wire_pf`)."""
-    cap, driver, sinks = defaultdict(float), {}, defaultdict(list)
-    for kind, _, pins in net.cells:
+    cap, driver, sinks, tree_cap = defaultdict(float), {}, defaultdict(list), defaultdict(float)
+    for kind, name, pins in net.cells:
         cell = lib.cells.get(kind)
         if cell is None:
             raise ValueError(f"cell {kind} is not in {lib.path}")
@@ -80,6 +83,8 @@ def loads(net: Netlist, lib: Library, output_load: float = OUTPUT_LOAD_PF, wire:
             if pin.direction == "input":
                 cap[n] += pin.capacitance
                 sinks[n].append((kind, p))
+                if name.startswith(TREE_PREFIX):
+                    tree_cap[n] += pin.capacitance
             elif pin.direction == "output":
                 driver[n] = (kind, inputs, p)
     for n in net.outputs:
@@ -87,7 +92,9 @@ def loads(net: Netlist, lib: Library, output_load: float = OUTPUT_LOAD_PF, wire:
     if wire:
         for n in set(sinks) | set(driver):
             cap[n] += wire_pf(len(sinks.get(n, ())))
-    return Loads(dict(cap), driver, dict(sinks))
+            if n.startswith(TREE_PREFIX):
+                tree_cap[n] += wire_pf(len(sinks.get(n, ())))
+    return Loads(dict(cap), driver, dict(sinks), dict(tree_cap))
 
 
 def slews(net: Netlist, lib: Library, where: Loads, source: float = SLEW_NS) -> dict:
@@ -134,9 +141,9 @@ def energy(net: Netlist, activity: Activity, lib: Library, period_ns: float,
            real_slews: bool = False) -> dict:
     """Energy per cycle of a run (pJ): ``switching_pj``, ``internal_pj``,
     ``leakage_pj`` and their ``total_pj``; ``toggles`` per cycle; and
-    ``clock_tree_pj``, the part of the first two on the clock tree's nets (its
-    buffers' outputs: their wire and the pins they drive, and the buffers'
-    own internal energy).
+    ``clock_tree_pj``, the part of the first two that the clock tree adds: its
+    buffers' internal energy, their input pins' switching and the wire of the
+    nets it made (the flip-flops' clock pins are counted with or without it).
 
     Every table is read at ``slew`` unless ``real_slews``: then at each net's own
     transition (:func:`slews`). ``wire`` adds the wire-load model to every net.
@@ -168,6 +175,17 @@ def energy(net: Netlist, activity: Activity, lib: Library, period_ns: float,
             memo[key] = tables[1 - rise].at(at) if tables else 0.0
         return memo[key]
 
+    # What a change of each net costs, but for its driver's arc, worked out once.
+    per_net = {}
+
+    def costs(n: str) -> tuple:
+        sinks = where.sinks.get(n, ())
+        drive = where.driver.get(n)
+        return (0.5 * where.cap.get(n, 0.0) * v2,
+                (sum(own(n, kind, pin, 0) for kind, pin in sinks), sum(own(n, kind, pin, 1) for kind, pin in sinks)),
+                tuple(drive[1].items()) if drive is not None else None,
+                0.5 * where.tree_cap.get(n, 0.0) * v2, n.startswith(TREE_PREFIX))
+
     root = {}
     last = {}                    # net -> index of the event it last changed in
     switching = internal = tree = 0.0
@@ -181,19 +199,26 @@ def energy(net: Netlist, activity: Activity, lib: Library, period_ns: float,
             changed[r] = value
             last[r] = k
         for n, value in changed.items():
+            c = per_net.get(n)
+            if c is None:
+                c = per_net[n] = costs(n)
+            sw, owns, inputs, tree_sw, by_tree = c
+            energy_in = owns[value]
+            driver_in = 0.0
+            if inputs is not None:
+                # The arc of the input that changed last (those that changed together: their mean).
+                latest, related = -1, ()
+                for p, src in inputs:
+                    t = last.get(src, -1)
+                    if t > latest:
+                        latest, related = t, (p,)
+                    elif t == latest and t >= 0:
+                        related += (p,)
+                driver_in = driven(n, value, related)
             toggles += 1
-            before = switching + internal
-            switching += 0.5 * where.cap.get(n, 0.0) * v2
-            drive = where.driver.get(n)
-            if drive is not None:
-                when = {p: last.get(src, -1) for p, src in drive[1].items()}
-                latest = max(when.values(), default=-1)
-                related = tuple(p for p, t in when.items() if t == latest) if latest >= 0 else ()
-                internal += driven(n, value, related)
-            for kind, pin in where.sinks.get(n, ()):
-                internal += own(n, kind, pin, value)
-            if n.startswith(TREE_PREFIX):
-                tree += switching + internal - before
+            switching += sw
+            internal += energy_in + driver_in
+            tree += tree_sw + (driver_in if by_tree else 0.0)
     cycles = max(1, activity.cycles)
     out = {"switching_pj": switching / cycles, "internal_pj": internal / cycles,
            "leakage_pj": leakage_nw(net, lib) * period_ns * 1e-6,          # nW x ns = 1e-18 J

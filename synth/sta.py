@@ -1,21 +1,25 @@
 """Static timing with OpenSTA on the gate netlist Yosys maps.
 
 Debian's ``opensta`` (the ``sta`` binary, a 2019 build) reads the liberty file
-and the netlist of :func:`synth.flow.gate_netlist`. Timing: one clock on
-``clk``; inputs arriving and outputs leaving a stated share of the period
-after and before its edge (``io_share``: the wiring a block sits in when it is
-timed alone; 0 for the whole engine, whose ports face registers), ideal clock
-network, no wire load, inputs driven by :data:`synth.flow.DRIVING_CELL`
-and outputs loaded with :data:`synth.flow.OUTPUT_LOAD_PF`, and no path from the reset (held for many
-cycles, and buffered at placement): the critical path is the longest
+and the netlist of :func:`synth.flow.gate_netlist`, clock tree included
+(:mod:`synth.clock_tree`). Timing: one clock on ``clk``, propagated through the
+tree; inputs arriving and outputs leaving a stated share of the period after
+and before a flip-flop's clock edge (``io_share``: the wiring a block sits in
+when it is timed alone; 0 for the whole engine, whose ports face registers);
+every net's wire from the wire-load model (:func:`wire_loads`); inputs driven
+by :data:`synth.flow.DRIVING_CELL` and outputs loaded with
+:data:`synth.flow.OUTPUT_LOAD_PF`; and no path from the reset (held for many
+cycles, and buffered at placement). The critical path is the longest
 register-to-register, input-to-register or register-to-output path, with the
-capturing flip-flop's setup time, or the longest path into a clock gate's latch
-(:func:`timing`). Hold (the shortest path into each flip-flop, against its
-hold time) and the clock gates' own checks (the enable latch to the gating
-AND, setup and hold) are reported beside it, with ideal clocks: no clock
-tree is built, so hold is checked without skew. Energy does not come from here: this build's
-``report_power`` does not propagate activity once a global one is set and sums
-rise and fall internal energy (see :mod:`synth.power` for the gate-level flow).
+capturing flip-flop's setup time and the clocks' skew, or the longest path
+into a clock gate's latch (:func:`timing`). Hold (the shortest path into
+each flip-flop, against its hold time) and the clock gates' own checks (the
+enable latch to the gating AND, setup and hold) are reported beside it, with
+the tree's skew in them. :func:`delays` writes the same analysis's cell
+delays as an SDF for the timed simulation. Energy does not come from here:
+this build's ``report_power`` does not propagate activity once a global one
+is set and sums rise and fall internal energy (see :mod:`synth.power` for the
+gate-level flow).
 """
 
 from __future__ import annotations
