@@ -43,7 +43,8 @@ import re
 from collections import defaultdict
 from dataclasses import dataclass
 
-from .gatesim import _INSTANCE, _PIN, parse
+from .gatesim import _INSTANCE, _PIN, OUTPUT_PINS, Netlist, parse
+from .liberty import library, mean
 
 __all__ = ["FANOUT", "BUFFER", "ClockTree", "insert"]
 
@@ -56,7 +57,6 @@ PREFIX = "cktree"
 #: Storage cells balanced by the tree (edge-triggered), and the clock pin they share.
 FLOPS = ("DFFPOSX1", "DFFNEGX1", "DFFSR")
 CLOCK_PIN = "CLK"
-OUTPUTS = ("Y", "Q", "YC", "YS")
 
 
 @dataclass
@@ -78,22 +78,18 @@ def _name(net: str) -> str:
 class _Tree:
     """The clock network as a graph: each net's sinks, each cell's output."""
 
-    def __init__(self, text: str, top: str, liberty: str | None):
-        net = parse(text, top)
-        self.kinds, self.drives, self.pin_of = {}, {}, {}
+    def __init__(self, net: Netlist, liberty: str):
+        self.kinds, self.drives = {}, {}
         pins_on = defaultdict(list)
         for kind, name, pins in net.cells:
             self.kinds[name] = kind
             for p, n in pins.items():
-                if p in OUTPUTS:
+                if p in OUTPUT_PINS:
                     self.drives[name] = net.root(n)
                 else:
                     pins_on[net.root(n)].append((name, p))
         self.pins_on = pins_on
-        self.lib = None
-        if liberty:
-            from .liberty import library
-            self.lib = library(liberty)
+        self.lib = library(liberty)
         self.sinks = {}                  # clock net -> [(instance, pin)]
         self.added = {}                  # buffer -> (input net, output net)
         self.count = 0
@@ -153,13 +149,9 @@ class _Tree:
                 if out is None or out not in self.sinks:
                     continue
                 kind = self.kinds[inst]
-                opin = "Y" if kind == BUFFER or inst in self.added else next(
-                    p for p in OUTPUTS if p in self.lib.cells[kind].pins)
-                cell = self.lib.cells[kind].pins[opin]
+                cell = self.lib.cells[kind].pins[next(p for p in OUTPUT_PINS if p in self.lib.cells[kind].pins)]
                 load = self.load(out)
-                delay = sum(tab.at(slew, load) for tab in cell.delay[pin]) / 2
-                tran = sum(tab.at(slew, load) for tab in cell.transition[pin]) / 2
-                at[out] = (t + delay, tran)
+                at[out] = (t + mean(cell.delay[pin], slew, load), mean(cell.transition[pin], slew, load))
                 stack.append(out)
         self.at = at
         return flops
@@ -183,13 +175,13 @@ class _Tree:
         return best
 
 
-def insert(text: str, top: str, liberty: str | None = None, clock: str = "clk") -> tuple[str, ClockTree]:
+def insert(text: str, top: str, liberty: str, clock: str = "clk") -> tuple[str, ClockTree]:
     """``text`` (a flat netlist of :func:`synth.flow.gate_netlist`) with a clock
-    tree; balanced in delay with ``liberty`` (without one, split for fan-out only)."""
+    tree, balanced with ``liberty``'s tables."""
     net = parse(text, top)
     if clock not in net.inputs:
         return text, ClockTree(0, BUFFER, 0.0)
-    tree = _Tree(text, top, liberty)
+    tree = _Tree(net, liberty)
     # The clock network: from the port, through every cell that is not storage.
     network, frontier = [], [clock]
     while frontier:
@@ -211,13 +203,8 @@ def insert(text: str, top: str, liberty: str | None = None, clock: str = "clk") 
             while len(sinks) > share:
                 sinks = [(tree.buffer(n, sinks[i:i + FANOUT])[0], "A") for i in range(0, len(sinks), FANOUT)]
             tree.sinks[n] += sinks
-    # Buffers on buffers: each new buffer's input is the net its group hangs from.
-    for n in list(tree.sinks):
-        for inst, _ in tree.sinks[n]:
-            if inst in tree.added:
-                tree.added[inst] = (n, tree.added[inst][1])
     skew = 0.0
-    if tree.lib is not None and any(tree.is_flop(s) for n in network for s in tree.pins_on.get(n, ())):
+    if any(tree.is_flop(s) for n in network for s in tree.pins_on.get(n, ())):
         step = _buffer_delay(tree)
         latest = _balance(tree, clock, step)
         _balance(tree, clock, step, latest)
@@ -232,8 +219,7 @@ def _buffer_delay(tree: _Tree) -> float:
     from .flow import wire_pf
     cell = tree.lib.cells[BUFFER]
     load = cell.pins["A"].capacitance + wire_pf(1)
-    slew = sum(t.at(0.1, load) for t in cell.pins["Y"].transition["A"]) / 2
-    return sum(t.at(slew, load) for t in cell.pins["Y"].delay["A"]) / 2
+    return mean(cell.pins["Y"].delay["A"], mean(cell.pins["Y"].transition["A"], 0.1, load), load)
 
 
 def _balance(tree: _Tree, clock: str, step: float, latest: float | None = None) -> float:
@@ -294,7 +280,8 @@ def _latches(tree: _Tree, clock: str, step: float) -> None:
 
 
 def _write(text: str, top: str, tree: _Tree) -> str:
-    # The clock pins the tree moved: each sink now on the net that drives it.
+    # Each sink on the net that drives it now: a buffer's input (a buffer made while
+    # splitting knows only the net its group first hung from), or a moved clock pin.
     rewires = defaultdict(dict)
     moved = {}
     for n, sinks in tree.sinks.items():

@@ -21,7 +21,7 @@ from . import clock_tree
 from .liberty import cells as liberty_cells
 
 __all__ = ["default_liberty", "synthesize", "gate_netlist", "SynthError", "yosys_command", "cache_key",
-           "DRIVING_CELL", "OUTPUT_LOAD_PF", "WIRE_UM_PER_PIN", "WIRE_PF_PER_UM", "wire_pf", "OUTPUT_PINS"]
+           "DRIVING_CELL", "OUTPUT_LOAD_PF", "WIRE_UM_PER_PIN", "WIRE_PF_PER_UM", "wire_pf"]
 
 #: The cell assumed to drive every input port, and the load on every output port
 #: (about two gate inputs, as a PE's outputs drive the next PE's), for the
@@ -35,9 +35,6 @@ OUTPUT_LOAD_PF = 0.025
 #: metal with its fringe. A two-pin net gets 4 fF, against some 10 fF a gate input.
 WIRE_UM_PER_PIN = 10.0
 WIRE_PF_PER_UM = 0.0002
-
-#: The library's output pins (everything else on a cell is an input).
-OUTPUT_PINS = frozenset({"Y", "Q", "YC", "YS"})
 
 
 def wire_pf(fanout: int) -> float:

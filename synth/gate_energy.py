@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from .flow import DRIVING_CELL, OUTPUT_LOAD_PF, wire_pf
 from .clock_tree import PREFIX as TREE_PREFIX
 from .gatesim import Activity, Netlist
-from .liberty import Library
+from .liberty import Library, mean
 
 __all__ = ["SLEW_NS", "OUTPUT_LOAD_PF", "Loads", "loads", "slews", "leakage_nw", "energy"]
 
@@ -109,15 +109,12 @@ def slews(net: Netlist, lib: Library, where: Loads, source: float = SLEW_NS) -> 
 
     def at(kind: str, pin: str, arcs: dict, load: float) -> float:
         tables = lib.cells[kind].pins[pin].transition
-        worst = [(tables[p][0].at(s, load) + tables[p][1].at(s, load)) / 2
-                 for p, s in arcs.items() if p in tables]
+        worst = [mean(tables[p], s, load) for p, s in arcs.items() if p in tables]
         return max(worst) if worst else source
 
     for n in net.inputs:
         n = net.root(n)
-        rise, fall = next(iter(out_pin.transition.values()))
-        load = where.cap.get(n, 0.0)
-        out[n] = (rise.at(source, load) + fall.at(source, load)) / 2
+        out[n] = mean(next(iter(out_pin.transition.values())), source, where.cap.get(n, 0.0))
     waiting = {n: d for n, d in where.driver.items() if n not in out}
     while waiting:
         done = []
@@ -138,7 +135,7 @@ def slews(net: Netlist, lib: Library, where: Loads, source: float = SLEW_NS) -> 
 
 def energy(net: Netlist, activity: Activity, lib: Library, period_ns: float,
            slew: float = SLEW_NS, output_load: float = OUTPUT_LOAD_PF, wire: bool = False,
-           real_slews: bool = False) -> dict:
+           real_slews: bool = False, prepared: tuple | None = None) -> dict:
     """Energy per cycle of a run (pJ): ``switching_pj``, ``internal_pj``,
     ``leakage_pj`` and their ``total_pj``; ``toggles`` per cycle; and
     ``clock_tree_pj``, the part of the first two that the clock tree adds: its
@@ -147,12 +144,16 @@ def energy(net: Netlist, activity: Activity, lib: Library, period_ns: float,
 
     Every table is read at ``slew`` unless ``real_slews``: then at each net's own
     transition (:func:`slews`). ``wire`` adds the wire-load model to every net.
+    ``prepared``, ``(loads, slews)`` already worked out for this netlist, spares
+    working them out again for each run of it.
     An output's change is charged to the arc of its cell's input that changed
     last, at or before it (a zero-delay run: in the same event; a timed one: a
     delay before), or the mean of those that changed together.
     """
-    where = loads(net, lib, output_load, wire)
-    slew_of = slews(net, lib, where, slew) if real_slews else {}
+    if prepared is None:
+        where = loads(net, lib, output_load, wire)
+        prepared = where, slews(net, lib, where, slew) if real_slews else {}
+    where, slew_of = prepared
     v2 = lib.voltage ** 2
     memo = {}
 

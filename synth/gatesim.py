@@ -23,7 +23,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-__all__ = ["Netlist", "instances", "parse", "parse_any", "cell_models", "Activity", "simulate", "GateSimError"]
+__all__ = ["Netlist", "OUTPUT_PINS", "instances", "parse", "parse_any", "cell_models", "Activity", "simulate", "GateSimError"]
 
 
 class GateSimError(RuntimeError):
@@ -50,6 +50,10 @@ class Netlist:
             net = self.aliases[net]
         return net
 
+
+#: The library's output pin names (every other pin of a cell is an input): what a
+#: netlist's text says about which pin drives a net.
+OUTPUT_PINS = frozenset({"Y", "Q", "YC", "YS"})
 
 _MODULE = r"^module {top}\s*\((?P<ports>.*?)\);(?P<body>.*?)^endmodule"
 _PORT = re.compile(r"^\s*(input|output)\s+(\S+)\s*;", re.M)
@@ -238,36 +242,30 @@ def simulate(netlist_text: str, top: str, stimulus: list[dict], models: Path,
 #: the new value of one that is not, which no real clock tree allows. They start
 #: at 0, as the RTL's registers do (a register without a reset, such as an
 #: accumulator, is not X at first: its first loads count like any other).
-STORAGE_MODELS = {
-    "DFFPOSX1": "module DFFPOSX1 (CLK, D, Q); input CLK, D; output reg Q = 1'b0;\n"
-                "  always @(posedge CLK) Q <= D;\nendmodule\n",
-    "DFFNEGX1": "module DFFNEGX1 (CLK, D, Q); input CLK, D; output reg Q = 1'b0;\n"
-                "  always @(negedge CLK) Q <= D;\nendmodule\n",
-    "LATCH": "module LATCH (CLK, D, Q); input CLK, D; output reg Q = 1'b0;\n"
-             "  always @(CLK or D) if (CLK) Q <= D;\nendmodule\n",
+#: Per cell: when it updates, what it takes, and the pins of its module paths to Q.
+#: In a timed run those paths take the SDF's delays, and each cell updates when
+#: its own clock arrives (the tree's skew is real there); timing checks are static
+#: timing's (:mod:`synth.sta`), not the simulation's.
+STORAGE = {
+    "DFFPOSX1": ("posedge CLK", "q <= D", ("CLK",)),
+    "DFFNEGX1": ("negedge CLK", "q <= D", ("CLK",)),
+    "LATCH": ("CLK or D", "if (CLK) q <= D", ("CLK", "D")),
 }
 
-#: The same cells for a timed run: they start at 0 too, and their outputs move
-#: after the delays the SDF gives their module paths. The clock tree's skew is
-#: real there, so they update when their own clock arrives. Timing checks are
-#: static timing's (:mod:`synth.sta`), not the simulation's.
-TIMED_STORAGE_MODELS = {
-    "DFFPOSX1": "module DFFPOSX1 (CLK, D, Q); input CLK, D; output Q; reg q = 1'b0;\n"
-                "  always @(posedge CLK) q <= D;\n  buf (Q, q);\n"
-                "  specify (CLK *> Q) = (0.1, 0.1); endspecify\nendmodule\n",
-    "DFFNEGX1": "module DFFNEGX1 (CLK, D, Q); input CLK, D; output Q; reg q = 1'b0;\n"
-                "  always @(negedge CLK) q <= D;\n  buf (Q, q);\n"
-                "  specify (CLK *> Q) = (0.1, 0.1); endspecify\nendmodule\n",
-    "LATCH": "module LATCH (CLK, D, Q); input CLK, D; output Q; reg q = 1'b0;\n"
-             "  always @(CLK or D) if (CLK) q <= D;\n  buf (Q, q);\n"
-             "  specify (CLK *> Q) = (0.1, 0.1); (D *> Q) = (0.1, 0.1); endspecify\nendmodule\n",
-}
+
+def _storage_model(name: str, timed: bool) -> str:
+    when, take, paths = STORAGE[name]
+    spec = ("  specify " + " ".join(f"({p} *> Q) = (0.1, 0.1);" for p in paths) + " endspecify\n"
+            if timed else "")
+    return (f"module {name} (CLK, D, Q); input CLK, D; output Q; reg q = 1'b0;\n"
+            f"  always @({when}) {take};\n  buf (Q, q);\n{spec}endmodule\n")
 
 
 def _storage_after_the_clock(models: str, timed: bool = False) -> str:
-    """``models`` with :data:`STORAGE_MODELS` (or :data:`TIMED_STORAGE_MODELS`) in place of the library's own."""
-    for name, model in (TIMED_STORAGE_MODELS if timed else STORAGE_MODELS).items():
-        models, n = re.subn(rf"^module {name} \(.*?^endmodule\n", model, models, flags=re.M | re.S)
+    """``models`` with :data:`STORAGE`'s cells in place of the library's own."""
+    for name in STORAGE:
+        models, n = re.subn(rf"^module {name} \(.*?^endmodule\n", _storage_model(name, timed), models,
+                            flags=re.M | re.S)
         if n != 1:
             raise GateSimError(f"the cell models define {name} {n} times, not once")
     return models

@@ -20,7 +20,7 @@ from functools import lru_cache
 
 import numpy as np
 
-__all__ = ["Table", "Pin", "Cell", "Library", "library", "cells"]
+__all__ = ["Table", "Pin", "Cell", "Library", "library", "cells", "mean"]
 
 
 @dataclass(frozen=True)
@@ -46,6 +46,12 @@ class Table:
         if slew not in cache:
             cache[slew] = np.array([_interp(self.slews, self.values[i], slew) for i in range(len(self.loads))])
         return cache[slew]
+
+
+def mean(pair: tuple, slew: float, load: float) -> float:
+    """The mean of a (rise, fall) pair of tables at (``slew``, ``load``): a delay or a
+    transition where the direction is not followed."""
+    return (pair[0].at(slew, load) + pair[1].at(slew, load)) / 2
 
 
 def _interp(xs: np.ndarray, ys: np.ndarray, x: float) -> float:

@@ -40,7 +40,7 @@ from .actions import ACTIONS, actions, stimulus
 
 from hw.cache import cached_json
 from .flow import cache_key
-from .gate_energy import OUTPUT_LOAD_PF, SLEW_NS, energy, leakage_nw
+from .gate_energy import OUTPUT_LOAD_PF, SLEW_NS, energy, leakage_nw, loads, slews
 from . import clock_tree
 from .gatesim import GateSimError, cell_models, parse, simulate
 from .sta import BLOCK_IO_SHARE, delays
@@ -90,6 +90,9 @@ def energy_per_action(block: str, cfg: Config, liberty: str, cycles: int = 256) 
         sdf, latency = delays(netlist_text, top, liberty, timed_period, BLOCK_IO_SHARE)
         arrive = latency + BLOCK_IO_SHARE * timed_period
         result, split, zero, ideal = {}, {}, {}, {}
+        # Each net's load with its wire, and its transition: the same for every run.
+        where = loads(netlist, lib, wire=True)
+        real = where, slews(netlist, lib, where)
         for action in names:
             run = stimulus(block, cfg, action, cycles)
             flat = simulate(netlist_text, top, run["inputs"], models)
@@ -97,12 +100,12 @@ def energy_per_action(block: str, cfg: Config, liberty: str, cycles: int = 256) 
             timed = simulate(netlist_text, top, run["inputs"], models, delays=sdf, period_ns=timed_period,
                              arrive_ns=arrive)
             _check(block, action, timed.settled, flat.settled, "its zero-delay run")
-            e = energy(netlist, timed, lib, period, wire=True, real_slews=True)
+            e = energy(netlist, timed, lib, period, prepared=real)
             # Dynamic energy per cycle; leakage goes by time, so it is given apart (leakage_uw).
             result[action] = e["switching_pj"] + e["internal_pj"]
             split[action] = {k: e[k] for k in ("switching_pj", "internal_pj", "leakage_pj", "toggles",
                                                "clock_tree_pj")}
-            z = energy(netlist, flat, lib, period, wire=True, real_slews=True)
+            z = energy(netlist, flat, lib, period, prepared=real)
             zero[action] = z["switching_pj"] + z["internal_pj"]
             split[action]["zero_delay_toggles"] = z["toggles"]
             i = energy(netlist, flat, lib, period)

@@ -30,8 +30,8 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from .flow import DRIVING_CELL, OUTPUT_LOAD_PF, OUTPUT_PINS, wire_pf
-from .gatesim import instances
+from .flow import DRIVING_CELL, OUTPUT_LOAD_PF, wire_pf
+from .gatesim import OUTPUT_PINS, instances, parse_any
 
 __all__ = ["StaError", "sta_command", "timing", "delays", "wire_loads", "flop_outputs", "LATCHES", "BLOCK_IO_SHARE"]
 
@@ -55,7 +55,7 @@ def sta_command() -> str:
     return exe
 
 
-def _run(script: str, netlist: str, liberty: str, wrote: str | None = None) -> str:
+def _run(script: str, netlist: str, liberty: str, wrote: str | None = None) -> str | tuple[str, str]:
     """OpenSTA's report of ``script``; with ``wrote``, the file of that name it
     wrote as well (as ``(report, file text)``)."""
     with tempfile.TemporaryDirectory(prefix="kaleido-sta-") as work:
@@ -93,7 +93,7 @@ def delays(netlist: str, top: str, liberty: str, period_ns: float, io_share: flo
     return sdf, max(latency, default=0.0)
 
 
-def _header(top: str, period_ns: float, io_share: float = 0.0, netlist: str | None = None) -> str:
+def _header(top: str, period_ns: float, io_share: float, netlist: str) -> str:
     io = io_share * period_ns
     # The clock is propagated through the netlist's clock tree (synth.clock_tree). A
     # block's neighbours sit on the same tree, so its inputs leave, and its outputs are
@@ -114,7 +114,7 @@ def _header(top: str, period_ns: float, io_share: float = 0.0, netlist: str | No
             # The same boundary the timing-driven mapping was given.
             f"set_driving_cell -lib_cell {DRIVING_CELL} [delete_from_list [all_inputs] [get_ports clk]]\n"
             f"set_load {OUTPUT_LOAD_PF} [all_outputs]\n"
-            + (wire_loads(netlist) if netlist is not None else "") +
+            + wire_loads(netlist) +
             # Reset is held for many cycles and fans out to every flip-flop; buffering that
             # tree is placement's job, so its paths are not what limits the clock.
             "if {[llength [get_ports -quiet rst]]} { set_false_path -from [get_ports rst] }\n")
@@ -122,7 +122,6 @@ def _header(top: str, period_ns: float, io_share: float = 0.0, netlist: str | No
 
 def wire_loads(netlist: str) -> str:
     """``set_load`` commands giving every net its wire (:func:`synth.flow.wire_pf`)."""
-    from .gatesim import parse_any
     net = parse_any(netlist)
     fanout = {}
     for _, _, pins in net.cells:

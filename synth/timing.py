@@ -20,20 +20,25 @@ from . import clock_tree
 from .flow import cache_key, gate_netlist
 from .sta import BLOCK_IO_SHARE, timing
 
-__all__ = ["block_timing", "block_netlist", "io_share", "CACHE"]
+__all__ = ["block_timing", "block_mapping", "block_netlist", "io_share", "CACHE"]
 
 CACHE = Path(__file__).resolve().parent.parent / ".cache" / "timing"
 
 
-def block_netlist(name: str, cfg: Config, liberty: str) -> str:
-    """The block's gate netlist, mapped for ``cfg.clock_mhz`` (cached beside its
-    timing), with its clock tree (:mod:`synth.clock_tree`)."""
+def block_mapping(name: str, cfg: Config, liberty: str) -> str:
+    """The block's gate netlist as Yosys maps it for ``cfg.clock_mhz``, before its
+    clock tree (cached beside its timing)."""
     text = blocks.verilog(name, cfg)
-    top = blocks.top_name(name)
-    # The mapping is cached; its clock tree is put in afresh (it takes well under a second).
     path = CACHE / f"{name}-{cache_key(text, liberty, cfg.clock_mhz, tree=False)}.v"
-    return clock_tree.insert(cached_text(path, lambda: gate_netlist(text, top, liberty, cfg.clock_mhz,
-                                                                     tree=False)), top, liberty)[0]
+    return cached_text(path, lambda: gate_netlist(text, blocks.top_name(name), liberty, cfg.clock_mhz,
+                                                  tree=False))
+
+
+def block_netlist(name: str, cfg: Config, liberty: str) -> str:
+    """The block's gate netlist, mapped for ``cfg.clock_mhz``, with its clock tree
+    (:mod:`synth.clock_tree`), put in afresh on the cached mapping (it takes well
+    under a second)."""
+    return clock_tree.insert(block_mapping(name, cfg, liberty), blocks.top_name(name), liberty)[0]
 
 
 def io_share(name: str) -> float:
