@@ -335,19 +335,12 @@ class PE(wiring.Component):
 
         # --- with two PE stages, what reaches the accumulators is registered here ------
         flat_en = [e for k in range(n) for e in (*en[k], *tap[k])]
-        staged = _stage(m, stages, "stage", *flat_en, row.load, row.drain)
-        # A lane's product (and tap) is registered only when the lane runs. The
-        # exact PE's staged enables are then 0, so what it holds is never added.
-        # The paper's PE adds both lanes' products into R0 without looking at its
-        # enables (below), so its staged product must be 0 when its lane did not
-        # run: the register loads once more in the cycle after a run, and takes
-        # the isolated product, 0. That keeps an AND of every product bit, driven
-        # by one staged enable, off the path into the accumulators (it held the
-        # Kaleido array below the chip clock).
-        loads = [lane_on[lane] if exact or stages == 1 else lane_on[lane] | staged[lane] for lane in range(2)]
-        held = [_stage(m, stages, f"stage_lane{lane}_", prods[lane], *taps[lane:lane + 1], enable=loads[lane])
+        # A lane's product (and tap) is registered only when the lane runs: its
+        # staged enables are then 0, so what it holds is never added.
+        held = [_stage(m, stages, f"stage_lane{lane}_", prods[lane], *taps[lane:lane + 1], enable=lane_on[lane])
                 for lane in range(2)]
         prods, taps = [h[0] for h in held], [h[1] for h in held if len(h) > 1]
+        staged = _stage(m, stages, "stage", *flat_en, row.load, row.drain)
         flat_en = staged[:-2]
         en = [list(flat_en[4 * k:4 * k + 2]) for k in range(n)]
         tap = [list(flat_en[4 * k + 2:4 * k + 4]) for k in range(n)]
@@ -393,9 +386,11 @@ class PE(wiring.Component):
             # two lanes' sum is formed once, and each register adds one addend to
             # its base with one carry-propagate adder: 0, either product, or the
             # sum, as its two enables pick. R0's enables are the lanes themselves
-            # (golden.pe.decode). An idle lane's product is 0 by its operands,
-            # and a staged one is cleared a cycle after its run (above), so the
-            # sum moves only with the lanes that run.
+            # (golden.pe.decode). With one stage an idle lane's product is 0 by
+            # its operands; a staged one is stale, so it is masked by R0's enable
+            # before the sum, which then moves only with the lanes that run.
+            if stages > 1:
+                prods = [Mux(en[0][lane], prods[lane], 0) for lane in range(2)]
             both = Signal(signed(18), name="lanes_sum")
             m.d.comb += both.eq(prods[0] + prods[1])
             for k in range(n):
