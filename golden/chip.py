@@ -53,7 +53,7 @@ from .cycle_model import baseline_cycles, scheduler_busy, tail_cycles, variant_p
 from .energy import workload_energy
 from .fast_cycles import estimate_cycles
 from .memories import DRAM_PJ_PER_BIT, dram_gbps, sram_mm2_per_mib, sram_pj_per_byte
-from .node_scaling import node_key, scale_area, scale_energy, scale_power
+from .node_scaling import delay_factor, energy_factor, node_key, power_factor, scale_area, scale_energy, scale_power
 from .opcount import oracle_macs
 from .reuse import pair_reuse
 from .vdits import VDiT
@@ -71,6 +71,13 @@ SCORE_BYTES = 4
 
 class ChipError(ValueError):
     """A chip description that cannot be built."""
+
+
+#: The largest value each chip field takes: beyond, a figure is not a chip's
+#: (an infinite clock, a 100 GHz one, a 10 V supply) and the model would print nonsense.
+CHIP_LIMITS = {"arrays": 1 << 24, "rows": 256, "cols": 256, "softmax_lanes": 1 << 20, "dram_channels": 1024,
+               "clock_mhz": 20000.0, "vdd": 2.5, "global_buffer_mib": 1 << 20, "acc_buffer_mib": 1 << 20,
+               "dram_mtps": 100000.0}
 
 
 @dataclass(frozen=True)
@@ -119,15 +126,25 @@ class Chip:
         if not isinstance(self.gate_idle_arrays, bool):
             raise ChipError(f"chip gate_idle_arrays must be true or false, got {self.gate_idle_arrays!r}")
         for f in ("arrays", "rows", "cols", "softmax_lanes", "dram_channels"):
-            if not isinstance(getattr(self, f), int) or getattr(self, f) < 1:
-                raise ChipError(f"chip {f} must be a positive integer, got {getattr(self, f)!r}")
+            v = getattr(self, f)
+            # A JSON true is an int to Python; a chip of `true` arrays is a typo.
+            if type(v) is not int or v < 1 or v > CHIP_LIMITS.get(f, 1 << 40):
+                raise ChipError(f"chip {f} must be an integer from 1 to {CHIP_LIMITS.get(f, 1 << 40):,}, got {v!r}")
         for f in ("clock_mhz", "vdd", "global_buffer_mib", "acc_buffer_mib", "dram_mtps"):
-            if not getattr(self, f) > 0:
-                raise ChipError(f"chip {f} must be positive, got {getattr(self, f)!r}")
+            v, top = getattr(self, f), CHIP_LIMITS[f]
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 < v <= top:
+                raise ChipError(f"chip {f} must be a number above 0 and at most {top:g}, got {v!r}")
         try:
             node_key(self.node_nm, self.flavour)
         except ValueError as exc:
             raise ChipError(f"chip node: {exc}") from None
+        # The scaling equations are polynomials of the supply, fitted over a range
+        # of it; far outside, a delay or an energy comes out negative.
+        factors = (delay_factor(self.node_nm, self.vdd, self.flavour), energy_factor(self.node_nm, self.vdd, self.flavour),
+                   power_factor(self.node_nm, self.vdd, self.flavour))
+        if min(factors) <= 0:
+            raise ChipError(f"chip vdd {self.vdd:g} V is outside the range the {self.node_nm} nm scaling equations "
+                            "fit (a delay, energy or power factor comes out at or below 0)")
 
     @property
     def node(self) -> tuple[int, float]:

@@ -39,7 +39,9 @@ from golden.memories import TABLE as MEMORY_TABLE
 from golden.softmax import row_cycles, softmax_spec
 from golden.vdits import VDiT, flow_sigmas
 
-__all__ = ["WORKLOADS", "computed_steps", "shard_config", "shard_operands", "run_shard", "plan_shards", "signoffs",
+from .errors import UserError
+
+__all__ = ["WORKLOADS", "check_scheduler", "workload_tag", "computed_steps", "shard_config", "shard_operands", "run_shard", "plan_shards", "signoffs",
            "run_estimate", "summarize"]
 
 #: ``video``: a real clip at the model's grid, noised per step by the sampler's
@@ -225,12 +227,12 @@ def run_estimate(model: VDiT, resolution: str, chip: Chip, workload: str, out_di
                  steps: int | None = None, **design) -> dict:
     """Compute the planned shards on Dask (skipping those ``out_dir/shards`` holds),
     then :func:`summarize`. ``progress(done, total)`` follows the shards."""
-    from dask.distributed import Client, LocalCluster, as_completed
+    from dask.distributed import as_completed
 
     cfg = shard_config(model, resolution, chip, **design)
+    # Made when the first shard is written: a run that cannot start leaves nothing.
     shard_dir = Path(out_dir) / "shards"
-    shard_dir.mkdir(parents=True, exist_ok=True)
-    key = f"{model.name}-{resolution}-{workload}-{samples}-{hash_config(cfg)}"
+    key = f"{model.name}-{resolution}-{workload}-{workload_tag(workload, clip)}-{samples}-{hash_config(cfg)}"
     plan = plan_shards(model, per_step, seed, steps)
     results, todo = [], []
     for shard in plan:
@@ -242,17 +244,15 @@ def run_estimate(model: VDiT, resolution: str, chip: Chip, workload: str, out_di
     if progress:
         progress(len(results), len(plan))
     if todo:
-        if scheduler:
-            client = Client(scheduler)
-        else:
-            client = Client(LocalCluster(n_workers=workers or os.cpu_count() or 1, threads_per_worker=1,
-                                         processes=True, dashboard_address=None))
+        client = _client(scheduler, workers)
         try:
             futures = {client.submit(run_shard, model, cfg, workload, shard, samples, clip, pure=False): path
                        for shard, path in todo}
             for fut in as_completed(futures):
                 r = fut.result()
-                tmp = futures[fut].with_suffix(".tmp")
+                shard_dir.mkdir(parents=True, exist_ok=True)
+                # A name of this process's own, should another run share the folder.
+                tmp = futures[fut].with_suffix(f".{os.getpid()}.tmp")
                 tmp.write_text(json.dumps(r))
                 os.replace(tmp, futures[fut])
                 results.append(r)
@@ -267,6 +267,42 @@ def run_estimate(model: VDiT, resolution: str, chip: Chip, workload: str, out_di
     summary.update(workload=workload, per_step=per_step, tile_samples=samples,
                    shard_seconds=sum(r["seconds"] for r in results))
     return summary
+
+
+#: How long a Dask scheduler named on the command line has to answer.
+CONNECT_SECONDS = 10
+
+
+def _client(scheduler: str | None, workers: int | None):
+    """A Dask client: of the scheduler at ``scheduler``, or of a local cluster of
+    ``workers`` processes. A scheduler that cannot be reached is the user's error."""
+    from dask.distributed import Client, LocalCluster
+
+    if not scheduler:
+        return Client(LocalCluster(n_workers=workers or os.cpu_count() or 1, threads_per_worker=1,
+                                   processes=True, dashboard_address=None))
+    try:
+        return Client(scheduler, timeout=CONNECT_SECONDS)
+    except (OSError, TimeoutError, ValueError, TypeError) as exc:
+        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise UserError(f"--scheduler {scheduler}: no Dask scheduler answered there within "
+                        f"{CONNECT_SECONDS} s ({reason})") from None
+
+
+def check_scheduler(scheduler: str) -> None:
+    """Refuse (UserError) a scheduler address that no Dask scheduler answers."""
+    _client(scheduler, None).close()
+
+
+def workload_tag(workload: str, clip: str) -> str:
+    """What a shard's name says of its operands beyond the workload: the clip of a
+    video workload (a bundled name, or a short hash of a file's path), so that a
+    rerun with another clip never reuses the old clip's heads."""
+    if workload != "video":
+        return "synthetic"
+    if clip.replace("_", "").isalnum():
+        return clip
+    return "file" + hashlib.sha256(os.path.abspath(clip).encode()).hexdigest()[:10]
 
 
 def hash_config(cfg: Config) -> str:

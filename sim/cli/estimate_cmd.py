@@ -3,8 +3,11 @@ against the baseline, from sampled heads run on Dask (:mod:`sim.estimate`)."""
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import json
 import os
+import shutil
 import sys
 
 from .common import UserError, atomic_output, check_output_dir, json_safe, print_json
@@ -60,7 +63,7 @@ def cmd_estimate(args) -> int:
     from golden.vdits import VDiTError, vdit
     from synth.flow import default_liberty
 
-    from ..estimate import run_estimate, shard_config, signoffs
+    from ..estimate import check_scheduler, computed_steps, run_estimate, shard_config, signoffs
 
     if args.sample < 1:
         raise UserError(f"--sample {args.sample}: compute at least one head per step")
@@ -70,6 +73,12 @@ def cmd_estimate(args) -> int:
         raise UserError(f"--tile-samples {args.tile_samples} must be 0 (every tile group) or more")
     if args.workers is not None and args.workers < 1:
         raise UserError(f"--workers {args.workers} must be at least 1")
+    cores = os.cpu_count() or 1
+    if args.workers is not None and args.workers > MAX_WORKERS_PER_CORE * cores:
+        raise UserError(f"--workers {args.workers}: this machine has {cores} cores, and a local cluster takes at most "
+                        f"{MAX_WORKERS_PER_CORE * cores} workers (each holds open files; use --scheduler for more)")
+    if args.workers is not None and args.scheduler:
+        raise UserError("--workers sizes the local cluster; with --scheduler the cluster's own workers run")
     knobs = given(args)
     variant = knobs.get("variant", KNOBS["variant"].default)
     if args.lookahead is not None and args.issue_window:
@@ -85,28 +94,35 @@ def cmd_estimate(args) -> int:
     except (ChipError, VDiTError) as exc:
         raise UserError(str(exc)) from None
     cfg = shard_config(model, args.resolution, chip, **knobs)
+    if args.workload == "video":
+        from golden.video import WorkloadError, clip_path
+        try:
+            clip_path(args.clip)
+        except WorkloadError as exc:
+            raise UserError(f"--clip {exc}") from None
     liberty = default_liberty()
     if liberty is None:
         raise UserError("no liberty file for the sign-off figures (make setup fetches OSU018)")
-    print(f"kaleido: {model.name} {args.resolution}: {cfg.tokens} tokens a head, grid "
-          f"{'x'.join(map(str, cfg.grid))}; {model.steps} steps x {args.sample} heads", file=sys.stderr)
+    if args.scheduler:
+        check_scheduler(args.scheduler)         # before minutes of sign-off, not after
+    print(banner(model, args.resolution, cfg, len(computed_steps(model, args.steps)), args.sample), file=sys.stderr)
     signs = signoffs(cfg, liberty)
-    os.makedirs(out, exist_ok=True)
     bar = _bar()
-    summary = run_estimate(model, args.resolution, chip, args.workload, out, args.sample,
-                           args.tile_samples or None, signs, scheduler=args.scheduler, workers=args.workers,
-                           seed=args.seed, clip=args.clip, progress=bar, steps=args.steps, **knobs)
-    bar(None, None)
+    with _claimed(out):
+        summary = run_estimate(model, args.resolution, chip, args.workload, out, args.sample,
+                               args.tile_samples or None, signs, scheduler=args.scheduler, workers=args.workers,
+                               seed=args.seed, clip=args.clip, progress=bar, steps=args.steps, **knobs)
+        bar(None, None)
     summary["clock"] = _clock_at_node(cfg, chip, liberty)
     if not summary["clock"]["met"]:
         slow = min(((d, b, f) for d in ("kaleido", "baseline") for b, f in summary["clock"][d].items()),
                    key=lambda x: x[2])
         print(f"kaleido: warning: {slow[0]}'s {slow[1]} reaches {slow[2]:.0f} MHz at {chip.node_nm} nm, under the "
               f"chip's {chip.clock_mhz:g} MHz; the figures assume the chip clock", file=sys.stderr)
-    with atomic_output(os.path.join(out, "summary.json"), ".json") as tmp:
-        with open(tmp, "w") as fh:
-            json.dump(json_safe(summary), fh, indent=2, sort_keys=True)
-    _plot(summary, os.path.join(out, "estimate.png"))
+        with atomic_output(os.path.join(out, "summary.json"), ".json") as tmp:
+            with open(tmp, "w") as fh:
+                json.dump(json_safe(summary), fh, indent=2, sort_keys=True)
+        _plot(summary, os.path.join(out, "estimate.png"))
     if args.json:
         print_json(summary)
     else:
@@ -118,6 +134,45 @@ def cmd_estimate(args) -> int:
               f"{100 * summary['area_overhead']:+.1f} % area; {k['time_s']:.1f} s, {k['energy_j']:.1f} J; "
               f"{out}/summary.json")
     return 0
+
+
+def banner(model, resolution: str, cfg, steps: int, sample: int) -> str:
+    """The line a run starts with: what it computes (``sample`` heads a step, as
+    many as the model has at most)."""
+    heads = min(sample, model.layers * model.heads)
+    return (f"kaleido: {model.name} {resolution}: {cfg.tokens} tokens a head, grid {'x'.join(map(str, cfg.grid))}; "
+            f"{steps} of {model.steps} steps x {heads:,} heads")
+
+
+#: Local workers a core may carry: each is a process with its own open files.
+MAX_WORKERS_PER_CORE = 4
+
+
+@contextlib.contextmanager
+def _claimed(out: str):
+    """Hold ``out`` for this run: a second estimate into the same folder is refused
+    (it would compute every shard again), and a run that fails before writing
+    anything leaves no folder it made behind."""
+    made = not os.path.exists(out)
+    os.makedirs(out, exist_ok=True)
+    lock_path = os.path.join(out, ".estimate.lock")
+    lock = open(lock_path, "w")
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        lock.close()
+        raise UserError(f"--out {out}: another kaleido estimate is writing there; wait for it, or name "
+                        "another folder") from None
+    try:
+        yield
+    except BaseException:
+        if made and set(os.listdir(out)) <= {".estimate.lock"}:
+            shutil.rmtree(out, ignore_errors=True)
+        raise
+    finally:
+        if os.path.exists(lock_path):
+            os.unlink(lock_path)
+        lock.close()
 
 
 def _clock_at_node(cfg, chip, liberty: str) -> dict:

@@ -7,7 +7,7 @@ import pytest
 
 from golden.chip import Chip, SignOff, Unit
 from golden.vdits import VDiT
-from sim.estimate import plan_shards, run_estimate
+from sim.estimate import plan_shards, run_estimate, workload_tag
 
 # A model small enough to run in seconds: 3 steps of 2 layers of 2 heads, 256 tokens a head.
 TINY = VDiT("wan2.1", layers=2, heads=2, head_dim=64, hidden=128, mlp=256, steps=3, passes_per_step=2,
@@ -87,3 +87,35 @@ def test_the_design_knobs_reach_the_heads(tmp_path):
     assert all("-None-" in p.name for p in (tmp_path / "shards").glob("*.json"))
     exact = s["qk_operation_reduction"]
     assert exact["hardware"] <= exact["oracle"] + 1e-12
+
+
+def test_the_shards_name_their_clip():
+    # A rerun with another clip must not pick up the old clip's heads.
+    assert workload_tag("video", "bikes") != workload_tag("video", "carphone")
+    assert workload_tag("video", "/a/clip.mp4") != workload_tag("video", "/b/clip.mp4")
+    assert workload_tag("video", "/a/clip.mp4").startswith("file")
+    assert workload_tag("proxy", "bikes") == workload_tag("proxy", "carphone")
+
+
+def test_the_banner_counts_the_heads_it_computes():
+    from golden import Config
+    from sim.cli.estimate_cmd import banner
+    line = banner(TINY, "480p", Config(), 3, 10 ** 9)
+    assert line.endswith("3 of 3 steps x 4 heads"), line
+
+
+def test_one_estimate_at_a_time_in_a_folder(tmp_path):
+    from sim.cli.estimate_cmd import _claimed
+    from sim.errors import UserError
+    out = tmp_path / "out"
+    with _claimed(str(out)):
+        with pytest.raises(UserError, match="another kaleido estimate is writing there"):
+            with _claimed(str(out)):
+                pass
+    assert out.is_dir() and not (out / ".estimate.lock").exists()
+    # A run that fails before writing anything leaves no folder it made.
+    fresh = tmp_path / "fresh"
+    with pytest.raises(RuntimeError):
+        with _claimed(str(fresh)):
+            raise RuntimeError("no scheduler")
+    assert not fresh.exists()

@@ -39,3 +39,34 @@ def test_out_must_be_a_folder(tmp_path):
     f.write_text("keep")
     r = subprocess.run(KALEIDO + ["--model", "wan2.1", "--out", str(f)], capture_output=True, text=True)
     assert r.returncode == 2 and "is a file" in r.stderr and f.read_text() == "keep"
+
+
+@pytest.mark.parametrize("fields, message", [
+    ('{"clock_mhz": Infinity}', "chip clock_mhz must be a number above 0 and at most"),
+    ('{"clock_mhz": 1e308}', "chip clock_mhz must be a number above 0 and at most"),
+    ('{"clock_mhz": "fast"}', "chip clock_mhz must be a number"),
+    ('{"arrays": true}', "chip arrays must be an integer"),
+    ('{"node_nm": 45, "vdd": 2.0}', "chip vdd 2 V is outside the range"),
+])
+def test_a_chip_out_of_range_is_refused(tmp_path, fields, message):
+    chip = tmp_path / "chip.json"
+    chip.write_text(fields)
+    out = tmp_path / "o"
+    r = subprocess.run(KALEIDO + ["--model", "wan2.1", "--chip", str(chip), "--out", str(out)],
+                       capture_output=True, text=True)
+    assert r.returncode == 2 and message in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--workers", "10000"], "a local cluster takes at most"),
+    (["--workers", "2", "--scheduler", "tcp://127.0.0.1:1"], "--workers sizes the local cluster"),
+    (["--clip", "/nonexistent/clip.mp4"], "no such file"),
+    (["--scheduler", "notaurl"], "--scheduler notaurl: no Dask scheduler answered"),
+    (["--scheduler", "tcp://127.0.0.1:1"], "no Dask scheduler answered"),
+])
+def test_run_options_are_checked_before_anything_runs(tmp_path, args, message):
+    out = tmp_path / "out"
+    r = subprocess.run(KALEIDO + ["--model", "wan2.1"] + args + ["--out", str(out)], capture_output=True, text=True)
+    assert r.returncode == 2 and message in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    assert not out.exists()
