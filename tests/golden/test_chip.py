@@ -38,7 +38,7 @@ def test_a_chip_file_overrides_the_preset(tmp_path):
     path.write_text("{")
     with pytest.raises(ChipError, match="JSON"):
         chip_from(str(path))
-    with pytest.raises(ChipError, match="positive"):
+    with pytest.raises(ChipError, match="dram_mtps must be a number above 0"):
         Chip(dram_mtps=0)
     with pytest.raises(ChipError, match="no scaling equations"):
         Chip(node_nm=28)
