@@ -42,7 +42,7 @@ __all__ = ["CycleReport", "kaleido_cycles", "baseline_cycles", "LANES", "lanes_t
            "VARIANTS", "variant_parts", "utilization", "kaleido_tables", "scheduler_lead", "kaleido_tile_slots",
            "split_cycles", "baseline_tile_slots", "kaleido_products", "dense_products", "engine_cycles",
            "executed_products", "pass_profile", "sub_variants", "scheduler_busy",
-           "SCHEDULES", "gemm_cycles", "tile_lane_needs"]
+           "SCHEDULES", "gemm_cycles", "tile_lane_needs", "matcher_trace"]
 
 
 
@@ -200,6 +200,28 @@ def tile_lane_needs(qt, kt, cfg: Config):
             needs = pe_needs(mode, sq, sk, cfg.accumulators)
             work[mode] = needs.reshape(needs.shape[0], sq.shape[0], sk.shape[0])
         yield a_slots, work
+
+
+def matcher_trace(qt, kt, cfg: Config, tiles: int = 8) -> tuple:
+    """What the matcher is given over ``tiles`` whole tile groups (all ``rows`` by
+    ``cols`` pairs valid) spread evenly over a run, in the controller's order: per
+    tile group ``(sq, sk, sets)``, its rows' and columns' partner states per channel
+    (``sq[r][c]``, ``sk[j][c]``, over the group's channels) and the channels each of
+    passes B, C and D streams (a bit mask each). Plain tuples, so that the trace
+    keys the gate-level run that measures it (:mod:`synth.actions`)."""
+    lanes = _TABLES[cfg.accumulators]
+    whole = [t for t in tile_groups(qt, kt, cfg) if len(t.q_pairs) == cfg.rows and len(t.k_pairs) == cfg.cols]
+    if not whole:
+        return ()
+    picks = sorted({round(i * (len(whole) - 1) / max(1, tiles - 1)) for i in range(min(tiles, len(whole)))})
+    out = []
+    for i in picks:
+        sets = {}
+        for mode, chans, _, _, sq, sk in _passes(whole[i], qt, kt, lanes):
+            sets[mode] = int(sum(1 << int(c) for c in np.flatnonzero(chans)))
+        out.append((tuple(map(tuple, sq.tolist())), tuple(map(tuple, sk.tolist())),
+                    tuple(sets[m] for m in PAIRED_MODES)))
+    return tuple(out)
 
 
 def pass_profile(q: np.ndarray, k: np.ndarray, cfg: Config) -> dict:

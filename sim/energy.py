@@ -7,8 +7,10 @@ with a dispatcher, its scheduler and matcher (:func:`golden.energy.unit_energy`)
 
 from __future__ import annotations
 
-from golden.cycle_model import (baseline_cycles, executed_products, kaleido_cycles, scheduler_busy,
-                                variant_parts)
+from golden.cycle_model import (baseline_cycles, executed_products, kaleido_cycles, kaleido_tables,
+                                matcher_trace, scheduler_busy, variant_parts)
+from golden.scheduler import operand_stream
+from golden.tiling import pair_tables
 from golden.energy import unit_energy, workload_energy
 
 __all__ = ["run_energy", "run_clock", "design_blocks", "dispatcher_energy", "head_energy", "SCOPE",
@@ -17,13 +19,20 @@ __all__ = ["run_energy", "run_clock", "design_blocks", "dispatcher_energy", "hea
 SCOPE = ("the PE array: clock, products, register loads, drain, leakage; and the dispatcher where "
          "the variant has one")
 
+#: What a dispatcher block's busy energy replays of a run: tile groups (the
+#: matcher) and bench cycles (both).
+TRACE_TILES, TRACE_CYCLES = 8, 768
+
 DISPATCHER_SCOPE = (
     "The variant's dispatcher parts are clocked for the whole run (no clock gating). The scheduler is "
     "busy for its batches of Q's and K's strings when the run uses it, and is shared by the `clusters` "
     "arrays it feeds, as in the area split; the matcher, or the channel window in its place (one per "
     "array), is busy for every engine cycle "
-    "of passes A-D when the run pairs, busy as its bench runs passes A-D in the engine's protocol. Busy "
-    "energy is measured under random data, an upper bound on a head's correlated strings.")
+    "of passes A-D when the run pairs, busy as its bench runs passes A-D in the engine's protocol. A busy "
+    "cycle costs what the block spends on the run's own data, replayed on its gate netlist: the "
+    f"matcher on {TRACE_TILES} whole tile groups spread over the run (their states and the channels each "
+    f"pass streams), the scheduler on the first {TRACE_CYCLES} cycles of Q's string stream. The channel "
+    "window is still measured on random data, an upper bound.")
 
 
 HEAD_SCOPE = (
@@ -88,17 +97,27 @@ def dispatcher_energy(cfg, q, k, report, liberty: str, cycles: int, clock: float
     has_scheduler, has_matcher = cfg.dispatch.parts
     used_scheduler, used_matcher = (variant_parts(report.ran_as) if report.schedule == "pairs"
                                     else (False, False))
+    def measured(unit, trace):
+        # Idle from the bench, busy from the run's own data where it has a trace.
+        e = energy_per_action(unit, cfg, liberty)
+        per = dict(e["energy_pj"])
+        if trace:
+            per["busy"] = energy_per_action(unit, cfg, liberty, TRACE_CYCLES, trace)["energy_pj"]["run"]
+        return per, e["leakage_uw"]
+
     out = {}
     if has_scheduler:
-        e = energy_per_action("scheduler", cfg, liberty)
         busy = min(cycles, scheduler_busy(q, k, cfg)) if used_scheduler else 0
-        out["scheduler"] = unit_energy(cycles, busy, e["energy_pj"], e["leakage_uw"], clock) / cfg.clusters
+        strings, last = operand_stream(pair_tables(q, cfg), cfg)
+        per, leak = measured("scheduler", (tuple(strings[:TRACE_CYCLES]), tuple(last[:TRACE_CYCLES])))
+        out["scheduler"] = unit_energy(cycles, busy, per, leak, clock) / cfg.clusters
     if has_matcher:
         # A channel window takes the matcher's place (Config.issue_window).
         unit = "channel-window" if cfg.issue_window else "matcher"
-        e = energy_per_action(unit, cfg, liberty)
         busy = min(cycles, report.engine_cycles) if used_matcher else 0
-        out[unit] = unit_energy(cycles, busy, e["energy_pj"], e["leakage_uw"], clock)
+        trace = None if cfg.issue_window else matcher_trace(*kaleido_tables(q, k, cfg), cfg, TRACE_TILES)
+        per, leak = measured(unit, trace)
+        out[unit] = unit_energy(cycles, busy, per, leak, clock)
     return out
 
 

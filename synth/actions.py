@@ -32,7 +32,9 @@ channels of the window pass by).
 
 The dispatcher's blocks and the softmax unit have two: ``busy`` and ``idle``
 (inputs held, the clock running). Busy stimulus is seeded random data, which toggles more than a real head's
-correlated strings, needs and scores: an upper bound.
+correlated strings, needs and scores: an upper bound. The matcher and the
+scheduler have a third, ``run``, given a trace of a run's own data
+(:data:`TRACED`): the same protocol as ``busy``, on what that run gives them.
 
 - ``scheduler``: a string stream that offers a new random string whenever
   the queue takes one, ending a batch at random about once per queue depth;
@@ -43,6 +45,12 @@ correlated strings, needs and scores: an upper bound.
   channels and issue slot by slot, each slot given what the last one left
   (``rest``), until the matcher says the pass is over. The protocol is the
   engine's, the states are random: an upper bound on a real head's data;
+- ``matcher``, ``run``: the same passes, on whole tile groups of a run
+  (:func:`golden.cycle_model.matcher_trace`): pass A writes each channel's real
+  row and column states, and B, C and D open on the channels they really
+  stream;
+- ``scheduler``, ``run``: the run's own string stream (work weights, batches
+  ending where its groups do), from its start;
 - ``channel-window``: the same writes and passes, and a random set of
   remaining steps for every group;
 - ``softmax``: a score beat offered every cycle (random scores whose exponents
@@ -65,7 +73,7 @@ from golden.softmax import softmax_cycles, softmax_scale, softmax_spec
 from hw import blocks
 from hw.pe import PE, BaselinePE
 
-__all__ = ["ACTIONS", "EXACT_ACTIONS", "actions", "stimulus"]
+__all__ = ["ACTIONS", "EXACT_ACTIONS", "TRACED", "actions", "stimulus"]
 
 ACTIONS = {
     "pe": ("full_mac", "nibble_mac", "paired_nibbles", "idle", "hand_over", "drain_shift"),
@@ -80,6 +88,9 @@ ACTIONS["window-pe"] = ACTIONS["pe"]
 #: The softmax bench's scores: uniform in +-SOFTMAX_SPAN, at a scale that takes
 #: the largest difference to about 2**-24, past the end of any exponent table.
 SOFTMAX_SPAN = 1 << 10
+
+#: Blocks with a ``run`` action: one measured on a trace of a run's own data.
+TRACED = ("matcher", "scheduler")
 
 #: What only the exact PE does.
 EXACT_ACTIONS = ("row_nibble", "tapped_mac")
@@ -155,7 +166,7 @@ def _bits(flat, ctx):
     return out
 
 
-def _unit_stimulus(block: str, dut, cfg: Config, action: str, rnd: random.Random):
+def _unit_stimulus(block: str, dut, cfg: Config, action: str, rnd: random.Random, trace=None):
     """An async ``step(ctx)`` that sets one cycle's inputs of a dispatcher block or the softmax unit."""
     if block == "softmax":
         mult, shift = softmax_scale(12 / SOFTMAX_SPAN)
@@ -172,11 +183,19 @@ def _unit_stimulus(block: str, dut, cfg: Config, action: str, rnd: random.Random
     if block == "scheduler":
         # The stream holds its string until the queue takes it, as a real producer does.
         offer = dict(in_valid=0, in_string=0, in_last=0)
+        # A trace is (strings, last) of the run's stream, offered in order (and again).
+        taken = iter(range(1 << 62))
+
+        def draw():
+            if action == "run":
+                i = next(taken) % len(trace[0])
+                return trace[0][i], int(trace[1][i])
+            return rnd.getrandbits(cfg.entry_bits), int(rnd.random() < 1 / cfg.queue_depth)
 
         async def step(ctx):
-            if action == "busy" and (not offer["in_valid"] or ctx.get(dut.in_ready)):
-                offer.update(in_valid=1, in_string=rnd.getrandbits(cfg.entry_bits),
-                             in_last=int(rnd.random() < 1 / cfg.queue_depth))
+            if action != "idle" and (not offer["in_valid"] or ctx.get(dut.in_ready)):
+                string, last = draw()
+                offer.update(in_valid=1, in_string=string, in_last=last)
             for k, v in offer.items():
                 ctx.set(getattr(dut, k), v)
         return step
@@ -209,7 +228,7 @@ def _unit_stimulus(block: str, dut, cfg: Config, action: str, rnd: random.Random
     G, R, C = cfg.group_width, cfg.rows, cfg.cols
     states = lambda n: [rnd.randrange(3) for _ in range(n)]
     if block == "matcher":
-        return _matcher_passes(dut, G, R, C, action == "busy", rnd)
+        return _matcher_passes(dut, G, R, C, action != "idle", rnd, trace if action == "run" else None)
 
     async def step(ctx):
         busy = action == "busy"
@@ -229,11 +248,21 @@ def _unit_stimulus(block: str, dut, cfg: Config, action: str, rnd: random.Random
     return step
 
 
-def _matcher_passes(dut, G: int, R: int, C: int, busy: bool, rnd: random.Random):
+def _matcher_passes(dut, G: int, R: int, C: int, busy: bool, rnd: random.Random, trace=None):
     """An async ``step(ctx)`` that runs the matcher through the passes of tile
-    groups, one slot a cycle, as the engine does; or holds it idle."""
-    # What the engine keeps between slots: the pass, its slot, and what the last slot left.
-    run = {"mode": Mode.A, "slot": 0, "left": 0}
+    groups, one slot a cycle, as the engine does; or holds it idle. Without a
+    trace the states and the sets are random; with one (``(sq, sk, sets)`` per
+    tile group, :func:`golden.cycle_model.matcher_trace`) they are its tile groups', in turn."""
+    # What the engine keeps between slots: the pass, its slot, what the last slot
+    # left, and which of the trace's tile groups runs.
+    run = {"mode": Mode.A, "slot": 0, "left": 0, "tile": 0}
+    tile = lambda: trace[run["tile"] % len(trace)]
+    channels = lambda: len(tile()[0][0]) if trace else G
+
+    def states(which, n, slot):
+        if trace is None:
+            return [rnd.randrange(3) for _ in range(n)]
+        return [tile()[which][i][slot] for i in range(n)]
 
     async def step(ctx):
         mode, slot = run["mode"], run["slot"]
@@ -241,11 +270,11 @@ def _matcher_passes(dut, G: int, R: int, C: int, busy: bool, rnd: random.Random)
         writing = busy and mode == Mode.A
         ctx.set(dut.wr_en, int(writing))
         ctx.set(dut.wr_chan, slot if writing else 0)
-        ctx.set(dut.wr_data, {"sq": [rnd.randrange(3) for _ in range(R)] if writing else [0] * R,
-                              "sk": [rnd.randrange(3) for _ in range(C)] if writing else [0] * C})
+        ctx.set(dut.wr_data, {"sq": states(0, R, slot) if writing else [0] * R,
+                              "sk": states(1, C, slot) if writing else [0] * C})
         opening = busy and mode != Mode.A and slot == 0
         if opening:
-            run["left"] = rnd.getrandbits(G)
+            run["left"] = rnd.getrandbits(G) if trace is None else tile()[2][int(mode) - 1]
         ctx.set(dut.opening, int(opening))
         ctx.set(dut.advance, int(busy and not opening))
         ctx.set(dut.recorded, run["left"] if opening else 0)
@@ -254,12 +283,13 @@ def _matcher_passes(dut, G: int, R: int, C: int, busy: bool, rnd: random.Random)
             return
         # The pass ends with its last slot: A after every channel's write, the
         # others when the matcher has nothing more to issue.
-        ends = slot == G - 1 if mode == Mode.A else not opening and not ctx.get(dut.more)
+        ends = slot == channels() - 1 if mode == Mode.A else not opening and not ctx.get(dut.more)
         if not opening and mode != Mode.A:
             run["left"] = ctx.get(dut.rest[0])
         run["slot"] = 0 if ends else slot + 1
         if ends:
             run["mode"] = Mode((int(mode) + 1) % 4)         # A, B, C, D, and A again
+            run["tile"] += mode == Mode.D
     return step
 
 
@@ -282,15 +312,19 @@ def _pe_step(block: str, dut, action: str, rnd: random.Random):
     return step
 
 
-def stimulus(block: str, cfg: Config, action: str, cycles: int = 256, seed: int = 1) -> dict:
+def stimulus(block: str, cfg: Config, action: str, cycles: int = 256, seed: int = 1, trace=None) -> dict:
     """The input bits ``block`` sees on each of ``cycles`` cycles of ``action``, and
     its outputs after each rising edge, from the RTL in Amaranth's simulator.
+    ``trace`` is what a ``run`` action replays (:data:`TRACED`).
 
     Returns ``{"inputs": [{bit: 0/1}, ...], "outputs": [{bit: 0/1}, ...], "cycles": n}``,
     bits named as in the gate netlist, for a gate-level run of the same action
     (:mod:`synth.gatesim`) and a check that the netlist did what the RTL did.
     """
-    if action not in actions(block, cfg):
+    if action == "run" and block in TRACED:
+        if not trace or not trace[0]:
+            raise ValueError(f"{block}'s run action needs a trace of a run's data")
+    elif action not in actions(block, cfg):
         raise ValueError(f"{block} has no action {action!r}; it has {', '.join(actions(block, cfg))}")
     rnd = random.Random(seed)
     if block in ("pe", "baseline-pe"):
@@ -300,7 +334,7 @@ def stimulus(block: str, cfg: Config, action: str, cycles: int = 256, seed: int 
         dut = blocks.build(block, cfg)
         if block == "softmax":
             cycles = max(cycles, 2 * softmax_cycles(softmax_spec(cfg.tokens, cfg.acc_bits), cfg.vector_lanes, 1))
-        step = _unit_stimulus(block, dut, cfg, action, rnd)
+        step = _unit_stimulus(block, dut, cfg, action, rnd, trace)
     members = list(dut.signature.flatten(dut))
     ins = [(p, v) for p, m, v in members if m.flow == wiring.In]
     outs = [(p, v) for p, m, v in members if m.flow == wiring.Out]

@@ -65,16 +65,18 @@ METHOD = ("gate-level, timed: the Yosys netlist that timing reads (clock gates a
           f"{SLEW_NS} ns transition without wires (ideal_pj)")
 
 
-def energy_per_action(block: str, cfg: Config, liberty: str, cycles: int = 256) -> dict:
+def energy_per_action(block: str, cfg: Config, liberty: str, cycles: int = 256, trace=None) -> dict:
     """``energy_pj`` per action (dynamic, pJ per cycle, timed; its ``split_pj``),
     the cross-checks ``zero_delay_pj`` and ``ideal_pj``, ``leakage_uw``,
     ``clock_mhz`` (the clock the netlist was mapped for) and ``method`` of a PE,
-    dispatcher block or the softmax unit."""
-    names = actions(block, cfg)
+    dispatcher block or the softmax unit. With a ``trace`` of a run's data
+    (:data:`synth.actions.TRACED` blocks), the one action measured is ``run``."""
+    names = ("run",) if trace is not None else actions(block, cfg)
     text = blocks.verilog(block, cfg)
     # The method, the actions and their benches are in the key: a change to any
-    # of them measures again.
-    key = cache_key(text + METHOD + " ".join(names) + inspect.getsource(_benches), liberty, cfg.clock_mhz)
+    # of them measures again. So is a trace, whole.
+    key = cache_key(text + METHOD + " ".join(names) + inspect.getsource(_benches)
+                    + ("" if trace is None else repr(trace)), liberty, cfg.clock_mhz)
     path = CACHE / f"{block}-{key}-energy-{cycles}.json"
 
     def make():
@@ -94,7 +96,7 @@ def energy_per_action(block: str, cfg: Config, liberty: str, cycles: int = 256) 
         where = loads(netlist, lib, wire=True)
         real = where, slews(netlist, lib, where)
         for action in names:
-            run = stimulus(block, cfg, action, cycles)
+            run = stimulus(block, cfg, action, cycles, trace=trace)
             flat = simulate(netlist_text, top, run["inputs"], models)
             _check(block, action, flat.outputs, run["outputs"])
             timed = simulate(netlist_text, top, run["inputs"], models, delays=sdf, period_ns=timed_period,

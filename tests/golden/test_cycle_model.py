@@ -7,10 +7,12 @@ import pytest
 from golden import Config
 from golden.cycle_model import (VARIANTS, baseline_cycles, baseline_tile_slots, kaleido_cycles,
                                 kaleido_tables, kaleido_tile_slots, scheduler_busy, scheduler_lead,
-                                split_cycles, sub_variants, tail_cycles, tile_lane_needs)
+                                matcher_trace, split_cycles, sub_variants, tail_cycles, tile_lane_needs)
 from golden.drain import drain_slots
+from golden.matcher import lanes_of
+from golden.pe import Mode
 from golden.scheduler import operand_stream
-from golden.tiling import pair_tables
+from golden.tiling import pair_tables, tile_groups
 
 
 def test_baseline_formula():
@@ -127,3 +129,29 @@ def test_tile_lane_needs_are_the_work_the_model_counts(rng):
                 assert lanes[mode].sum() == work[t, mode]
                 # Unpaired, a pass streams the channels some PE has work on.
                 assert (lanes[mode] > 0).reshape(lanes[mode].shape[0], -1).any(axis=1).sum() == slots[t, mode]
+
+
+def test_matcher_trace_is_whole_tile_groups_as_the_passes_stream_them():
+    seed = 5
+    print("seed", seed)
+    rng = np.random.default_rng(seed)
+    cfg = Config(partition=(6, 0, 0), grid=(1, 6, 6), rows=2, cols=2)
+    # Partners that copy their reference on some channels: states of every kind.
+    q = rng.integers(-128, 128, (36, 6)).astype(np.int8)
+    q[1::2, ::2] = q[0::2, ::2]
+    k = q[::-1].copy()
+    qt, kt = kaleido_tables(q, k, cfg)
+    trace = matcher_trace(qt, kt, cfg, tiles=4)
+    assert len(trace) == 4
+    whole = [t for t in tile_groups(qt, kt, cfg) if len(t.q_pairs) == 2 and len(t.k_pairs) == 2]
+    first, last = whole[0], whole[-1]
+    for tile, (sq, sk, sets) in ((first, trace[0]), (last, trace[-1])):
+        want_sq = qt[tile.group].state[tile.q_pairs]
+        want_sk = kt[tile.group].state[tile.k_pairs]
+        assert np.array_equal(np.array(sq), want_sq) and np.array_equal(np.array(sk), want_sk)
+        mask = lambda chans: sum(1 << c for c in np.flatnonzero(chans))
+        assert sets[0] == mask((want_sk != 2).any(axis=0))          # B: a column not fully reused
+        assert sets[1] == mask((want_sq != 2).any(axis=0))          # C: a row not fully reused
+        need_d = lanes_of(Mode.D, cfg.accumulators)[want_sq[:, None, :], want_sk[None, :, :]] > 0
+        assert sets[2] == mask(need_d.any(axis=(0, 1)))                # D: some PE has work left
+    assert len({s for _, _, s in trace}) > 1 or len({sq for sq, _, _ in trace}) > 1

@@ -3,6 +3,8 @@ inputs the gate netlist is driven with and the outputs it is checked against."""
 
 import re
 
+import numpy as np
+
 import pytest
 
 from golden import Config
@@ -103,3 +105,60 @@ def test_matcher_bench_runs_the_engines_passes():
             assert after & ~before == 0 and 1 <= bin(before).count("1") - bin(after).count("1") <= 2
         checked += 1
     assert checked >= 3
+
+
+def _word(sample, name, width):
+    return sum(sample[f"{name}_{i}_"] << i for i in range(width))
+
+
+def test_matcher_run_replays_its_trace():
+    """``run`` writes the trace's states in pass A and opens B, C and D on the
+    trace's sets, tile group after tile group."""
+    cfg = Config(partition=(8, 4, 4))
+    R, C, G = cfg.rows, cfg.cols, cfg.group_width
+    seed = 11
+    print("seed", seed)
+    rnd = np.random.default_rng(seed)
+    trace = tuple((tuple(tuple(int(v) for v in rnd.integers(0, 3, G)) for _ in range(R)),
+                   tuple(tuple(int(v) for v in rnd.integers(0, 3, G)) for _ in range(C)),
+                   tuple(int(v) for v in rnd.integers(1, 1 << G, 3))) for _ in range(3))
+    run = stimulus("matcher", cfg, "run", cycles=240, trace=trace)
+    ins = run["inputs"]
+    # Per tile group in turn: its writes (pass A), then the sets its passes open on.
+    tile, writes, openings = 0, [], []
+    for s in ins:
+        if s["wr_en"]:
+            chan = _word(s, "wr_chan", 3)
+            entry = _word(s, "wr_data", 2 * (R + C))       # the layout: sq by row, then sk by column
+            sq = [(entry >> 2 * r) & 3 for r in range(R)]
+            sk = [(entry >> 2 * (R + j)) & 3 for j in range(C)]
+            writes.append((chan, sq, sk))
+        if s["opening"]:
+            openings.append(_word(s, "recorded", G))
+    assert len(writes) >= 2 * G and len(openings) >= 6
+    for n, (chan, sq, sk) in enumerate(writes):
+        t = trace[(n // G) % len(trace)]
+        assert chan == n % G
+        assert sq == [t[0][r][chan] for r in range(R)] and sk == [t[1][j][chan] for j in range(C)]
+    assert openings == [trace[(n // 3) % len(trace)][2][n % 3] for n in range(len(openings))]
+
+
+def test_scheduler_run_replays_its_stream():
+    cfg = Config(partition=(8, 4, 4))
+    strings = tuple(range(1, 9)) * 3
+    last = tuple(i % 8 == 7 for i in range(len(strings)))
+    run = stimulus("scheduler", cfg, "run", cycles=120, trace=(strings, last))
+    W = cfg.entry_bits
+    offered = [(_word(s, "in_string", W), s["in_last"]) for s in run["inputs"] if s["in_valid"]]
+    assert offered, "the stream offers strings"
+    # A string is offered until the queue takes it: collapse the cycles it is held
+    # for (the stream has no two equal neighbours).
+    seen = [offered[0]] + [b for a, b in zip(offered, offered[1:]) if b != a]
+    assert [v for v, _ in seen[:8]] == list(strings[:8]) and [bool(l) for _, l in seen[:8]] == list(last[:8])
+
+
+def test_a_run_needs_a_trace():
+    with pytest.raises(ValueError, match="needs a trace"):
+        stimulus("matcher", CFG, "run", cycles=8)
+    with pytest.raises(ValueError, match="no action"):
+        stimulus("softmax", CFG, "run", cycles=8, trace=((1,), (True,)))
