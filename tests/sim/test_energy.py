@@ -79,8 +79,10 @@ def test_a_channel_window_is_priced_as_built(monkeypatch, variant, rng):
     from golden.cycle_model import kaleido_cycles
     asked = []
 
-    def per_action(block, cfg, liberty):
+    def per_action(block, cfg, liberty, cycles=256, trace=None):
         asked.append((block, cfg.issue_window))
+        if trace is not None:
+            return {"energy_pj": {"run": 500.0}, "leakage_uw": 2.0}
         return {"energy_pj": PE if "pe" in block else SOFTMAX, "leakage_uw": 2.0}
 
     def timing(block, cfg, liberty):
@@ -181,3 +183,31 @@ def test_no_run_claims_a_clock_its_whole_engine_misses():
         again = timing(block_netlist(block, cfg, liberty), blocks.top_name(block), liberty,
                        period_ns=1e3 / claimed["clock_mhz"])
         assert again["slack_ns"] >= -1e-6, (design, claimed["clock_mhz"], again["fmax_mhz"])
+
+
+def test_a_dispatcher_busy_cycle_costs_what_the_runs_own_data_cost(monkeypatch, rng):
+    """The matcher and the scheduler are charged their ``run`` figure (the run's
+    data replayed) for busy cycles, the bench's idle for the rest; the matcher's
+    trace is the run's whole tile groups, the scheduler's Q's stream."""
+    from golden.cycle_model import kaleido_cycles, scheduler_busy
+    traces = {}
+
+    def per_action(block, cfg, liberty, cycles=256, trace=None):
+        if trace is not None:
+            traces[block] = trace
+            return {"energy_pj": {"run": 500.0}, "leakage_uw": 0.0}
+        return {"energy_pj": {"busy": 900.0, "idle": 100.0}, "leakage_uw": 0.0}
+
+    monkeypatch.setattr("synth.power.energy_per_action", per_action)
+    cfg = Config(grid=(1, 4, 8), partition=(4, 2, 2), rows=2, cols=2)
+    q = rng.integers(-128, 128, (cfg.tokens, cfg.head_dim), dtype="int8")
+    k = rng.integers(-128, 128, (cfg.tokens, cfg.head_dim), dtype="int8")
+    report = kaleido_cycles(q, k, cfg, schedule="pairs")
+    cycles = report.cycles
+    out = energy.dispatcher_energy(cfg, q, k, report, "cells.lib", cycles, 100.0)
+    busy = report.engine_cycles
+    assert out["matcher"] == pytest.approx(busy * 500.0 + (cycles - busy) * 100.0)
+    sched = min(cycles, scheduler_busy(q, k, cfg))
+    assert out["scheduler"] == pytest.approx((sched * 500.0 + (cycles - sched) * 100.0) / cfg.clusters)
+    assert len(traces["matcher"]) > 0 and all(len(sq) == cfg.rows for sq, _, _ in traces["matcher"])
+    assert len(traces["scheduler"][0]) == len(traces["scheduler"][1]) > 0
