@@ -42,7 +42,8 @@ __all__ = ["CycleReport", "kaleido_cycles", "baseline_cycles", "LANES", "lanes_t
            "VARIANTS", "variant_parts", "utilization", "kaleido_tables", "scheduler_lead", "kaleido_tile_slots",
            "split_cycles", "baseline_tile_slots", "kaleido_products", "dense_products", "engine_cycles",
            "executed_products", "pass_profile", "sub_variants", "scheduler_busy",
-           "SCHEDULES", "gemm_cycles", "tile_lane_needs", "matcher_trace"]
+           "SCHEDULES", "gemm_cycles", "tile_lane_needs", "matcher_trace", "group_ready", "group_floors",
+           "scheduler_wait"]
 
 
 
@@ -73,26 +74,62 @@ def _tables(q, k, cfg: Config, with_scheduler: bool, assignments=(None, None)):
     return qt, kt
 
 
-def _scheduler_runs(q, k, cfg: Config) -> list[tuple[int, int]]:
-    # (cycles to the end of its first batch, cycles to its last assignment) per operand.
+def group_ready(assignments, last) -> list[int]:
+    """Per channel group of one operand's stream, the cycle by which all of its
+    clusters exist (its last assignment's cycle, plus one): ``assignments`` as
+    :func:`golden.scheduler.schedule` or the RTL gives them, ``last`` the
+    stream's flags (a group's last pair carries one)."""
+    return [assignments[i].cycle + 1 for i, flag in enumerate(last) if flag]
+
+
+def _scheduler_runs(tables, cfg: Config) -> list[list[int]]:
+    # Per operand (its pair tables), each channel group's ready cycle.
     runs = []
-    for tables in (pair_tables(q, cfg), pair_tables(k, cfg)):
-        strings, last = operand_stream(tables, cfg)
-        assignments, sizes = schedule(strings, last, cfg)
-        runs.append((assignments[sizes[0] - 1].cycle + 1, assignments[-1].cycle + 1))
+    for t in tables:
+        strings, last = operand_stream(t, cfg)
+        assignments, _ = schedule(strings, last, cfg)
+        runs.append(group_ready(assignments, last))
     return runs
 
 
+def _floors(qt, kt, cfg: Config) -> list[int]:
+    return [-(-a.pairs // cfg.rows) * -(-b.pairs // cfg.cols) * (a.width + 3) for a, b in zip(qt, kt)]
+
+
+def group_floors(q, k, cfg: Config) -> list[int]:
+    """Per channel group, the fewest engine cycles it can take: each tile group
+    streams every channel in pass A and takes a slot at least in each of B, C and D."""
+    return _floors(pair_tables(q, cfg), pair_tables(k, cfg), cfg)
+
+
+def scheduler_wait(ready: list[list[int]], floors: list[int]) -> int:
+    """Cycles the engine waits for the scheduler's clusters over a head. It starts
+    a channel group once the clusters of both operands' pairs of the group exist:
+    the first group after the scheduler ranks it (the lead), each later one when
+    the engine is done with the one before, or when its clusters are, if later.
+    ``ready``: each operand's :func:`group_ready`; ``floors``: each group's
+    :func:`group_floors`, which the engine's real time only exceeds, so the wait
+    counted is never less than the real one (the scheduler works ahead while the
+    engine runs a group: past the first group it rarely holds it)."""
+    both = [max(cycles) for cycles in zip(*ready)]
+    start = wait = both[0]
+    for g in range(1, len(both)):
+        due = start + floors[g - 1]
+        start = max(due, both[g])
+        wait += start - due
+    return wait
+
+
 def scheduler_lead(q, k, cfg: Config) -> int:
-    """Cycles before the first clusters of both operands exist: the scheduler's
-    first batch (fill, pivots, assignment), the only part of its work that the
-    array cannot overlap."""
-    return max(first for first, _ in _scheduler_runs(q, k, cfg))
+    """Cycles the engine waits for clusters over a head (:func:`scheduler_wait`):
+    mostly its first channel group's ranking, which the array cannot overlap."""
+    tables = pair_tables(q, cfg), pair_tables(k, cfg)
+    return scheduler_wait(_scheduler_runs(tables, cfg), _floors(*tables, cfg))
 
 
 def scheduler_busy(q, k, cfg: Config) -> int:
     """Cycles the scheduler works on a head: every batch of ``Q``'s stream and of ``K``'s."""
-    return sum(end for _, end in _scheduler_runs(q, k, cfg))
+    return sum(ready[-1] for ready in _scheduler_runs((pair_tables(q, cfg), pair_tables(k, cfg)), cfg))
 
 def lanes_table(accumulators: int = 3) -> np.ndarray:
     """``[mode, sq, sk]``: lanes a single channel step turns on in one PE (the matcher's table)."""

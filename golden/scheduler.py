@@ -27,8 +27,10 @@ partner needs over the group: 2 a channel it does not reuse, 1 a nibble
 reuse, 0 a full reuse; :func:`work_weights`), and each entry's "cluster" is its
 **rank** in the batch (heavier first, ties in queue order; :func:`weight_ranks`):
 a cluster of one, so :func:`cluster_order` sorts the batch by weight. It takes
-one cycle per string to fill and one per string to rank (64 comparisons and a
-popcount at once), and no pivots.
+one cycle per string to fill, no pivots, and one turn of its ring of
+``queue_depth`` entries per string to rank (:func:`rank_cycles`): the ring
+moves every queued weight past one comparator, so string ``i``'s rank appears
+``(i + 1) * queue_depth - 1`` cycles after the batch fills.
 """
 
 from __future__ import annotations
@@ -40,7 +42,8 @@ import numpy as np
 from .config import CLUSTER_RULES, Config
 from .reuse import State
 
-__all__ = ["LFSR_TAPS", "CLUSTER_RULES", "PARTNER_LANES", "lfsr_step", "lfsr_seed", "Assignment", "schedule", "batch_sizes",
+__all__ = ["LFSR_TAPS", "CLUSTER_RULES", "PARTNER_LANES", "lfsr_step", "lfsr_seed", "Assignment", "schedule",
+           "rank_cycles", "batch_sizes",
            "reuse_strings", "work_weights", "weight_ranks", "cluster_order", "operand_stream", "cluster_tables"]
 
 LFSR_TAPS = 0xB400
@@ -83,18 +86,26 @@ def schedule(strings: list[int], last: list[bool], cfg: Config) -> tuple[list[As
         start += n
         cycle += n                                    # fill
         if cfg.cluster_rule == "weight":
-            clusters = weight_ranks(batch)
-        else:
-            pivots = []
-            for _ in range(cfg.clusters):             # one pivot per cycle
-                state = lfsr_step(state)
-                pivots.append(batch[(state * n) >> 16])
-            cycle += cfg.clusters
-            clusters = _nearest_pivots(batch, pivots, cfg.cluster_capacity)
+            turn = rank_cycles(cfg)
+            for i, k in enumerate(weight_ranks(batch)):     # one turn of the ring per string
+                out.append(Assignment(k, cycle + (i + 1) * turn - 1))
+            cycle += n * turn
+            continue
+        pivots = []
+        for _ in range(cfg.clusters):                 # one pivot per cycle
+            state = lfsr_step(state)
+            pivots.append(batch[(state * n) >> 16])
+        cycle += cfg.clusters
+        clusters = _nearest_pivots(batch, pivots, cfg.cluster_capacity)
         for k in clusters:                            # one assignment (rank) per cycle
             out.append(Assignment(k, cycle))
             cycle += 1
     return out, sizes
+
+
+def rank_cycles(cfg: Config) -> int:
+    """Cycles the weight rule takes to rank one string: a turn of its ring."""
+    return cfg.queue_depth
 
 
 def _nearest_pivots(batch: list[int], pivots: list[int], capacity: int) -> list[int]:

@@ -10,9 +10,15 @@ strings. Each assignment appears on ``out_valid``/``out_cluster`` in queue
 order. :mod:`golden.scheduler` is the same unit, cycle for cycle.
 
 Under ``Config.cluster_rule = "weight"`` each string is a pair's work weight,
-there are no pivots, and the unit ranks one queued weight per cycle against
-the whole queue at once (heavier first, ties in queue order: a comparator per
-entry and a popcount), which it gives as that string's cluster.
+there are no pivots, and the unit ranks the queued weights one after another
+(heavier first, ties in queue order), each rank given as that string's
+cluster. It does so with one comparator: the queue is a ring of shift
+registers that strings enter at one end, and each string's rank takes one
+turn of the ring (``queue_depth`` cycles), in which every queued weight passes
+the comparator once. The engine needs a whole channel group's clusters before
+it starts the group (:func:`golden.cycle_model.scheduler_lead`), and works on
+a group far longer than the ring ranks the next one, so a slow ranker costs
+its first group's ranking and little else.
 """
 
 from __future__ import annotations
@@ -89,6 +95,8 @@ class Scheduler(wiring.Component):
         return cfg.queue_depth if cfg.cluster_rule == "weight" else cfg.clusters
 
     def elaborate(self, platform):
+        if self.cfg.cluster_rule == "weight":
+            return self._ring()
         m = Module()
         cfg = self.cfg
         Q, W = cfg.queue_depth, cfg.entry_bits
@@ -106,32 +114,77 @@ class Scheduler(wiring.Component):
         # FSM state, so that it is defined from time 0 in every simulator.
         ready = Signal(init=1)
         m.d.comb += self.in_ready.eq(ready)
-        weight = cfg.cluster_rule == "weight"
-        # The weight rule ranks the string at the head of the batch against every
-        # queued one. Its value waits in a register, read from the queue a cycle
-        # ahead, so the Q:1 read is off the path from the head to the rank.
-        head = Signal(W, name="head", reset_less=True)
-        # Which entries are queued (j < n) and which are ranked already (j < i), as
-        # bit masks kept beside the counters: compared against the counters, every
-        # one of the Q entries would wait on their fan-out before the rank's adder tree.
-        queued, ranked = Signal(Q, name="queued"), Signal(Q, name="ranked")
         with m.FSM():
             with m.State("FILL"):
                 with m.If(self.in_valid):
                     m.d.sync += [queue[n].eq(self.in_string), n.eq(n + 1)]
-                    if weight:
-                        m.d.sync += queued.bit_select(n, 1).eq(1)
                     with m.If(self.in_last | (n + 1 == Q)):
                         m.d.sync += [i.eq(0), ready.eq(0)]
-                        if weight:
-                            # The first string to rank is this one when the batch has one.
-                            m.d.sync += head.eq(Mux(n == 0, self.in_string, queue[0]))
-                        m.next = "RANK" if weight else "PIVOT"
-            if weight:
-                with m.State("RANK"):
-                    self._rank(m, queue, n, i, raddr, rdata, ready, head, queued, ranked)
-            else:
-                self._cluster(m, n, i, raddr, rdata, ready)
+                        m.next = "PIVOT"
+            self._cluster(m, n, i, raddr, rdata, ready)
+        return m
+
+    def _ring(self):
+        # The weight rule. Strings shift into the ring at its top (entry Q - 1) as
+        # they arrive, so after a batch of n the first string sits at Q - n and the
+        # last at Q - 1. Ranking, the ring turns once a cycle (the top takes the
+        # bottom), so at step t of a turn the bottom entry holds what sat at t when
+        # the batch filled: string t - (Q - n), for t from Q - n on. Every entry
+        # moves the same way in both phases, so each is a plain register behind one
+        # gated clock, with no write decode and no Q:1 read.
+        m = Module()
+        cfg = self.cfg
+        Q, W = cfg.queue_depth, cfg.entry_bits
+        ring = [Signal(W, name=f"ring{j}", reset_less=True) for j in range(Q)]
+        n = Signal(range(Q + 1))                # strings in the batch
+        i = Signal(range(Q + 1))                # the string being ranked
+        t = Signal(range(Q))                    # step of the ring's turn
+        first = Signal(range(Q + 1))            # Q - n: the step the batch's first string is at the bottom
+        own = Signal(range(2 * Q + 1))          # first + i: the step string i is at the bottom
+        rank = Signal(range(Q + 1))             # entries found ahead of string i so far this turn
+        head = Signal(W, name="head", reset_less=True)      # string i's weight
+        after = Signal(W, name="after", reset_less=True)    # string i + 1's, met on the way
+        ready = Signal(init=1)
+        m.d.comb += self.in_ready.eq(ready)
+
+        shift = Signal()
+        top = Signal(W)
+        m.d.comb += top.eq(Mux(ready, self.in_string, ring[0]))
+        with m.If(shift):
+            m.d.sync += [ring[j].eq(ring[j + 1]) for j in range(Q - 1)]
+            m.d.sync += ring[Q - 1].eq(top)
+
+        bottom = ring[0]
+        # A queued string j goes before string i when it is heavier, or as heavy
+        # and earlier in the queue; steps before `first` hold no string of the batch.
+        queued = t >= first
+        ahead = Signal()
+        m.d.comb += ahead.eq(queued & ((bottom > head) | ((bottom == head) & (t < own))))
+        with m.FSM():
+            with m.State("FILL"):
+                with m.If(self.in_valid):
+                    m.d.comb += shift.eq(1)
+                    m.d.sync += n.eq(n + 1)
+                    with m.If(n == 0):
+                        m.d.sync += head.eq(self.in_string)         # the first string ranks first
+                    with m.If(self.in_last | (n + 1 == Q)):
+                        m.d.sync += [i.eq(0), t.eq(0), rank.eq(0), ready.eq(0),
+                                     first.eq(Q - 1 - n), own.eq(Q - 1 - n)]
+                        m.next = "RANK"
+            with m.State("RANK"):
+                m.d.comb += shift.eq(1)
+                m.d.sync += [t.eq(t + 1), rank.eq(rank + ahead)]
+                with m.If(t == own + 1):
+                    m.d.sync += after.eq(bottom)
+                with m.If(t == Q - 1):
+                    # The turn is over: string i's rank goes out, string i + 1 ranks next.
+                    m.d.comb += [self.out_valid.eq(1), self.out_cluster.eq(rank + ahead)]
+                    # (The last string of a full ring reaches the bottom at this very step.)
+                    m.d.sync += [i.eq(i + 1), own.eq(own + 1), rank.eq(0), t.eq(0),
+                                 head.eq(Mux(t == own + 1, bottom, after))]
+                    with m.If(i + 1 == n):
+                        m.d.sync += [n.eq(0), i.eq(0), ready.eq(1)]
+                        m.next = "FILL"
         return m
 
     def _cluster(self, m, n, i, raddr, rdata, ready):
@@ -184,20 +237,6 @@ class Scheduler(wiring.Component):
                     with m.Case(k):
                         m.d.sync += counts[k].eq(counts[k] + 1)
             self._emit(m, n, i, ready, winner, [c.eq(0) for c in counts])
-
-    def _rank(self, m, queue, n, i, raddr, rdata, ready, head, queued, ranked):
-        # Entry j goes before string i (``head``) when it is heavier, or as heavy and
-        # earlier in the queue; only the n queued entries count. The next string is
-        # read now, for the next cycle's head.
-        Q = self.cfg.queue_depth
-        m.d.comb += raddr.eq(i + 1)
-        m.d.sync += [head.eq(rdata), ranked.bit_select(i, 1).eq(1)]
-        before = []
-        for j in range(Q):
-            b = Signal(name=f"before{j}")
-            m.d.comb += b.eq(queued[j] & ((queue[j] > head) | ((queue[j] == head) & ranked[j])))
-            before.append(b)
-        self._emit(m, n, i, ready, popcount_tree(m, before, "rank"), [queued.eq(0), ranked.eq(0)])
 
     def _emit(self, m, n, i, ready, cluster, clear=()):
         # String i's cluster (or rank) goes out; after the batch's last, fill again.

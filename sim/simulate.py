@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from golden.cycle_model import VARIANTS, utilization, variant_parts
+from golden.cycle_model import VARIANTS, group_floors, scheduler_wait, utilization, variant_parts
 from golden.scheduler import operand_stream
 from golden.tiling import pair_tables
 from hw import blocks
@@ -129,8 +129,8 @@ def simulate(cfg, q, k, design: str, simulator: str, work: Path, waves: bool = F
 
     Kaleido runs with ``cfg``'s dispatcher. With a scheduler (variants pe-sh,
     full) its RTL runs first and the engine takes the
-    pairs in the order of its clusters; ``cycles`` then adds the scheduler's
-    lead (its first batch, which the array cannot overlap), as measured.
+    pairs in the order of its clusters; ``cycles`` then adds the engine's wait
+    for them (:func:`golden.cycle_model.scheduler_wait`, from the RTL's cycles).
     ``utilization`` is computed from the RTL's own counters. With ``waves``
     every simulation leaves its waveform under ``work``.
     """
@@ -151,7 +151,8 @@ def simulate(cfg, q, k, design: str, simulator: str, work: Path, waves: bool = F
     lead = 0
     if design == "kaleido" and with_scheduler:
         sched = run_scheduler(cfg, q, k, simulator, work, waves=waves)
-        lead = max(sched["q"]["lead"], sched["k"]["lead"])
+        # The engine's wait for the RTL's clusters, counted as the cycle model counts it.
+        lead = scheduler_wait([sched["q"]["groups"], sched["k"]["groups"]], group_floors(q, k, cfg))
     # Buffers deep enough for the dense image (and, for Kaleido, the pairs' image).
     depth = max(q.shape[1], depth or 0)
     words = [-(-q.shape[0] // cfg.rows) * depth, -(-k.shape[0] // cfg.cols) * depth]

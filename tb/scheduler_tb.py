@@ -6,8 +6,9 @@ string's cycle); the checker holds both against :func:`golden.scheduler.schedule
 
 Input: ``$KALEIDO_WORK/sched_in.json`` with one or more named streams
 (``{"q": {"strings": [...], "last": [...]}, ...}``), each run from reset.
-Output: ``sched_out.json`` with, per stream, ``clusters``, ``cycles`` and ``lead``
-(cycles until the first batch is fully assigned).
+Output: ``sched_out.json`` with, per stream, ``clusters``, ``cycles`` and ``groups``
+(per channel group, the cycle by which all its clusters exist:
+:func:`golden.cycle_model.group_ready`).
 """
 
 from __future__ import annotations
@@ -21,7 +22,8 @@ from cocotb.clock import Clock
 from cocotb.triggers import FallingEdge, ReadOnly
 
 from golden.config import Config
-from golden.scheduler import batch_sizes, schedule
+from golden.cycle_model import group_ready
+from golden.scheduler import Assignment, schedule
 
 from .common import reset
 
@@ -51,7 +53,7 @@ async def run_stream(dut, strings, last):
         if ready and idx < len(strings):
             idx += 1
         cycle += 1
-        if cycle > 4 * len(strings) + 64 * CFG.clusters + 100:
+        if cycle > (CFG.queue_depth + 4) * len(strings) + 64 * CFG.clusters + 100:
             raise AssertionError(f"scheduler stalled after {len(got)} of {len(strings)} assignments")
     return got
 
@@ -70,7 +72,6 @@ async def scheduler_streams(dut):
             first = next(i for i, (a, b) in enumerate(zip(got, expected)) if a != b)
             raise AssertionError(f"stream {name}: assignment {first}: RTL {got[first]} != "
                                  f"golden {expected[first]}")
-        first_batch = batch_sizes(s["last"], CFG.queue_depth)[0]
         out[name] = {"clusters": [c for c, _ in got], "cycles": [t for _, t in got],
-                     "lead": got[first_batch - 1][1] + 1}
+                     "groups": group_ready([Assignment(c, t) for c, t in got], s["last"])}
     (WORK / "sched_out.json").write_text(json.dumps(out))

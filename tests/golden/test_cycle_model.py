@@ -7,7 +7,7 @@ import pytest
 from golden import Config
 from golden.cycle_model import (VARIANTS, baseline_cycles, baseline_tile_slots, kaleido_cycles,
                                 kaleido_tables, kaleido_tile_slots, scheduler_busy, scheduler_lead,
-                                matcher_trace, split_cycles, sub_variants, tail_cycles, tile_lane_needs)
+                                matcher_trace, scheduler_wait, split_cycles, sub_variants, tail_cycles, tile_lane_needs)
 from golden.drain import drain_slots
 from golden.matcher import lanes_of
 from golden.pe import Mode
@@ -155,3 +155,10 @@ def test_matcher_trace_is_whole_tile_groups_as_the_passes_stream_them():
         need_d = lanes_of(Mode.D, cfg.accumulators)[want_sq[:, None, :], want_sk[None, :, :]] > 0
         assert sets[2] == mask(need_d.any(axis=(0, 1)))                # D: some PE has work left
     assert len({s for _, _, s in trace}) > 1 or len({sq for sq, _, _ in trace}) > 1
+
+
+def test_the_engine_waits_for_a_groups_clusters():
+    # Group 0 waits for both operands' clusters; group 1's came while group 0 ran;
+    # group 2's come 380 cycles after the engine could have started it.
+    assert scheduler_wait([[100, 150, 1500], [120, 130, 200]], [500, 500, 500]) == 120 + 380
+    assert scheduler_wait([[7], [9]], [50]) == 9

@@ -54,8 +54,10 @@ def test_weight_rule_sorts_each_batch_by_work(rng):
         keys = [(-weights[i], i) for i in batch]
         assert keys == sorted(keys)
         start += n
-    # No pivot cycles: the first rank appears as the first batch is full.
-    assert want[0].cycle == 8 and want[8].cycle == 8 + 8 + 8
+    # No pivot cycles: the first rank a turn of the ring (8 entries) after the
+    # batch fills, one a turn after it; the next batch fills after the last.
+    assert want[0].cycle == 8 + 8 - 1 and want[1].cycle == 8 + 16 - 1
+    assert want[8].cycle == 8 + 8 * 8 + 8 + 8 - 1
 
 
 def test_a_rank_counts_the_heavier_and_the_equal_queued_before(rng):

@@ -79,7 +79,7 @@ def test_default_sizes_and_short_streams(rng):
 @pytest.mark.parametrize("kind", ["random", "equal", "few", "saturated"])
 def test_weight_rule_ranks_like_golden(kind, rng):
     """The weight rule: no pivots, each string's rank in its batch (heavier first,
-    ties in queue order), one a cycle after the batch fills."""
+    ties in queue order), one a turn of the ring (queue_depth cycles) after the batch fills."""
     cfg = Config(queue_depth=16, partition=(100, 8, 8), cluster_rule="weight")
     assert cfg.entry_bits == 8                                     # weights up to 2 x 100 lanes
     n = 40
@@ -98,5 +98,7 @@ def test_weight_rule_ranks_like_golden(kind, rng):
         assert sorted(batch) == list(range(stop - start))          # a permutation of the batch
         heavier_first = [strings[start + i] for i in np.argsort(batch)]
         assert heavier_first == sorted(strings[start:stop], reverse=True)
-    assert want[0].cycle == 6                                      # no pivot cycles
+    # No pivot cycles: the first rank after a turn, then one a turn.
+    assert want[0].cycle == 6 + 16 - 1 and want[1].cycle - want[0].cycle == 16
+    assert want[6].cycle == 6 + 6 * 16 + 16 + 16 - 1               # the next batch fills first
     assert weight_ranks([3, 5, 3, 5]) == [2, 0, 3, 1]
