@@ -316,7 +316,12 @@ def _ops(model: VDiT, tokens: int, head: HeadWork, sign: SignOff, chip: Chip, so
         qk.interval = (qk.interval[0] + h * slots * share, qk.interval[1] + h * slots * share)
         qk.tiles += h * tiles * share
         qk.full += h * extra
-    qk.extra_cycles = tail + head.lead
+    # The engines wait for the scheduler's clusters of each head's first channel
+    # group (HeadWork.lead: one scheduler per operand stream). A stream's batches
+    # are independent, so the chip's schedulers share the 2h streams of a layer
+    # and each stream's wait shrinks with the schedulers it gets.
+    schedulers = -(-chip.arrays // sign.clusters) if sign.scheduler is not None else 0
+    qk.extra_cycles = tail + (head.lead * min(1.0, 2 * h / schedulers) if schedulers else head.lead)
     qk.sram_bytes = qk.slots * port + qk.tiles * chip.rows * chip.cols * 2 * SCORE_BYTES
     qk.dram_bytes = 2 * n_all * hidden                  # Q and K of every head, as the projection left them
     if head.matcher:

@@ -99,6 +99,20 @@ def test_the_dispatcher_costs_energy_and_area_only_where_it_exists():
     assert area["total"] == pytest.approx(sum(v for k, v in area.items() if k != "total"))
 
 
+def test_the_chips_schedulers_share_a_layers_wait_for_clusters():
+    # TINY has 2 heads: 4 operand streams. With 64 arrays and a scheduler per 4
+    # arrays, each stream gets 4 schedulers, and its wait is a quarter of one's.
+    still = baseline_head(TINY.tokens("480p"), TINY.head_dim, 4, 4)
+    kaleido = replace(PLAIN, scheduler=UNIT, matcher=UNIT, clusters=4, port_bytes=2)
+    f = 1e6 * Chip().clock_mhz
+
+    def qk_cycles(arrays, head):
+        return layer_cost(TINY, TINY.tokens("480p"), head, kaleido, Chip(arrays=arrays), 50)["ops"]["qk"]["compute_s"] * f
+    for arrays, share in ((64, 0.25), (8, 1.0)):          # 8 arrays: 2 schedulers for 4 streams, one each
+        waited = qk_cycles(arrays, replace(still, lead=40_000)) - qk_cycles(arrays, still)
+        assert waited == pytest.approx(40_000 * share)
+
+
 def test_sign_off_figures_are_brought_to_the_chips_node():
     at180 = replace(PLAIN, node=(180, 1.8))
     chip = Chip()
