@@ -36,7 +36,7 @@ from .dispatchers import dispatched_slots
 from .matcher import PAIRED_MODES, lanes_of, pe_needs
 from .pe import ACCUMULATORS, Mode
 from .scheduler import cluster_tables, operand_stream, schedule
-from .tiling import pair_tables, tile_groups
+from .tiling import TileGroup, pair_tables, tile_groups
 
 __all__ = ["CycleReport", "kaleido_cycles", "baseline_cycles", "LANES", "lanes_table", "tail_cycles",
            "VARIANTS", "variant_parts", "utilization", "kaleido_tables", "scheduler_lead", "kaleido_tile_slots",
@@ -247,14 +247,23 @@ def matcher_trace(qt, kt, cfg: Config, tiles: int = 8) -> tuple:
     passes B, C and D streams (a bit mask each). Plain tuples, so that the trace
     keys the gate-level run that measures it (:mod:`synth.actions`)."""
     lanes = _TABLES[cfg.accumulators]
-    whole = [t for t in tile_groups(qt, kt, cfg) if len(t.q_pairs) == cfg.rows and len(t.k_pairs) == cfg.cols]
-    if not whole:
+    # The whole tile groups, counted per group without listing them (a full-size
+    # head has tens of millions), in the controller's order: group, Q tile, K tile.
+    shape = [(a.pairs // cfg.rows, b.pairs // cfg.cols) for a, b in zip(qt, kt)]
+    count = sum(nq * nk for nq, nk in shape)
+    if not count:
         return ()
-    picks = sorted({round(i * (len(whole) - 1) / max(1, tiles - 1)) for i in range(min(tiles, len(whole)))})
+    picks = sorted({round(i * (count - 1) / max(1, tiles - 1)) for i in range(min(tiles, count))})
     out = []
     for i in picks:
+        group = 0
+        while i >= shape[group][0] * shape[group][1]:
+            i -= shape[group][0] * shape[group][1]
+            group += 1
+        q0, k0 = divmod(i, shape[group][1])
+        tile = TileGroup(group, range(q0 * cfg.rows, (q0 + 1) * cfg.rows), range(k0 * cfg.cols, (k0 + 1) * cfg.cols))
         sets = {}
-        for mode, chans, _, _, sq, sk in _passes(whole[i], qt, kt, lanes):
+        for mode, chans, _, _, sq, sk in _passes(tile, qt, kt, lanes):
             sets[mode] = int(sum(1 << int(c) for c in np.flatnonzero(chans)))
         out.append((tuple(map(tuple, sq.tolist())), tuple(map(tuple, sk.tolist())),
                     tuple(sets[m] for m in PAIRED_MODES)))

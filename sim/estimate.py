@@ -41,8 +41,9 @@ from golden.vdits import VDiT, flow_sigmas
 
 from .errors import UserError
 
-__all__ = ["WORKLOADS", "check_scheduler", "workload_tag", "computed_steps", "shard_config", "shard_operands", "run_shard", "plan_shards", "signoffs",
-           "run_estimate", "summarize"]
+__all__ = ["WORKLOADS", "check_scheduler", "workload_tag", "representative_trace", "computed_steps",
+           "shard_config", "shard_operands", "run_shard", "plan_shards", "signoffs", "run_estimate",
+           "summarize"]
 
 #: ``video``: a real clip at the model's grid, noised per step by the sampler's
 #: flow-matching schedule; ``proxy``: the panned photograph, the same at every step.
@@ -109,15 +110,22 @@ def plan_shards(model: VDiT, per_step: int, seed: int = 0, steps: int | None = N
     return out
 
 
-def signoffs(cfg: Config, liberty: str) -> dict[str, SignOff]:
+def signoffs(cfg: Config, liberty: str, matcher_trace=None) -> dict[str, SignOff]:
     """Both designs' blocks, measured by this project's flow at ``cfg``'s design
-    point (area, energy per action, leakage); minutes the first time, cached after."""
+    point (area, energy per action, leakage); minutes the first time, cached after.
+    With ``matcher_trace`` (:func:`representative_trace`) the matcher's busy cycle
+    costs what that head's own data costs, not the random-data bound."""
     from synth.area import block_area
     from synth.power import energy_per_action
 
+    from .energy import TRACE_CYCLES
+
     def unit(block, at=cfg):
         e = energy_per_action(block, at, liberty)
-        return Unit(block_area(block, at, liberty)["area_um2"], dict(e["energy_pj"]), e["leakage_uw"])
+        per = dict(e["energy_pj"])
+        if block == "matcher" and matcher_trace:
+            per["busy"] = energy_per_action(block, at, liberty, TRACE_CYCLES, matcher_trace)["energy_pj"]["run"]
+        return Unit(block_area(block, at, liberty)["area_um2"], per, e["leakage_uw"])
 
     node = (180, 1.8)                 # OSU018
     # The softmax unit's widths grow with a row's length by a few bits; it is
@@ -134,6 +142,19 @@ def signoffs(cfg: Config, liberty: str) -> dict[str, SignOff]:
                       clusters=cfg.clusters)
     baseline = SignOff(node, unit("baseline-pe"), softmax, cfg.vector_lanes, port_bytes=1)
     return {"kaleido": kaleido, "baseline": baseline}
+
+
+def representative_trace(model: VDiT, cfg: Config, workload: str, clip: str, steps: int | None) -> tuple:
+    """What the matcher sees on one head of the run (layer 0, head 0, the middle
+    computed step): :func:`golden.cycle_model.matcher_trace` of its tables as
+    ``cfg``'s scheduler orders them."""
+    from golden.cycle_model import kaleido_tables, matcher_trace
+
+    from .energy import TRACE_TILES
+
+    picked = computed_steps(model, steps)
+    q, k = shard_operands(model, cfg, workload, picked[len(picked) // 2], 0, 0, clip)
+    return matcher_trace(*kaleido_tables(q, k, cfg), cfg, TRACE_TILES)
 
 
 def _combine(results: list[dict], model: VDiT, z: float) -> dict:

@@ -63,7 +63,8 @@ def cmd_estimate(args) -> int:
     from golden.vdits import VDiTError, vdit
     from synth.flow import default_liberty
 
-    from ..estimate import check_scheduler, computed_steps, run_estimate, shard_config, signoffs
+    from ..estimate import (check_scheduler, computed_steps, representative_trace, run_estimate, shard_config,
+                            signoffs)
 
     if args.sample < 1:
         raise UserError(f"--sample {args.sample}: compute at least one head per step")
@@ -106,7 +107,9 @@ def cmd_estimate(args) -> int:
     if args.scheduler:
         check_scheduler(args.scheduler)         # before minutes of sign-off, not after
     print(banner(model, args.resolution, cfg, len(computed_steps(model, args.steps)), args.sample), file=sys.stderr)
-    signs = signoffs(cfg, liberty)
+    trace = (representative_trace(model, cfg, args.workload, args.clip, args.steps)
+             if cfg.dispatch.parts[1] and not cfg.issue_window else None)
+    signs = signoffs(cfg, liberty, trace)
     bar = _bar()
     with _claimed(out):
         summary = run_estimate(model, args.resolution, chip, args.workload, out, args.sample,

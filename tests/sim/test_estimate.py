@@ -119,3 +119,13 @@ def test_one_estimate_at_a_time_in_a_folder(tmp_path):
         with _claimed(str(fresh)):
             raise RuntimeError("no scheduler")
     assert not fresh.exists()
+
+
+def test_the_matcher_is_priced_on_one_head_of_the_run():
+    from sim.estimate import representative_trace, shard_config
+    cfg = shard_config(TINY, "480p", CHIP)
+    trace = representative_trace(TINY, cfg, "proxy", "bikes", None)
+    assert 0 < len(trace) <= 8
+    for sq, sk, sets in trace:
+        assert len(sq) == cfg.rows and len(sk) == cfg.cols and len(sets) == 3
+        assert all(0 <= s < 1 << cfg.group_width for s in sets)
