@@ -55,6 +55,7 @@ from .fast_cycles import estimate_cycles
 from .memories import DRAM_PJ_PER_BIT, dram_gbps, sram_mm2_per_mib, sram_pj_per_byte
 from .node_scaling import delay_factor, energy_factor, node_key, power_factor, scale_area, scale_energy, scale_power
 from .opcount import oracle_macs
+from .softmax import ROW_PASSES
 from .reuse import pair_reuse
 from .vdits import VDiT
 
@@ -295,7 +296,8 @@ class _Op:
     interval: tuple = (0.0, 0.0)    # slots' interval
 
 
-def _ops(model: VDiT, tokens: int, head: HeadWork, sign: SignOff, chip: Chip, softmax_row_cycles: int) -> dict:
+def _ops(model: VDiT, tokens: int, head: HeadWork, sign: SignOff, chip: Chip, softmax_row_cycles: int,
+         cross_row_cycles: int = 0) -> dict:
     h, d, hidden = model.heads, model.head_dim, model.hidden
     text = model.text_tokens if model.joint_text else 0
     n_all = tokens + text
@@ -334,7 +336,14 @@ def _ops(model: VDiT, tokens: int, head: HeadWork, sign: SignOff, chip: Chip, so
     rows = h * n_all
     sm.extra_cycles = -(-rows // units) * softmax_row_cycles
     sm.softmax_busy = rows * softmax_row_cycles         # unit-cycles
-    sm.sram_bytes = h * n_all * n_all * (SCORE_BYTES + 1)      # scores in, codes out
+    # Every pass reads each score again; the last writes its code.
+    sm.sram_bytes = h * n_all * n_all * (ROW_PASSES * SCORE_BYTES + 1)
+    if not model.joint_text and cross_row_cycles:
+        # The cross-attention's rows, a text token long (Wan2.1): the same unit.
+        cross = h * tokens
+        sm.extra_cycles += -(-cross // units) * cross_row_cycles
+        sm.softmax_busy += cross * cross_row_cycles
+        sm.sram_bytes += cross * model.text_tokens * (ROW_PASSES * SCORE_BYTES + 1)
     ops["softmax"] = sm
 
     pv = _Op()
@@ -369,12 +378,12 @@ def _ops(model: VDiT, tokens: int, head: HeadWork, sign: SignOff, chip: Chip, so
 
 
 def layer_cost(model: VDiT, tokens: int, head: HeadWork, sign: SignOff, chip: Chip,
-               softmax_row_cycles: int) -> dict:
+               softmax_row_cycles: int, cross_row_cycles: int = 0) -> dict:
     """One layer's forward pass on ``chip`` by the design ``sign`` describes: per operation ``time_s`` (with the
     interval the head's estimate carries), ``compute_s``, ``memory_s``,
     ``energy_j`` split by unit; and the layer's totals."""
     f = chip.clock_mhz * 1e6
-    ops = _ops(model, tokens, head, sign, chip, softmax_row_cycles)
+    ops = _ops(model, tokens, head, sign, chip, softmax_row_cycles, cross_row_cycles)
     # The PE's actions at the chip's node, counted as golden.energy counts them.
     pe_actions = {a: sign.energy(sign.pe, a, chip) for a in ("full_mac", "nibble_mac", "idle", "hand_over",
                                                             "drain_shift")}

@@ -32,7 +32,7 @@ import numpy as np
 
 __all__ = ["FRAC_BITS", "MULT_BITS", "SHIFT_MAX", "P_MAX", "MAX_ROW", "MAX_LEVELS_PER_STAGE", "SUM_FAN_IN",
            "max_stages", "sum_stages", "pipe_stages", "SoftmaxSpec", "softmax_spec", "softmax_scale",
-           "exp_table", "softmax_codes", "softmax_float_codes", "softmax_cycles", "row_cycles"]
+           "exp_table", "softmax_codes", "softmax_float_codes", "softmax_cycles", "row_cycles", "ROW_PASSES"]
 
 #: Fraction bits of the base-2 exponent ``t``; the exponent table has ``2**FRAC_BITS`` entries.
 FRAC_BITS = 8
@@ -207,7 +207,12 @@ def softmax_cycles(spec: SoftmaxSpec, lanes: int, rows: int) -> int:
     return rows * row_cycles(spec, lanes) + pipe + 1
 
 
+#: Passes the vector unit makes over a row's scores: its maximum, its exponents'
+#: sum, and its codes (each pass reads every score again).
+ROW_PASSES = 3
+
+
 def row_cycles(spec: SoftmaxSpec, lanes: int) -> int:
     """Cycles one row occupies the unit when rows follow each other without a gap:
-    three passes of ``ceil(n / lanes)`` beats, the divider's steps and the wait for the sum."""
-    return 3 * -(-spec.n // lanes) + spec.quot_bits + pipe_stages(lanes)
+    :data:`ROW_PASSES` passes of ``ceil(n / lanes)`` beats, the divider's steps and the wait for the sum."""
+    return ROW_PASSES * -(-spec.n // lanes) + spec.quot_bits + pipe_stages(lanes)

@@ -191,6 +191,8 @@ def summarize(model: VDiT, resolution: str, chip: Chip, cfg: Config, results: li
     base_head = baseline_head(tokens, model.head_dim, chip.rows, chip.cols)
     spec = softmax_spec(tokens + (model.text_tokens if model.joint_text else 0), cfg.acc_bits)
     per_row = row_cycles(spec, cfg.vector_lanes)
+    # A model with cross-attention to its text (not joint) has rows a text long too.
+    cross = 0 if model.joint_text else row_cycles(softmax_spec(model.text_tokens, cfg.acc_bits), cfg.vector_lanes)
     repeat = model.layers * model.passes_per_step
     out = {}
     for design in DESIGNS:
@@ -200,12 +202,12 @@ def summarize(model: VDiT, resolution: str, chip: Chip, cfg: Config, results: li
                  "energy_by_op_j": dict.fromkeys(OPS, 0.0), "energy_by_unit_j": {}}
         for step in range(model.steps):
             head = heads[stands_for[step]] if design == "kaleido" else base_head
-            layer = layer_cost(model, tokens, head, sign, chip, per_row)
+            layer = layer_cost(model, tokens, head, sign, chip, per_row, cross)
             # The energy interval: the layer again at the ends of the slots' interval
             # (the products held at their estimates).
             for end, key in (("slots_low", "energy_low_j"), ("slots_high", "energy_high_j")):
                 at = replace(head, slots=getattr(head, end))
-                total[key] += repeat * layer_cost(model, tokens, at, sign, chip, per_row)["energy_j"]
+                total[key] += repeat * layer_cost(model, tokens, at, sign, chip, per_row, cross)["energy_j"]
             total["time_s"] += repeat * layer["time_s"]
             total["time_low_s"] += repeat * layer["time_interval_s"][0]
             total["time_high_s"] += repeat * layer["time_interval_s"][1]

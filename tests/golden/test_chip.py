@@ -76,6 +76,21 @@ def test_a_layer_adds_up():
     assert qk["compute_s"] == pytest.approx((2 * dense_slots / 4 + 12) / 1e9, rel=1e-3)
 
 
+def test_softmax_reads_each_score_once_a_pass_and_runs_the_cross_attentions_rows():
+    chip = Chip(arrays=4, softmax_lanes=8)
+    n = TINY.tokens("480p")
+    head = baseline_head(n, TINY.head_dim, chip.rows, chip.cols)
+    joint = layer_cost(TINY, n, head, PLAIN, chip, softmax_row_cycles=50)["ops"]["softmax"]
+    n_all = n + TINY.text_tokens
+    assert joint["sram_bytes"] == TINY.heads * n_all * n_all * (3 * 4 + 1)      # three reads, one code
+    cross = replace(TINY, joint_text=False)
+    alone = layer_cost(cross, n, head, PLAIN, chip, 50)["ops"]["softmax"]
+    both = layer_cost(cross, n, head, PLAIN, chip, 50, cross_row_cycles=20)["ops"]["softmax"]
+    rows = TINY.heads * n                                   # one row a video token, a text long
+    assert both["sram_bytes"] - alone["sram_bytes"] == rows * TINY.text_tokens * 13
+    assert (both["compute_s"] - alone["compute_s"]) * 1e9 == pytest.approx(-(-rows // 2) * 20)
+
+
 def test_faster_memory_never_slows_a_layer():
     chip = Chip(arrays=4, softmax_lanes=8, dram_channels=1, dram_mtps=10.0)     # starved of DRAM
     head = baseline_head(TINY.tokens("480p"), TINY.head_dim, chip.rows, chip.cols)
