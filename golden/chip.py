@@ -169,6 +169,19 @@ class Chip:
 CHIPS = {"paper": Chip()}
 
 
+def balanced(chip: Chip, head_dim: int = 128) -> Chip:
+    """``chip`` with a vector unit as fast as its arrays: dense, each array makes
+    ``rows x cols`` scores every ``head_dim`` slots, and the unit reads each
+    score :data:`~golden.softmax.ROW_PASSES` times, a score per lane a cycle."""
+    lanes = ROW_PASSES * chip.arrays * chip.rows * chip.cols // head_dim
+    return replace(chip, name="balanced", softmax_lanes=lanes)
+
+
+#: ``balanced``: the paper's chip with the vector unit sized to its arrays' score
+#: rate at D = 128 (6,144 lanes against 512).
+CHIPS["balanced"] = balanced(CHIPS["paper"])
+
+
 def chip_from(spec: str) -> Chip:
     """A preset by name, or a JSON file of :class:`Chip` fields (the others from ``paper``)."""
     if spec in CHIPS:

@@ -28,6 +28,13 @@ def test_the_papers_chip_is_the_preset():
     assert chip.dram_bytes_per_s == pytest.approx(16 * 51.2e9)
 
 
+def test_the_balanced_chip_keeps_up_with_its_arrays():
+    chip = chip_from("balanced")
+    assert replace(chip, name="paper", softmax_lanes=512) == CHIPS["paper"]
+    # 16,384 arrays of 16 PEs make 2,048 scores a cycle at D = 128; each is read three times.
+    assert chip.softmax_lanes == 6144 == 3 * 128 * 128 * 16 // 128
+
+
 def test_a_chip_file_overrides_the_preset(tmp_path):
     path = tmp_path / "chip.json"
     path.write_text(json.dumps({"arrays": 64, "clock_mhz": 500}))
