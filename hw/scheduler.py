@@ -139,6 +139,8 @@ class Scheduler(wiring.Component):
         n = Signal(range(Q + 1))                # strings in the batch
         i = Signal(range(Q + 1))                # the string being ranked
         t = Signal(range(Q))                    # step of the ring's turn
+        # `first` and `own` could be worked out from n and i each cycle; they are
+        # registers so that the step counter's comparisons below wait on no adder.
         first = Signal(range(Q + 1))            # Q - n: the step the batch's first string is at the bottom
         own = Signal(range(2 * Q + 1))          # first + i: the step string i is at the bottom
         rank = Signal(range(Q + 1))             # entries found ahead of string i so far this turn
