@@ -1,5 +1,5 @@
 """``kaleido estimate``: a whole model on the paper's chip (or the user's), Kaleido
-against the baseline, from sampled heads run on Dask (:mod:`sim.estimate`)."""
+against the baseline, from sampled heads run on Dask (:mod:`sim.chip.estimate`)."""
 
 from __future__ import annotations
 
@@ -23,10 +23,10 @@ DESIGN_KNOBS = ("variant", "accumulators", "lookahead", "issue_window", "cluster
 
 
 def register(sub, parser_class) -> None:
-    from golden.chip import CHIPS
-    from golden.vdits import RESOLUTIONS, VDITS
+    from sim.chip.chip import CHIPS
+    from sim.chip.vdits import RESOLUTIONS, VDITS
 
-    from ..estimate import DEFAULT_CLIP, WORKLOADS
+    from ..chip.estimate import DEFAULT_CLIP, WORKLOADS
 
     p = sub.add_parser("estimate", help="a whole vDiT on the chip: Kaleido against the baseline (sampled, on Dask)",
                        description=__doc__)
@@ -58,12 +58,12 @@ def register(sub, parser_class) -> None:
 
 
 def cmd_estimate(args) -> int:
-    from golden.chip import ChipError, chip_from
+    from sim.chip.chip import ChipError, chip_from
     from golden.config import KNOBS, Part
-    from golden.vdits import VDiTError, vdit
+    from sim.chip.vdits import VDiTError, vdit
     from synth.flow import default_liberty
 
-    from ..estimate import (check_scheduler, computed_steps, representative_trace, run_estimate, shard_config,
+    from ..chip.estimate import (check_scheduler, computed_steps, representative_trace, run_estimate, shard_config,
                             signoffs)
 
     if args.sample < 1:
@@ -181,7 +181,7 @@ def _claimed(out: str):
 def _clock_at_node(cfg, chip, liberty: str) -> dict:
     """Each block's fmax at 180 nm (mapped for the sign-off clock) brought to the
     chip's node by the delay equations, and whether every block meets the chip clock."""
-    from golden.node_scaling import scale_delay
+    from sim.chip.node_scaling import scale_delay
 
     from ..energy import run_clock
 
@@ -215,7 +215,7 @@ def _plot(summary: dict, path: str) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from golden.chip import DESIGNS, OPS
+    from sim.chip.chip import DESIGNS, OPS
 
     fig, axes = plt.subplots(1, 2, figsize=(9, 3.6))
     for ax, key, unit in ((axes[0], "time_by_op_s", "s"), (axes[1], "energy_by_op_j", "J")):

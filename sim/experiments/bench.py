@@ -261,12 +261,12 @@ WAN_480P_GRID = (21, 30, 52)
 
 
 def bench_fast_model(samples: int = 20000, grids=FAST_MODEL_GRIDS, big=WAN_480P_GRID) -> dict:
-    """The fast cycle model (golden.fast_cycles) against the exact one on proxy heads,
+    """The fast cycle model (sim.chip.fast_cycles) against the exact one on proxy heads,
     Wan2.1 D=128, variant full: cycles, error and time of each, computed whole and
     sampled (``samples`` tile groups per pair table set, 95 % interval), in the same
     run; then the sampled model alone on a 480p head (the exact one would take hours)."""
     from golden.cycle_model import kaleido_cycles
-    from golden.fast_cycles import estimate_cycles
+    from sim.chip.fast_cycles import estimate_cycles
 
     def timed(fn):
         start = time.perf_counter()

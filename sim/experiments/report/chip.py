@@ -1,6 +1,6 @@
 """The chip-level figures: Fig. 18 (speedup and energy per model), Fig. 22 (arrays x
 buffer size) and Fig. 25 (480p against 720p) analogs, and the paper's chip-level
-claims beside ours, from ``kaleido estimate``'s model (:mod:`sim.estimate`) on a
+claims beside ours, from ``kaleido estimate``'s model (:mod:`sim.chip.estimate`) on a
 small sampled configuration (:data:`QUICK`)."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ import tempfile
 from dataclasses import replace
 from pathlib import Path
 
-from golden.chip import CHIPS
-from golden.vdits import VDITS, vdit
+from sim.chip.chip import CHIPS
+from sim.chip.vdits import VDITS, vdit
 
 from .common import pyplot, save
 
@@ -47,7 +47,7 @@ def _estimate(model: str, resolution: str, signs_of, workers: int):
     """The quick estimate's summary, with what re-pricing it needs: its heads, design point and sign-off."""
     import json
 
-    from ...estimate import run_estimate, shard_config
+    from ...chip.estimate import run_estimate, shard_config
 
     m, chip = vdit(model), CHIPS["paper"]
     cfg = shard_config(m, resolution, chip)
@@ -63,7 +63,7 @@ def run(liberty: str, workers: int = 2) -> dict:
     """Every model at 480p, Wan2.1 and HunyuanVideo at 720p, and the Fig. 22 grid
     re-priced from Wan2.1's 480p heads (a head's work does not depend on the
     number of arrays or the buffers)."""
-    from ...estimate import signoffs
+    from ...chip.estimate import signoffs
 
     cache = {}
 
@@ -100,7 +100,7 @@ def brief(s: dict) -> dict:
 def fig22_grid(model, resolution: str, cfg, results: list, signs: dict, base_chip) -> dict:
     """Both designs' time and energy with ``side x side`` arrays and ``mb`` MB of
     buffers (two thirds global, one third accumulation), for the shards ``results``."""
-    from ...estimate import summarize
+    from ...chip.estimate import summarize
 
     grid = {}
     for side in ARRAY_SIDES:

@@ -1,12 +1,12 @@
 """The report's chip-level section from a tiny estimate: every model's row, the
 paper's numbers beside ours, and the two figures."""
 
-from golden.chip import Chip
-from golden.vdits import VDITS, VDiT
-from sim.estimate import plan_shards, run_shard, shard_config, summarize
+from sim.chip.chip import Chip
+from sim.chip.vdits import VDITS, VDiT
+from sim.chip.estimate import plan_shards, run_shard, shard_config, summarize
 from sim.experiments.report import chip as report_chip
 
-from tests.sim.test_estimate import SIGNS
+from tests.sim.chip.test_estimate import SIGNS
 
 TINY = VDiT("wan2.1", layers=2, heads=2, head_dim=64, hidden=128, mlp=256, steps=2, passes_per_step=1,
             text_tokens=16, joint_text=True, video={"480p": (9, 64, 64), "720p": (9, 64, 96)})

@@ -8,7 +8,7 @@ from tests.adversarial import CASES, operands
 from tests.sweep import sweep
 from golden import Config, proxy_workload, quantize
 from golden.cycle_model import executed_products, kaleido_cycles, sub_variants
-from golden.fast_cycles import estimate_cycles
+from sim.chip.fast_cycles import estimate_cycles
 
 
 def _case_id(c):

@@ -45,15 +45,15 @@ from typing import Callable
 
 import numpy as np
 
-from . import drain
-from .channel_window import window_slots
-from .config import Config
-from .cycle_model import baseline_cycles, lanes_table, scheduler_lead, sub_variants, tail_cycles, variant_parts
-from .dispatchers import dispatcher_of
-from .matcher import match_slots, paired_pass_slots
-from .pe import Mode
-from .scheduler import PARTNER_LANES, cluster_tables
-from .tiling import pair_tables
+from golden import drain
+from golden.channel_window import window_slots
+from golden.config import Config
+from golden.cycle_model import baseline_cycles, lanes_table, scheduler_lead, sub_variants, tail_cycles, variant_parts
+from golden.dispatchers import dispatcher_of
+from golden.matcher import match_slots, paired_pass_slots
+from golden.pe import Mode
+from golden.scheduler import PARTNER_LANES, cluster_tables
+from golden.tiling import pair_tables
 
 __all__ = ["NO_TOKEN", "CycleEstimate", "tile_states", "tile_costs", "estimate_cycles", "QUANTITIES"]
 

@@ -3,7 +3,7 @@
 import pytest
 
 from golden.config import MODELS, model_partition
-from golden.vdits import RESOLUTIONS, VDITS, VDiTError, token_grid, vdit
+from sim.chip.vdits import RESOLUTIONS, VDITS, VDiTError, token_grid, vdit
 
 
 def test_a_480p_wan_video_is_the_head_the_issue_names():
@@ -39,7 +39,7 @@ def test_unknown_names_and_resolutions_are_refused_in_one_line():
 
 
 def test_the_flow_schedule_starts_at_pure_noise_and_falls():
-    from golden.vdits import flow_sigmas
+    from sim.chip.vdits import flow_sigmas
     plain, shifted = flow_sigmas(4, 1.0), flow_sigmas(50, 5.0)
     assert plain == [1.0, 0.75, 0.5, 0.25]
     assert shifted[0] == 1.0 and all(a > b for a, b in zip(shifted, shifted[1:])) and shifted[-1] > 0

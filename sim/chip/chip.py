@@ -10,10 +10,10 @@ What it takes:
   chip is built in; :data:`CHIPS` has the paper's chip as ``"paper"``;
 * a :class:`SignOff` per design: this project's own figures for its blocks
   (area, energy per action, leakage) at the node they were measured at,
-  brought to the chip's node by :mod:`golden.node_scaling`;
+  brought to the chip's node by :mod:`sim.chip.node_scaling`;
 * a :class:`HeadWork`: what one head's ``Q K^T`` costs on one array, from the
-  cycle model (exact or estimated, :mod:`golden.fast_cycles`);
-* the model's shape (:class:`golden.vdits.VDiT`) and its token count.
+  cycle model (exact or estimated, :mod:`sim.chip.fast_cycles`);
+* the model's shape (:class:`sim.chip.vdits.VDiT`) and its token count.
 
 How a layer runs (:func:`layer_cost`), operation by operation, one after the
 other; each takes the longer of its compute and its DRAM traffic (the buffers
@@ -40,7 +40,7 @@ heads' ``Q``, ``K``, ``V`` come from DRAM, as the projection left them.
 Energy: each unit's actions at the chip's node (the PE's as
 :mod:`golden.energy` counts them), the dispatcher and softmax units clocked for
 the whole layer (busy when working, idle otherwise), SRAM bytes and DRAM bits
-(:mod:`golden.memories`), and logic leakage over the layer's time.
+(:mod:`sim.chip.memories`), and logic leakage over the layer's time.
 """
 
 from __future__ import annotations
@@ -48,15 +48,15 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, dataclass, fields, replace
 
-from . import drain
-from .cycle_model import baseline_cycles, scheduler_busy, tail_cycles, variant_parts
-from .energy import workload_energy
+from golden import drain
+from golden.cycle_model import baseline_cycles, scheduler_busy, tail_cycles, variant_parts
+from golden.energy import workload_energy
 from .fast_cycles import estimate_cycles
 from .memories import DRAM_PJ_PER_BIT, dram_gbps, sram_mm2_per_mib, sram_pj_per_byte
 from .node_scaling import delay_factor, energy_factor, node_key, power_factor, scale_area, scale_energy, scale_power
-from .opcount import oracle_macs
-from .softmax import ROW_PASSES
-from .reuse import pair_reuse
+from golden.opcount import oracle_macs
+from golden.softmax import ROW_PASSES
+from golden.reuse import pair_reuse
 from .vdits import VDiT
 
 __all__ = ["Chip", "CHIPS", "ChipError", "chip_from", "SignOff", "Unit", "HeadWork", "baseline_head",
@@ -93,7 +93,7 @@ class Chip:
         The chip clock.
     node_nm, vdd, flavour : int, float, str
         The node the chip is built in, its supply voltage, and the HP or LP
-        flavour of :mod:`golden.node_scaling`.
+        flavour of :mod:`sim.chip.node_scaling`.
     softmax_lanes : int
         Scores the softmax vector unit takes per cycle, all copies together.
     global_buffer_mib, acc_buffer_mib : float

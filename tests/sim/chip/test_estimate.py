@@ -5,9 +5,9 @@ import json
 
 import pytest
 
-from golden.chip import Chip, SignOff, Unit
-from golden.vdits import VDiT
-from sim.estimate import plan_shards, run_estimate, workload_tag
+from sim.chip.chip import Chip, SignOff, Unit
+from sim.chip.vdits import VDiT
+from sim.chip.estimate import plan_shards, run_estimate, workload_tag
 
 # A model small enough to run in seconds: 3 steps of 2 layers of 2 heads, 256 tokens a head.
 TINY = VDiT("wan2.1", layers=2, heads=2, head_dim=64, hidden=128, mlp=256, steps=3, passes_per_step=2,
@@ -71,7 +71,7 @@ def test_the_summary_adds_up(estimate):
 
 
 def test_a_few_steps_stand_for_all():
-    from sim.estimate import computed_steps
+    from sim.chip.estimate import computed_steps
     model = VDiT("wan2.1", 1, 1, 64, 64, 64, 50, 1, 1, False, {"480p": (5, 16, 16)})
     assert computed_steps(model, None) == list(range(50))
     assert computed_steps(model, 5) == [0, 12, 24, 37, 49]
@@ -122,7 +122,7 @@ def test_one_estimate_at_a_time_in_a_folder(tmp_path):
 
 
 def test_the_matcher_is_priced_on_one_head_of_the_run():
-    from sim.estimate import representative_trace, shard_config
+    from sim.chip.estimate import representative_trace, shard_config
     cfg = shard_config(TINY, "480p", CHIP)
     trace = representative_trace(TINY, cfg, "proxy", "bikes", None)
     assert 0 < len(trace) <= 8

@@ -5,14 +5,14 @@ A model's attention heads are independent *shards*, one per (step, layer,
 head). Each shard builds its head's ``Q`` and ``K`` (:func:`shard_operands`: the
 workload at the step's noise level, the layer and head choosing the synthetic
 model's seed) and prices its ``Q K^T`` on one array with the fast cycle model
-(:func:`golden.chip.kaleido_head`). A model has tens of thousands of shards, so
+(:func:`sim.chip.chip.kaleido_head`). A model has tens of thousands of shards, so
 an estimate computes a stratified sample of them, the same number from each
 step (the noise level is what changes the work), and scales each step's mean
 to its ``layers x heads`` shards; the interval adds the spread between sampled
 heads to each head's own. Every computed shard is written to ``DIR/shards/`` as
 it finishes, so a run that stops resumes where it was.
 
-The chip then runs each step's layers (:func:`golden.chip.layer_cost`) for both
+The chip then runs each step's layers (:func:`sim.chip.chip.layer_cost`) for both
 designs, with the sign-off's own figures (:func:`signoffs`) at the chip's node.
 
 Shards run on a Dask cluster: a :class:`distributed.LocalCluster` of this
@@ -34,12 +34,12 @@ from statistics import NormalDist
 import numpy as np
 
 from golden import Config, proxy_workload, quantize
-from golden.chip import DESIGNS, OPS, Chip, HeadWork, SignOff, Unit, baseline_head, chip_area, kaleido_head, layer_cost
-from golden.memories import TABLE as MEMORY_TABLE
+from sim.chip.chip import DESIGNS, OPS, Chip, HeadWork, SignOff, Unit, baseline_head, chip_area, kaleido_head, layer_cost
+from sim.chip.memories import TABLE as MEMORY_TABLE
 from golden.softmax import row_cycles, softmax_spec
-from golden.vdits import VDiT, flow_sigmas
+from sim.chip.vdits import VDiT, flow_sigmas
 
-from .errors import UserError
+from ..errors import UserError
 
 __all__ = ["WORKLOADS", "check_scheduler", "workload_tag", "representative_trace", "computed_steps",
            "shard_config", "shard_operands", "run_shard", "plan_shards", "signoffs", "run_estimate",
@@ -118,7 +118,7 @@ def signoffs(cfg: Config, liberty: str, matcher_trace=None) -> dict[str, SignOff
     from synth.area import block_area
     from synth.power import energy_per_action
 
-    from .energy import TRACE_CYCLES
+    from ..energy import TRACE_CYCLES
 
     def unit(block, at=cfg):
         e = energy_per_action(block, at, liberty)
@@ -150,7 +150,7 @@ def representative_trace(model: VDiT, cfg: Config, workload: str, clip: str, ste
     ``cfg``'s scheduler orders them."""
     from golden.cycle_model import kaleido_tables, matcher_trace
 
-    from .energy import TRACE_TILES
+    from ..energy import TRACE_TILES
 
     picked = computed_steps(model, steps)
     q, k = shard_operands(model, cfg, workload, picked[len(picked) // 2], 0, 0, clip)

@@ -2,7 +2,7 @@
 
 import pytest
 
-from golden.node_scaling import DENSITY, energy_factor, scale_area, scale_delay, scale_energy
+from sim.chip.node_scaling import DENSITY, energy_factor, scale_area, scale_delay, scale_energy
 
 
 def test_the_papers_worked_example():

@@ -2,7 +2,7 @@
 
 import pytest
 
-from golden.memories import TABLE, dram_gbps, sram_mm2_per_mib, sram_pj_per_byte
+from sim.chip.memories import TABLE, dram_gbps, sram_mm2_per_mib, sram_pj_per_byte
 
 
 def test_buffer_area_is_near_the_papers_table_2():

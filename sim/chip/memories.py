@@ -16,7 +16,7 @@ results.
   SRAM, 20 pJ from 32 KB and 100 pJ from 1 MB, at 45 nm and 0.9 V. A buffer of
   tens of MB feeding 16,384 arrays is banked; we assume 32 KiB banks (20 pJ per
   64 bits, a write costing as much as a read), brought to the chip's node by
-  :mod:`golden.node_scaling`.
+  :mod:`sim.chip.node_scaling`.
 * **SRAM leakage**: not modelled. We have no cited figure for a 16 nm
   high-density array; at tens of pW per cell, 96 MiB would leak tens of mW,
   under 0.1 % of the chip's power in every estimate here.
