@@ -12,8 +12,10 @@ to its ``layers x heads`` shards; the interval adds the spread between sampled
 heads to each head's own. Every computed shard is written to ``DIR/shards/`` as
 it finishes, so a run that stops resumes where it was.
 
-The chip then runs each step's layers (:func:`sim.chip.chip.layer_cost`) for both
-designs, with the sign-off's own figures (:func:`signoffs`) at the chip's node.
+The chip then runs each step's layers (:func:`sim.chip.layer.layer_cost`) for both
+designs, with the sign-off's own figures (:func:`signoffs`) at the chip's node,
+and for a third: the baseline chip with as many arrays as fit in Kaleido's
+chip's area.
 
 Shards run on a Dask cluster: a :class:`distributed.LocalCluster` of this
 machine's cores by default, or the scheduler at ``--scheduler ADDRESS``, where
@@ -34,16 +36,17 @@ from statistics import NormalDist
 import numpy as np
 
 from golden import Config, proxy_workload, quantize
-from sim.chip.chip import DESIGNS, OPS, Chip, HeadWork, SignOff, Unit, baseline_head, chip_area, kaleido_head, layer_cost
-from sim.chip.memories import TABLE as MEMORY_TABLE
+from .chip import DESIGNS, OPS, UNITS, Chip, HeadWork, SignOff, Unit, baseline_head, kaleido_head
+from .layer import RESOURCES, chip_area, kinds_of, layer_cost
+from .memories import TABLE as MEMORY_TABLE
 from golden.softmax import row_cycles, softmax_spec
-from sim.chip.vdits import VDiT, flow_sigmas
+from .vdits import VDiT, flow_sigmas
 
 from ..errors import UserError
 
 __all__ = ["WORKLOADS", "check_scheduler", "workload_tag", "representative_trace", "computed_steps",
            "shard_config", "shard_operands", "run_shard", "plan_shards", "signoffs", "run_estimate",
-           "summarize"]
+           "summarize", "iso_area_arrays"]
 
 #: ``video``: a real clip at the model's grid, noised per step by the sampler's
 #: flow-matching schedule; ``proxy``: the panned photograph, the same at every step.
@@ -116,6 +119,7 @@ def signoffs(cfg: Config, liberty: str, matcher_trace=None) -> dict[str, SignOff
     With ``matcher_trace`` (:func:`representative_trace`) the matcher's busy cycle
     costs what that head's own data costs, not the random-data bound."""
     from synth.area import block_area
+    from synth.clock_gate import clock_gate_cost
     from synth.power import energy_per_action
 
     from ..energy import TRACE_CYCLES
@@ -136,11 +140,12 @@ def signoffs(cfg: Config, liberty: str, matcher_trace=None) -> dict[str, SignOff
     # The variant's dispatcher parts; the channel window takes the matcher's place, with its own PE.
     has_scheduler, has_matcher = cfg.dispatch.parts
     window = bool(cfg.issue_window) and has_matcher
+    gate = Unit(**clock_gate_cost(liberty))
     kaleido = SignOff(node, unit("window-pe" if window else "pe"), softmax, cfg.vector_lanes, port_bytes=2,
                       scheduler=unit("scheduler") if has_scheduler else None,
                       matcher=unit("channel-window" if window else "matcher") if has_matcher else None,
-                      clusters=cfg.clusters)
-    baseline = SignOff(node, unit("baseline-pe"), softmax, cfg.vector_lanes, port_bytes=1)
+                      clusters=cfg.clusters, clock_gate=gate)
+    baseline = SignOff(node, unit("baseline-pe"), softmax, cfg.vector_lanes, port_bytes=1, clock_gate=gate)
     return {"kaleido": kaleido, "baseline": baseline}
 
 
@@ -165,8 +170,12 @@ def _combine(results: list[dict], model: VDiT, z: float) -> dict:
     cells = model.layers * model.heads
     steps = {}
     for step, heads in sorted(by_step.items()):
-        mean = {k: float(np.mean([h[k] for h in heads])) for k in heads[0] if k != "matcher"}
+        flags = ("matcher", "paired")
+        mean = {k: float(np.mean([h[k] for h in heads])) for k in heads[0] if k not in flags}
         mean["matcher"] = any(h["matcher"] for h in heads)
+        # Shards written before heads said whether they ran paired: a head with a
+        # dispatcher at work did.
+        mean["paired"] = any(h.get("paired", h["matcher"] or h["scheduler_busy"] > 0) for h in heads)
         slots = np.array([h["slots"] for h in heads])
         own = sum(((h["slots_high"] - h["slots_low"]) / (2 * z)) ** 2 for h in heads) / len(heads) ** 2
         spread = slots.var(ddof=1) / len(heads) * (1 - len(heads) / cells) if 1 < len(heads) < cells else 0.0
@@ -177,9 +186,69 @@ def _combine(results: list[dict], model: VDiT, z: float) -> dict:
     return steps
 
 
+def iso_area_arrays(chip: Chip, kinds: dict, signs: dict, base_head: HeadWork) -> int:
+    """The arrays of a baseline chip as big as ``kinds``'s chip: the baseline's
+    area is its arrays' (a plain array and its clock gate each) plus what does not
+    scale with them (the vector unit, the SRAM)."""
+    from .chip import CHIP_LIMITS
+
+    def area(arrays):
+        c = replace(chip, arrays=arrays)
+        return chip_area(kinds_of("baseline", c, {"baseline": base_head}, signs), c)["total"]
+    per = area(2) - area(1)
+    fixed = area(1) - per
+    target = chip_area(kinds, chip)["total"]
+    return int(min(CHIP_LIMITS["arrays"], max(1, (target - fixed) // per)))
+
+
+def _price(model: VDiT, tokens: int, chip: Chip, design: str, heads: dict, stands_for: dict, base_head: HeadWork,
+           signs: dict, per_row: int, cross: int) -> dict:
+    """One design's whole model: time (with its interval, and serially), energy
+    (with its interval), both by operation, energy by unit, each operation's
+    resources' seconds and what bounds it, and area."""
+    repeat = model.layers * model.passes_per_step
+    total = {"time_s": 0.0, "time_low_s": 0.0, "time_high_s": 0.0, "serial_time_s": 0.0, "energy_j": 0.0,
+             "energy_low_j": 0.0, "energy_high_j": 0.0, "time_by_op_s": dict.fromkeys(OPS, 0.0),
+             "energy_by_op_j": dict.fromkeys(OPS, 0.0), "energy_by_unit_j": dict.fromkeys(UNITS, 0.0),
+             "resource_s": {op: dict.fromkeys(RESOURCES, 0.0) for op in OPS}}
+    kinds = None
+    for step in range(model.steps):
+        head = heads[stands_for[step]]
+        kinds = kinds_of(design, chip, {"kaleido": head, "baseline": base_head}, signs)
+        layer = layer_cost(model, tokens, kinds, chip, per_row, cross)
+        # The energy interval: the layer again at the ends of the slots' interval
+        # (the products held at their estimates).
+        for end, key in (("slots_low", "energy_low_j"), ("slots_high", "energy_high_j")):
+            at = kinds_of(design, chip, {"kaleido": replace(head, slots=getattr(head, end)), "baseline": base_head},
+                          signs)
+            total[key] += repeat * layer_cost(model, tokens, at, chip, per_row, cross)["energy_j"]
+        total["time_s"] += repeat * layer["time_s"]
+        total["time_low_s"] += repeat * layer["time_interval_s"][0]
+        total["time_high_s"] += repeat * layer["time_interval_s"][1]
+        total["serial_time_s"] += repeat * layer["serial_time_s"]
+        total["energy_j"] += repeat * layer["energy_j"]
+        for op, o in layer["ops"].items():
+            total["time_by_op_s"][op] += repeat * o["time_s"]
+            total["energy_by_op_j"][op] += repeat * o["energy_total_j"]
+            for r in RESOURCES:
+                total["resource_s"][op][r] += repeat * o[_RESOURCE_KEYS[r]]
+        for unit, j in layer["energy_by_unit_j"].items():
+            total["energy_by_unit_j"][unit] += repeat * j
+    total["bound_by_op"] = {op: max(RESOURCES, key=lambda r: t[r]) for op, t in total["resource_s"].items()}
+    total["area_mm2"] = chip_area(kinds, chip)
+    total["arrays"] = chip.arrays
+    return total
+
+
+#: A layer's operation's key for each resource's seconds.
+_RESOURCE_KEYS = {"compute": "compute_s", "global_buffer": "global_buffer_s", "acc_buffer": "acc_buffer_s",
+                  "dram": "memory_s"}
+
+
 def summarize(model: VDiT, resolution: str, chip: Chip, cfg: Config, results: list[dict],
               signs: dict[str, SignOff], confidence: float = 0.95) -> dict:
-    """The whole model on both chips, from the computed shards."""
+    """The whole model on both chips, and on the baseline chip of Kaleido's area,
+    from the computed shards."""
     z = NormalDist().inv_cdf((1 + confidence) / 2)
     tokens = cfg.tokens
     heads = _combine(results, model, z)
@@ -193,54 +262,41 @@ def summarize(model: VDiT, resolution: str, chip: Chip, cfg: Config, results: li
     per_row = row_cycles(spec, cfg.vector_lanes)
     # A model with cross-attention to its text (not joint) has rows a text long too.
     cross = 0 if model.joint_text else row_cycles(softmax_spec(model.text_tokens, cfg.acc_bits), cfg.vector_lanes)
-    repeat = model.layers * model.passes_per_step
-    out = {}
-    for design in DESIGNS:
-        sign = signs[design]
-        total = {"time_s": 0.0, "time_low_s": 0.0, "time_high_s": 0.0, "energy_j": 0.0, "energy_low_j": 0.0,
-                 "energy_high_j": 0.0, "time_by_op_s": dict.fromkeys(OPS, 0.0),
-                 "energy_by_op_j": dict.fromkeys(OPS, 0.0), "energy_by_unit_j": {}}
-        for step in range(model.steps):
-            head = heads[stands_for[step]] if design == "kaleido" else base_head
-            layer = layer_cost(model, tokens, head, sign, chip, per_row, cross)
-            # The energy interval: the layer again at the ends of the slots' interval
-            # (the products held at their estimates).
-            for end, key in (("slots_low", "energy_low_j"), ("slots_high", "energy_high_j")):
-                at = replace(head, slots=getattr(head, end))
-                total[key] += repeat * layer_cost(model, tokens, at, sign, chip, per_row, cross)["energy_j"]
-            total["time_s"] += repeat * layer["time_s"]
-            total["time_low_s"] += repeat * layer["time_interval_s"][0]
-            total["time_high_s"] += repeat * layer["time_interval_s"][1]
-            total["energy_j"] += repeat * layer["energy_j"]
-            for op, o in layer["ops"].items():
-                total["time_by_op_s"][op] += repeat * o["time_s"]
-                total["energy_by_op_j"][op] += repeat * o["energy_total_j"]
-            for unit, j in layer["energy_by_unit_j"].items():
-                total["energy_by_unit_j"][unit] = total["energy_by_unit_j"].get(unit, 0.0) + repeat * j
-        total["area_mm2"] = chip_area(sign, chip)
-        out[design] = total
-    k, b = out["kaleido"], out["baseline"]
+    args = (heads, stands_for, base_head, signs, per_row, cross)
+    out = {d: _price(model, tokens, chip, d, *args) for d in DESIGNS}
+    first = heads[computed[0]]
+    iso = replace(chip, arrays=iso_area_arrays(chip, kinds_of("kaleido", chip, {"kaleido": first,
+                                                                                 "baseline": base_head}, signs),
+                                               signs, base_head))
+    out["baseline_iso_area"] = _price(model, tokens, iso, "baseline", *args)
+    k, b, i = out["kaleido"], out["baseline"], out["baseline_iso_area"]
     weights = {c: sum(1 for s in stands_for.values() if s == c) for c in computed}
     dense = sum(weights[c] * h.dense_macs for c, h in heads.items())
     executed = sum(weights[c] * (h.full_products + h.nibble_products / 2) for c, h in heads.items())
     oracle = sum(weights[c] * h.oracle_macs for c, h in heads.items())
-    # The energy interval: the QK energy scales with its slots; the rest is fixed.
+    over = {d: sorted(op for op, r in v["bound_by_op"].items() if r in ("global_buffer", "acc_buffer"))
+            for d, v in out.items()}
     return {
         "model": model.name, "resolution": resolution, "tokens": tokens, "grid": list(cfg.grid),
         "config": json.loads(cfg.to_json()),
         "chip": asdict(chip), "confidence": confidence, "designs": out,
         "speedup": b["time_s"] / k["time_s"],
         "speedup_interval": [b["time_s"] / k["time_high_s"], b["time_s"] / k["time_low_s"]],
+        "serial_speedup": b["serial_time_s"] / k["serial_time_s"],
         "energy_ratio": k["energy_j"] / b["energy_j"],
         "energy_ratio_interval": [k["energy_low_j"] / b["energy_j"], k["energy_high_j"] / b["energy_j"]],
         "area_overhead": k["area_mm2"]["total"] / b["area_mm2"]["total"] - 1,
+        "iso_area": {"arrays": iso.arrays, "speedup": i["time_s"] / k["time_s"],
+                     "speedup_interval": [i["time_s"] / k["time_high_s"], i["time_s"] / k["time_low_s"]],
+                     "energy_ratio": k["energy_j"] / i["energy_j"]},
+        "sram_bound_ops": over,
         "dispatcher_energy_share": k["energy_by_unit_j"].get("dispatcher", 0.0) / k["energy_j"],
         "qk_operation_reduction": {"hardware": 1 - executed / dense, "oracle": 1 - oracle / dense},
         "shards": len(results), "computed_steps": computed, "memory_table": MEMORY_TABLE,
         "scope": ("Q K^T per head from the cycle model (sampled heads, sampled tile groups); softmax, P V and "
-                  "the linear layers dense on both designs; operations one after the other, each the longer "
-                  "of its compute and its DRAM traffic. The workloads are this project's, not the models' "
-                  "activations."),
+                  "the linear layers dense on both designs; attention pipelined by blocks of queries unless the "
+                  "chip says serial; each operation bound by the busiest of its arrays, SRAM banks and DRAM. "
+                  "The workloads are this project's, not the models' activations."),
     }
 
 

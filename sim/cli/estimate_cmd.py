@@ -122,19 +122,26 @@ def cmd_estimate(args) -> int:
                    key=lambda x: x[2])
         print(f"kaleido: warning: {slow[0]}'s {slow[1]} reaches {slow[2]:.0f} MHz at {chip.node_nm} nm, under the "
               f"chip's {chip.clock_mhz:g} MHz; the figures assume the chip clock", file=sys.stderr)
-        with atomic_output(os.path.join(out, "summary.json"), ".json") as tmp:
-            with open(tmp, "w") as fh:
-                json.dump(json_safe(summary), fh, indent=2, sort_keys=True)
-        _plot(summary, os.path.join(out, "estimate.png"))
+    for design, ops in summary["sram_bound_ops"].items():
+        if ops:
+            print(f"kaleido: warning: on the {design} chip, {', '.join(ops)} wait on the SRAM banks' bandwidth "
+                  f"({chip.sram_bank_bits}-bit banks, {chip.sram_ports} port(s)); see resource_s in summary.json",
+                  file=sys.stderr)
+    with atomic_output(os.path.join(out, "summary.json"), ".json") as tmp:
+        with open(tmp, "w") as fh:
+            json.dump(json_safe(summary), fh, indent=2, sort_keys=True)
+    _plot(summary, os.path.join(out, "estimate.png"))
     if args.json:
         print_json(summary)
     else:
-        k = summary["designs"]["kaleido"]
+        k, iso = summary["designs"]["kaleido"], summary["iso_area"]
         lo, hi = summary["speedup_interval"]
         elo, ehi = summary["energy_ratio_interval"]
         print(f"{model.name} {args.resolution}: Kaleido {summary['speedup']:.3f}x the baseline's speed "
               f"[{lo:.3f}, {hi:.3f}], {summary['energy_ratio']:.3f}x its energy [{elo:.3f}, {ehi:.3f}], "
-              f"{100 * summary['area_overhead']:+.1f} % area; {k['time_s']:.1f} s, {k['energy_j']:.1f} J; "
+              f"{100 * summary['area_overhead']:+.1f} % area; {k['time_s']:.1f} s, {k['energy_j']:.1f} J "
+              f"({chip.schedule}; serially {summary['serial_speedup']:.3f}x). Against a baseline chip of its area "
+              f"({iso['arrays']:,} arrays): {iso['speedup']:.3f}x the speed, {iso['energy_ratio']:.3f}x the energy; "
               f"{out}/summary.json")
     return 0
 

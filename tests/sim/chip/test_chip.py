@@ -1,5 +1,5 @@
-"""The chip model: its presets and files, a head's work against the exact cycle
-model, and a layer's time, energy and area against hand counts."""
+"""The chip: its presets and files, its fields' checks, a head's work against the
+exact cycle model, and sign-off figures brought to the chip's node."""
 
 import json
 from dataclasses import replace
@@ -8,18 +8,12 @@ import numpy as np
 import pytest
 
 from golden import Config, proxy_workload, quantize
-from sim.chip.chip import (CHIPS, Chip, ChipError, SignOff, Unit, baseline_head, chip_area, chip_from, kaleido_head,
-                         layer_cost)
+from sim.chip.chip import CHIPS, Chip, ChipError, SignOff, Unit, baseline_head, chip_from, kaleido_head
 from golden.cycle_model import baseline_cycles, executed_products, kaleido_cycles, tail_cycles
-from sim.chip.memories import sram_mm2_per_mib
-from sim.chip.vdits import VDiT
 
 PE = Unit(1000.0, {"full_mac": 40.0, "nibble_mac": 30.0, "idle": 10.0, "hand_over": 45.0, "drain_shift": 12.0}, 1.0)
 SOFTMAX = Unit(5000.0, {"busy": 100.0, "idle": 20.0}, 2.0)
-UNIT = Unit(2000.0, {"busy": 50.0, "idle": 5.0}, 1.0)
 PLAIN = SignOff((16, 0.8), PE, SOFTMAX, 4)              # measured at the chip's own node: no scaling
-TINY = VDiT("wan2.1", layers=1, heads=2, head_dim=64, hidden=128, mlp=256, steps=1, passes_per_step=1,
-            text_tokens=8, joint_text=True, video={"480p": (5, 32, 64)})
 
 
 def test_the_papers_chip_is_the_preset():
@@ -30,9 +24,26 @@ def test_the_papers_chip_is_the_preset():
 
 def test_the_balanced_chip_keeps_up_with_its_arrays():
     chip = chip_from("balanced")
-    assert replace(chip, name="paper", softmax_lanes=512) == CHIPS["paper"]
+    assert replace(chip, name="paper", softmax_lanes=512, sram_bank_bits=64) == CHIPS["paper"]
     # 16,384 arrays of 16 PEs make 2,048 scores a cycle at D = 128; each is read three times.
     assert chip.softmax_lanes == 6144 == 3 * 128 * 128 * 16 // 128
+    # Its accumulation buffer takes them: drained (read and written) and read three
+    # times, 4 bytes each, plus a 1-byte code; narrower banks would not.
+    need = 2048 * (2 + 3) * 4 + 2048
+    assert chip.acc_bytes_per_cycle >= need > replace(chip, sram_bank_bits=chip.sram_bank_bits // 2).acc_bytes_per_cycle
+    assert CHIPS["paper"].acc_bytes_per_cycle == 32 * 1024 // 32 * 8          # 1,024 banks of 8 bytes
+
+
+def test_chip_fields_are_checked():
+    for fields, message in (({"kaleido_share": 1.5}, "kaleido_share must be a number from 0 to 1"),
+                            ({"kaleido_share": True}, "kaleido_share"), ({"schedule": "fast"}, "schedule must be"),
+                            ({"operand_broadcast": 1}, "true or false"), ({"sram_bank_bits": 0}, "sram_bank_bits"),
+                            ({"sram_ports": 100}, "sram_ports must be an integer from 1 to 8")):
+        with pytest.raises(ChipError, match=message):
+            Chip(**fields)
+    assert Chip(kaleido_share=0.5, arrays=5).kaleido_arrays == 2          # rounds half to even, at least one
+    assert Chip(kaleido_share=0.01, arrays=5).kaleido_arrays == 1
+    assert Chip(kaleido_share=0, arrays=5).kaleido_arrays == 0
 
 
 def test_a_chip_file_overrides_the_preset(tmp_path):
@@ -63,76 +74,7 @@ def test_a_head_is_what_the_cycle_model_says():
     assert head.oracle_macs < head.dense_macs == cfg.tokens ** 2 * 64
     base = baseline_head(cfg.tokens, 64, cfg.rows, cfg.cols)
     assert base.slots + tail_cycles(cfg) == baseline_cycles(cfg.tokens, cfg.tokens, cfg).cycles
-
-
-def test_a_layer_adds_up():
-    chip = Chip(arrays=4, softmax_lanes=8)
-    head = baseline_head(TINY.tokens("480p"), TINY.head_dim, chip.rows, chip.cols)
-    layer = layer_cost(TINY, TINY.tokens("480p"), head, PLAIN, chip, softmax_row_cycles=50)
-    assert layer["time_s"] == pytest.approx(sum(o["time_s"] for o in layer["ops"].values()))
-    assert layer["energy_j"] == pytest.approx(sum(layer["energy_by_unit_j"].values()))
-    for op in layer["ops"].values():
-        assert op["time_s"] == pytest.approx(max(op["compute_s"], op["memory_s"]))
-    # Softmax: two 4-lane units share rows of 264 scores, 50 cycles a row.
-    rows = TINY.heads * (TINY.tokens("480p") + TINY.text_tokens)
-    assert layer["ops"]["softmax"]["compute_s"] == pytest.approx(-(-rows // 2) * 50 / 1e9)
-    # Q K^T on the arrays: the head's slots per array, the tail, no lead.
-    qk = layer["ops"]["qk"]
-    n = TINY.tokens("480p") + TINY.text_tokens
-    dense_slots = -(-n // 4) * -(-n // 4) * 64
-    assert qk["compute_s"] == pytest.approx((2 * dense_slots / 4 + 12) / 1e9, rel=1e-3)
-
-
-def test_softmax_reads_each_score_once_a_pass_and_runs_the_cross_attentions_rows():
-    chip = Chip(arrays=4, softmax_lanes=8)
-    n = TINY.tokens("480p")
-    head = baseline_head(n, TINY.head_dim, chip.rows, chip.cols)
-    joint = layer_cost(TINY, n, head, PLAIN, chip, softmax_row_cycles=50)["ops"]["softmax"]
-    n_all = n + TINY.text_tokens
-    assert joint["sram_bytes"] == TINY.heads * n_all * n_all * (3 * 4 + 1)      # three reads, one code
-    cross = replace(TINY, joint_text=False)
-    alone = layer_cost(cross, n, head, PLAIN, chip, 50)["ops"]["softmax"]
-    both = layer_cost(cross, n, head, PLAIN, chip, 50, cross_row_cycles=20)["ops"]["softmax"]
-    rows = TINY.heads * n                                   # one row a video token, a text long
-    assert both["sram_bytes"] - alone["sram_bytes"] == rows * TINY.text_tokens * 13
-    assert (both["compute_s"] - alone["compute_s"]) * 1e9 == pytest.approx(-(-rows // 2) * 20)
-
-
-def test_faster_memory_never_slows_a_layer():
-    chip = Chip(arrays=4, softmax_lanes=8, dram_channels=1, dram_mtps=10.0)     # starved of DRAM
-    head = baseline_head(TINY.tokens("480p"), TINY.head_dim, chip.rows, chip.cols)
-    slow = layer_cost(TINY, TINY.tokens("480p"), head, PLAIN, chip, 50)
-    fast = layer_cost(TINY, TINY.tokens("480p"), head, PLAIN, replace(chip, dram_channels=64), 50)
-    assert fast["time_s"] < slow["time_s"]
-    assert all(fast["ops"][o]["time_s"] <= slow["ops"][o]["time_s"] for o in fast["ops"])
-
-
-def test_the_dispatcher_costs_energy_and_area_only_where_it_exists():
-    chip = Chip(arrays=8, softmax_lanes=8)
-    kaleido = replace(PLAIN, scheduler=UNIT, matcher=UNIT, clusters=4, port_bytes=2)
-    head = baseline_head(TINY.tokens("480p"), TINY.head_dim, chip.rows, chip.cols)
-    a = layer_cost(TINY, TINY.tokens("480p"), head, PLAIN, chip, 50)
-    b = layer_cost(TINY, TINY.tokens("480p"), head, kaleido, chip, 50)
-    assert a["energy_by_unit_j"]["dispatcher"] == 0 < b["energy_by_unit_j"]["dispatcher"]
-    area = chip_area(kaleido, chip)
-    assert area["dispatcher"] == pytest.approx((8 + 2) * 2000e-6)
-    assert area["pe_arrays"] == pytest.approx(8 * 16 * 1000e-6)
-    assert area["sram"] == pytest.approx(96 * sram_mm2_per_mib())
-    assert area["total"] == pytest.approx(sum(v for k, v in area.items() if k != "total"))
-
-
-def test_the_chips_schedulers_share_a_layers_wait_for_clusters():
-    # TINY has 2 heads: 4 operand streams. With 64 arrays and a scheduler per 4
-    # arrays, each stream gets 4 schedulers, and its wait is a quarter of one's.
-    still = baseline_head(TINY.tokens("480p"), TINY.head_dim, 4, 4)
-    kaleido = replace(PLAIN, scheduler=UNIT, matcher=UNIT, clusters=4, port_bytes=2)
-    f = 1e6 * Chip().clock_mhz
-
-    def qk_cycles(arrays, head):
-        return layer_cost(TINY, TINY.tokens("480p"), head, kaleido, Chip(arrays=arrays), 50)["ops"]["qk"]["compute_s"] * f
-    for arrays, share in ((64, 0.25), (8, 1.0)):          # 8 arrays: 2 schedulers for 4 streams, one each
-        waited = qk_cycles(arrays, replace(still, lead=40_000)) - qk_cycles(arrays, still)
-        assert waited == pytest.approx(40_000 * share)
+    assert head.paired == (exact.schedule != "dense") and not base.paired
 
 
 def test_sign_off_figures_are_brought_to_the_chips_node():
@@ -145,15 +87,3 @@ def test_sign_off_figures_are_brought_to_the_chips_node():
         Unit(1.0, {"full_mac": 7.0, "idle": 1.0}, 0.0), "nibble_mac", chip), 7.0)     # no nibble: a full product
 
 
-def test_gated_arrays_spend_nothing_while_softmax_runs():
-    chip = Chip(arrays=4, softmax_lanes=8)
-    head = baseline_head(TINY.tokens("480p"), TINY.head_dim, chip.rows, chip.cols)
-    free = layer_cost(TINY, TINY.tokens("480p"), head, PLAIN, chip, 50)
-    gated = layer_cost(TINY, TINY.tokens("480p"), head, PLAIN, replace(chip, gate_idle_arrays=True), 50)
-    assert gated["time_s"] == free["time_s"]
-    assert gated["ops"]["softmax"]["energy_j"]["pe_arrays"] == 0 < free["ops"]["softmax"]["energy_j"]["pe_arrays"]
-    # While the arrays issue slots, gating changes nothing but the drain's tail.
-    qk_free, qk_gated = free["ops"]["qk"]["energy_j"]["pe_arrays"], gated["ops"]["qk"]["energy_j"]["pe_arrays"]
-    assert qk_gated == pytest.approx(qk_free, rel=1e-3)
-    with pytest.raises(ChipError, match="true or false"):
-        Chip(gate_idle_arrays="yes")

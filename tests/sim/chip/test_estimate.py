@@ -61,11 +61,21 @@ def test_the_summary_adds_up(estimate):
     assert lo <= s["energy_ratio"] <= hi
     assert k["energy_low_j"] <= k["energy_j"] <= k["energy_high_j"]
     for d in (k, b):
-        assert d["time_s"] == pytest.approx(sum(d["time_by_op_s"].values()))
+        # Pipelined, the attention's operations overlap: the layer is shorter than
+        # their sum, which the serial time is.
+        assert d["serial_time_s"] == pytest.approx(sum(d["time_by_op_s"].values()))
+        assert max(d["time_by_op_s"].values()) < d["time_s"] < d["serial_time_s"]
         assert d["energy_j"] == pytest.approx(sum(d["energy_by_op_j"].values()))
         assert d["energy_j"] == pytest.approx(sum(d["energy_by_unit_j"].values()))
     assert b["energy_by_unit_j"]["dispatcher"] == 0 < s["dispatcher_energy_share"] < 1
     assert s["area_overhead"] > 0
+    # The baseline chip of Kaleido's area: more arrays, no more area.
+    iso = s["designs"]["baseline_iso_area"]
+    assert iso["arrays"] == s["iso_area"]["arrays"] > CHIP.arrays
+    assert iso["area_mm2"]["total"] <= k["area_mm2"]["total"] < iso["area_mm2"]["total"] + (
+        b["area_mm2"]["pe_arrays"] / CHIP.arrays)
+    assert s["iso_area"]["speedup"] == pytest.approx(iso["time_s"] / k["time_s"])
+    assert iso["time_s"] < b["time_s"]
     reduction = s["qk_operation_reduction"]
     assert 0 <= reduction["hardware"] <= reduction["oracle"] < 1
 

@@ -1,0 +1,412 @@
+"""One layer of a video diffusion transformer on a chip: time, energy and area,
+operation by operation.
+
+A chip's arrays are of one or two *kinds*: Kaleido's (with a dispatcher each)
+and plain ones. :func:`kinds_of` says which a design's chip has; each kind
+comes with its head's work (:class:`~sim.chip.chip.HeadWork`) and its blocks'
+sign-off (:class:`~sim.chip.chip.SignOff`).
+
+The operations (:data:`~sim.chip.chip.OPS`):
+
+* ``qk``: every head's tile groups. The heads are shared between the kinds in
+  proportion to how fast each kind's arrays run them, so that both finish
+  together. Text tokens that join the self-attention (HunyuanVideo, CogVideoX)
+  add dense work on every array.
+* ``softmax``: ``softmax_lanes / L`` copies of the measured ``L``-lane unit,
+  each on its own rows, three passes over each score.
+* ``pv``: ``P V``, dense on every array (Kaleido's reuse of ``V`` is modelled
+  at block level, not at chip scale yet).
+* ``linear``: the QKV and output projections, the MLP, and (Wan2.1) the
+  cross-attention to the text, dense on every array (likewise).
+
+What each operation moves, and the resource that bounds it:
+
+* **arrays**: its slots over the arrays, plus the cycles outside them (the
+  drain's tail, the scheduler's lead, the softmax unit's rows);
+* **global buffer**: operands. A dense stream reads ``rows + cols`` bytes an
+  array a slot; broadcast, one read feeds a row (queries) or a column (keys)
+  of the arrays' square grid, so the reads shrink by its side. A paired
+  Kaleido head does not stream: each array's matcher loads its tile group's
+  features (``2 rows + 2 cols`` tokens of every channel) into its own buffer
+  once, and feeds its array from there (two bytes a port);
+* **accumulation buffer**: scores, each pass's drained read-modify-write, and
+  the softmax unit's reads;
+* **DRAM**: weights once per layer, ``Q``, ``K``, ``V`` and the attention's
+  output, activations that do not fit in half the global buffer.
+
+An operation takes the longest of the four, its ``bound``. Serially, a layer
+is the sum of its operations. Pipelined (the default), the attention runs in
+blocks of queries whose scores fill half the accumulation buffer: the arrays'
+Q K^T of one block beside the vector unit's softmax of the one before and the
+arrays' P V of the one before that; each step lasts as long as its busiest
+resource, and the first two and last two steps fill and drain the pipeline.
+
+Energy: the PEs' actions as :mod:`golden.energy` counts them (each kind's own;
+gated arrays cost nothing between their slots but their clock gate), the
+dispatcher and softmax units (busy when working, idle otherwise, for the whole
+layer), SRAM bytes, the operands' wires, DRAM bits and standing power, and the
+logic's leakage by area (:mod:`sim.chip.memories`). What runs for the whole
+layer is shared among the operations by their own times.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from golden import drain
+from golden.energy import workload_energy
+from golden.softmax import ROW_PASSES
+
+from .chip import OPS, SCORE_BYTES, UNITS, Chip, HeadWork, SignOff
+from .memories import (DRAM_PJ_PER_BIT, DRAM_REFRESH_W, DRAM_STANDBY_W, LOGIC_LEAKAGE_MW_PER_MM2,
+                       WIRE_FJ_PER_BIT_MM, feature_pj_per_byte, sram_mm2_per_mib, sram_pj_per_byte)
+from .vdits import VDiT
+
+__all__ = ["Kind", "kinds_of", "layer_cost", "chip_area", "RESOURCES", "ATTENTION"]
+
+#: What bounds an operation: ``compute`` is the arrays' (the vector unit's for softmax).
+RESOURCES = ("compute", "global_buffer", "acc_buffer", "dram")
+#: The operations the pipelined schedule overlaps.
+ATTENTION = ("qk", "softmax", "pv")
+
+
+@dataclass(frozen=True)
+class Kind:
+    """One kind of array on a chip: its ``arrays``, its head's ``work`` and its ``sign``-off."""
+
+    arrays: int
+    work: HeadWork
+    sign: SignOff
+
+
+def kinds_of(design: str, chip: Chip, heads: dict, signs: dict) -> dict[str, Kind]:
+    """The array kinds of ``design``'s chip: the baseline chip's are all plain;
+    Kaleido's are its ``kaleido_share`` of Kaleido arrays and the rest plain.
+    ``heads`` and ``signs`` map ``kaleido`` and ``baseline`` to a head's work and
+    a sign-off."""
+    plain = Kind(chip.arrays, heads["baseline"], signs["baseline"])
+    if design == "baseline":
+        return {"baseline": plain}
+    k = chip.kaleido_arrays
+    out = {"kaleido": Kind(k, heads["kaleido"], signs["kaleido"])} if k else {}
+    if k < chip.arrays:
+        out["baseline"] = Kind(chip.arrays - k, heads["baseline"], signs["baseline"])
+    return out
+
+
+@dataclass
+class _Work:
+    """One kind's share of one operation."""
+
+    slots: float = 0.0              # array slots, summed over the kind's arrays
+    low: float = 0.0                # the slots' interval
+    high: float = 0.0
+    tiles: float = 0.0              # tile-group passes (each drains once)
+    full: float = 0.0
+    nibble: float = 0.0
+    matcher_busy: float = 0.0       # unit-cycles
+    scheduler_busy: float = 0.0
+
+
+@dataclass
+class _Op:
+    work: dict = field(default_factory=dict)    # kind -> _Work
+    extra_cycles: float = 0.0       # cycles outside the arrays' slots (tail, lead, softmax rows)
+    global_bytes: float = 0.0       # operand reads from the global buffer
+    feature_bytes: float = 0.0      # reads from the matchers' own feature buffers
+    acc_bytes: float = 0.0          # accumulation-buffer accesses
+    dram_bytes: float = 0.0
+    wire_bit_mm: float = 0.0
+    softmax_busy: float = 0.0       # unit-cycles
+
+
+def _gemm(m: int, k: int, n: int, chip: Chip) -> tuple[float, float]:
+    """Slots (summed over arrays) and tiles of a dense ``[m, k] x [k, n]`` product."""
+    tiles = -(-m // chip.rows) * -(-n // chip.cols)
+    return tiles * max(k, drain.drain_spacing(chip.rows)), tiles
+
+
+class _Reads:
+    """The global buffer's reads and their wires, broadcast or not."""
+
+    def __init__(self, chip: Chip, edge_mm: float):
+        self.side = math.sqrt(chip.arrays) if chip.operand_broadcast else 1.0
+        # A broadcast read runs along a row of the grid, the chip's edge; one to a
+        # single array half of it, on average.
+        self.mm = edge_mm if chip.operand_broadcast else edge_mm / 2
+
+    def add(self, op: _Op, per_array_bytes: float) -> None:
+        """``per_array_bytes``: what the arrays need, counted once per array."""
+        reads = per_array_bytes / self.side
+        op.global_bytes += reads
+        op.wire_bit_mm += reads * 8 * self.mm
+
+
+def _dense(op: _Op, kinds: dict, chip: Chip, slots: float, tiles: float, macs: float, reads: _Reads) -> None:
+    """A dense product spread over every array, each kind its share; operands streamed."""
+    for name, kind in kinds.items():
+        w = op.work.setdefault(name, _Work())
+        share = kind.arrays / chip.arrays
+        w.slots += slots * share
+        w.low += slots * share
+        w.high += slots * share
+        w.tiles += tiles * share
+        w.full += macs * share
+    reads.add(op, slots * (chip.rows + chip.cols))
+
+
+def _qk(model: VDiT, tokens: int, kinds: dict, chip: Chip, reads: _Reads) -> _Op:
+    h, d = model.heads, model.head_dim
+    text = model.text_tokens if model.joint_text else 0
+    n_all = tokens + text
+    op = _Op()
+    rate = {name: kind.arrays / kind.work.slots for name, kind in kinds.items()}
+    waits = [0.0]
+    for name, kind in kinds.items():
+        heads = h * rate[name] / sum(rate.values())     # this kind's share of the heads
+        hw, w = kind.work, op.work.setdefault(name, _Work())
+        w.slots, w.low, w.high = heads * hw.slots, heads * hw.slots_low, heads * hw.slots_high
+        w.tiles, w.full, w.nibble = heads * hw.passes, heads * hw.full_products, heads * hw.nibble_products
+        w.scheduler_busy = heads * hw.scheduler_busy
+        if hw.matcher:
+            w.matcher_busy = w.slots                    # each array's matcher, while its engine runs
+        if hw.paired:
+            # Each tile group's features, loaded once into its matcher's buffer, then
+            # fed a slot at a time from there.
+            groups = -(-tokens // (2 * chip.rows)) * -(-tokens // (2 * chip.cols))
+            reads.add(op, heads * groups * 2 * (chip.rows + chip.cols) * d)
+            op.feature_bytes += w.slots * (chip.rows + chip.cols) * kind.sign.port_bytes
+        else:
+            reads.add(op, w.slots * (chip.rows + chip.cols))
+        if kind.sign.scheduler is not None:
+            # The engines wait for the scheduler's clusters of each head's first
+            # channel group (HeadWork.lead: one scheduler per operand stream). A
+            # stream's batches are independent, so the kind's schedulers share the
+            # layer's 2h streams and each stream's wait shrinks with those it gets.
+            schedulers = -(-kind.arrays // kind.sign.clusters)
+            waits.append(hw.lead * min(1.0, 2 * h / schedulers))
+    if text:                                    # text rows and columns join, dense on every array
+        extra = (n_all * n_all - tokens * tokens) * d
+        slots, tiles = _gemm(n_all, d, n_all, chip)
+        share = extra / (n_all * n_all * d)
+        _dense(op, kinds, chip, h * slots * share, h * tiles * share, h * extra, reads)
+    op.extra_cycles = drain.tail_cycles(chip.rows, chip.cols) + max(waits)
+    op.acc_bytes = sum(w.tiles for w in op.work.values()) * chip.rows * chip.cols * 2 * SCORE_BYTES
+    op.dram_bytes = 2 * n_all * model.hidden            # Q and K of every head, as the projection left them
+    return op
+
+
+def _softmax(model: VDiT, tokens: int, sign: SignOff, chip: Chip, row_cycles: int, cross_row_cycles: int) -> _Op:
+    h = model.heads
+    n_all = tokens + (model.text_tokens if model.joint_text else 0)
+    op = _Op()
+    units = max(1, chip.softmax_lanes // sign.softmax_lanes)
+    rows = h * n_all
+    op.extra_cycles = -(-rows // units) * row_cycles
+    op.softmax_busy = rows * row_cycles                 # unit-cycles
+    # Every pass reads each score again; the last writes its code.
+    op.acc_bytes = h * n_all * n_all * (ROW_PASSES * SCORE_BYTES + 1)
+    if not model.joint_text and cross_row_cycles:
+        # The cross-attention's rows, a text token long (Wan2.1): the same unit.
+        cross = h * tokens
+        op.extra_cycles += -(-cross // units) * cross_row_cycles
+        op.softmax_busy += cross * cross_row_cycles
+        op.acc_bytes += cross * model.text_tokens * (ROW_PASSES * SCORE_BYTES + 1)
+    return op
+
+
+def _pv(model: VDiT, tokens: int, kinds: dict, chip: Chip, reads: _Reads) -> _Op:
+    h, d = model.heads, model.head_dim
+    n_all = tokens + (model.text_tokens if model.joint_text else 0)
+    op = _Op()
+    slots, tiles = _gemm(n_all, n_all, d, chip)
+    _dense(op, kinds, chip, h * slots, h * tiles, h * n_all * n_all * d, reads)
+    op.extra_cycles = drain.tail_cycles(chip.rows, chip.cols)
+    op.acc_bytes = h * tiles * chip.rows * chip.cols * SCORE_BYTES
+    op.dram_bytes = n_all * model.hidden + tokens * model.hidden    # V in, the attention's output out
+    return op
+
+
+def _linear(model: VDiT, tokens: int, kinds: dict, chip: Chip, reads: _Reads) -> _Op:
+    h, d, hidden = model.heads, model.head_dim, model.hidden
+    n_all = tokens + (model.text_tokens if model.joint_text else 0)
+    half_gb = chip.global_buffer_mib * 2 ** 20 / 2
+    op = _Op()
+    # (m, k, n, whether [k, n] is a weight matrix streamed from DRAM)
+    gemms = [(n_all, hidden, 3 * hidden, True), (n_all, hidden, hidden, True), (tokens, hidden, model.mlp, True),
+             (tokens, model.mlp, hidden, True)]
+    if not model.joint_text:                            # cross-attention to the text (Wan2.1)
+        t = model.text_tokens
+        gemms += [(tokens, hidden, hidden, True), (t, hidden, 2 * hidden, True), (tokens, hidden, hidden, True)]
+        gemms += [(tokens, d, t, False)] * h + [(tokens, t, d, False)] * h
+    for m, k, n, weights in gemms:
+        slots, tiles = _gemm(m, k, n, chip)
+        _dense(op, kinds, chip, slots, tiles, m * k * n, reads)
+        op.extra_cycles += drain.tail_cycles(chip.rows, chip.cols)
+        op.acc_bytes += tiles * chip.rows * chip.cols * SCORE_BYTES
+        spill = (m * k + m * n) if m * k > half_gb else 0      # activations that do not stay on chip
+        op.dram_bytes += (k * n if weights else 0) + spill
+    return op
+
+
+def _seconds(op: _Op, chip: Chip, slots: float) -> dict:
+    """Each resource's time for ``op`` (``slots`` over all arrays)."""
+    f = chip.clock_mhz * 1e6
+    return {"compute": (slots / chip.arrays + op.extra_cycles) / f,
+            "global_buffer": op.global_bytes / chip.global_bytes_per_cycle / f,
+            "acc_buffer": op.acc_bytes / chip.acc_bytes_per_cycle / f,
+            "dram": op.dram_bytes / chip.dram_bytes_per_s}
+
+
+def _blocks(model: VDiT, tokens: int, chip: Chip) -> int:
+    """Blocks of queries the pipelined attention runs: as many rows of scores as
+    half the accumulation buffer holds, per head."""
+    n_all = tokens + (model.text_tokens if model.joint_text else 0)
+    rows = max(1, int(chip.acc_buffer_mib * 2 ** 20 / 2 // (n_all * SCORE_BYTES)))
+    return model.heads * -(-n_all // rows)
+
+
+def _steps(blocks: int) -> dict[tuple, int]:
+    """The pipelined attention's steps, as {which of Q K^T, softmax, P V run: how
+    many steps}: in step ``i`` the arrays run Q K^T of block ``i`` and P V of
+    block ``i - 2``, the vector unit softmax of block ``i - 1``."""
+    def active(i):
+        return (i < blocks, 1 <= i <= blocks, 2 <= i <= blocks + 1)
+    counts = {}
+    picked = [i for i in (0, 1, 2) if i < blocks + 2] + [i for i in (blocks - 1, blocks, blocks + 1) if i > 2]
+    for i in picked:
+        counts[active(i)] = counts.get(active(i), 0) + 1
+    if blocks - 4 > 0:                                  # steps 3 .. blocks - 2, all three at once
+        counts[active(3)] = counts.get(active(3), 0) + blocks - 4
+    return counts
+
+
+def _layer_time(per_op: dict, chip: Chip, blocks: int) -> float:
+    """The layer's seconds from each operation's resource times ``per_op[name]``."""
+    alone = {name: max(t.values()) for name, t in per_op.items()}
+    if chip.schedule == "serial":
+        return sum(alone.values())
+    # Pipelined: a step lasts as long as its busiest resource: the arrays (Q K^T
+    # and P V), the vector unit (softmax), or a memory serving all of them.
+    total = 0.0
+    for running, count in _steps(blocks).items():
+        ops = [o for o, on in zip(ATTENTION, running) if on]
+        arrays = sum(per_op[o]["compute"] for o in ops if o != "softmax")
+        vector = per_op["softmax"]["compute"] if "softmax" in ops else 0.0
+        memory = [sum(per_op[o][r] for o in ops) for r in RESOURCES if r != "compute"]
+        total += count * max(arrays, vector, *memory) / blocks
+    return total + alone["linear"]
+
+
+def layer_cost(model: VDiT, tokens: int, kinds: dict[str, Kind], chip: Chip, softmax_row_cycles: int,
+               cross_row_cycles: int = 0) -> dict:
+    """One layer's forward pass on ``chip`` with arrays of ``kinds`` (:func:`kinds_of`).
+
+    Per operation: ``time_s`` (alone, the longest of its resources) with its
+    interval, each resource's seconds, its ``bound``, bytes moved and
+    ``energy_j`` by unit; and the layer's ``time_s`` (pipelined or serial, as
+    the chip runs) with its interval, energy, energy by unit, and cycles."""
+    f = chip.clock_mhz * 1e6
+    sign = next(iter(kinds.values())).sign              # the softmax unit is the same on every kind
+    area = chip_area(kinds, chip)
+    reads = _Reads(chip, math.sqrt(area["total"]))
+    ops = {"qk": _qk(model, tokens, kinds, chip, reads),
+           "softmax": _softmax(model, tokens, sign, chip, softmax_row_cycles, cross_row_cycles),
+           "pv": _pv(model, tokens, kinds, chip, reads), "linear": _linear(model, tokens, kinds, chip, reads)}
+    per_op = {e: {n: _seconds(op, chip, sum(getattr(w, a) for w in op.work.values())) for n, op in ops.items()}
+              for e, a in (("time", "slots"), ("low", "low"), ("high", "high"))}
+    blocks = _blocks(model, tokens, chip)
+    time_s = _layer_time(per_op["time"], chip, blocks)
+    interval = [_layer_time(per_op[e], chip, blocks) for e in ("low", "high")]
+    alone = {n: max(t.values()) for n, t in per_op["time"].items()}
+    # What runs for the whole layer is shared among the operations by their own times.
+    share = {n: t / sum(alone.values()) for n, t in alone.items()}
+    cycles = time_s * f
+    out = {}
+    for name, op in ops.items():
+        t = per_op["time"][name]
+        energy = _dynamic_energy(op, kinds, chip, cycles * share[name])
+        out[name] = {"time_s": alone[name], "time_interval_s": [max(per_op[e][name].values()) for e in ("low", "high")],
+                     "compute_s": t["compute"], "memory_s": t["dram"], "global_buffer_s": t["global_buffer"],
+                     "acc_buffer_s": t["acc_buffer"], "bound": max(RESOURCES, key=lambda r: t[r]),
+                     "cycles": alone[name] * f, "global_buffer_bytes": op.global_bytes, "acc_bytes": op.acc_bytes,
+                     "sram_bytes": op.global_bytes + op.acc_bytes + op.feature_bytes, "dram_bytes": op.dram_bytes,
+                     "energy_j": energy}
+    standing = _standing_energy(kinds, chip, area, cycles)
+    for name, o in out.items():
+        for unit, j in standing.items():
+            o["energy_j"][unit] = o["energy_j"].get(unit, 0.0) + j * share[name]
+        o["energy_total_j"] = sum(o["energy_j"].values())
+    by_unit = {u: sum(o["energy_j"].get(u, 0.0) for o in out.values()) for u in UNITS}
+    return {"ops": out, "time_s": time_s, "time_interval_s": interval, "serial_time_s": sum(alone.values()),
+            "energy_j": sum(o["energy_total_j"] for o in out.values()), "energy_by_unit_j": by_unit,
+            "cycles": cycles, "blocks": blocks}
+
+
+def _dynamic_energy(op: _Op, kinds: dict, chip: Chip, clocked_cycles: float) -> dict:
+    """Joules by unit of what ``op`` does; ``clocked_cycles`` is the op's share of
+    the layer, during which ungated arrays run their clock."""
+    f = chip.clock_mhz
+    tail = drain.tail_cycles(chip.rows, chip.cols)
+    pe = dispatcher = 0.0
+    for name, kind in kinds.items():
+        w, s = op.work.get(name, _Work()), kind.sign
+        actions = {a: s.energy(s.pe, a, chip) for a in ("full_mac", "nibble_mac", "idle", "hand_over", "drain_shift")}
+        # Gated, an array's clock runs while it issues slots (and drains its tail).
+        busy = w.slots + (kind.arrays * tail if w.slots else 0)
+        clocked = busy if chip.gate_idle_arrays else max(busy, kind.arrays * clocked_cycles)
+        pe += workload_energy(clocked, chip.rows, chip.cols, w.full, w.nibble, w.tiles, actions, 0.0, f)["energy_pj"]
+        if s.matcher is not None:
+            dispatcher += w.matcher_busy * (s.energy(s.matcher, "busy", chip) - s.energy(s.matcher, "idle", chip))
+        if s.scheduler is not None:
+            dispatcher += w.scheduler_busy * (s.energy(s.scheduler, "busy", chip) - s.energy(s.scheduler, "idle", chip))
+    sign = next(iter(kinds.values())).sign
+    softmax = op.softmax_busy * (sign.energy(sign.softmax, "busy", chip) - sign.energy(sign.softmax, "idle", chip))
+    sram = (op.global_bytes + op.acc_bytes) * sram_pj_per_byte(chip.node) + op.feature_bytes * feature_pj_per_byte(
+        chip.node)
+    return {"pe_arrays": pe * 1e-12, "dispatcher": dispatcher * 1e-12, "softmax": softmax * 1e-12,
+            "sram": sram * 1e-12, "wires": op.wire_bit_mm * WIRE_FJ_PER_BIT_MM * 1e-15,
+            "dram": op.dram_bytes * 8 * DRAM_PJ_PER_BIT * 1e-12}
+
+
+def _standing_energy(kinds: dict, chip: Chip, area: dict, cycles: float) -> dict:
+    """Joules by unit of what runs for the whole layer's ``cycles``: idle clocks,
+    clock gates, DRAM's standby and refresh, and the logic's leakage."""
+    sign = next(iter(kinds.values())).sign
+    units = max(1, chip.softmax_lanes // sign.softmax_lanes)
+    pj = {"softmax": units * cycles * sign.energy(sign.softmax, "idle", chip), "dispatcher": 0.0, "pe_arrays": 0.0}
+    for kind in kinds.values():
+        s = kind.sign
+        if s.matcher is not None:
+            pj["dispatcher"] += kind.arrays * cycles * s.energy(s.matcher, "idle", chip)
+        if s.scheduler is not None:
+            pj["dispatcher"] += -(-kind.arrays // s.clusters) * cycles * s.energy(s.scheduler, "idle", chip)
+        if chip.gate_idle_arrays and s.clock_gate is not None:
+            pj["pe_arrays"] += kind.arrays * cycles * s.energy(s.clock_gate, "cycle", chip)
+    seconds = cycles / (chip.clock_mhz * 1e6)
+    logic = area["pe_arrays"] + area["dispatcher"] + area["softmax"]
+    out = {u: v * 1e-12 for u, v in pj.items()}
+    out["dram"] = chip.dram_channels * (DRAM_STANDBY_W + DRAM_REFRESH_W) * seconds
+    out["leakage"] = logic * LOGIC_LEAKAGE_MW_PER_MM2 * 1e-3 * seconds
+    return out
+
+
+def chip_area(kinds: dict[str, Kind], chip: Chip) -> dict:
+    """mm^2 of the chip's units: PE arrays (with their clock gates), dispatcher, softmax, SRAM."""
+    sign = next(iter(kinds.values())).sign
+    units = max(1, chip.softmax_lanes // sign.softmax_lanes)
+    pe = disp = 0.0
+    for kind in kinds.values():
+        s = kind.sign
+        pe += kind.arrays * chip.rows * chip.cols * s.area_mm2(s.pe, chip)
+        if chip.gate_idle_arrays and s.clock_gate is not None:
+            pe += kind.arrays * s.area_mm2(s.clock_gate, chip)
+        if s.matcher is not None:
+            disp += kind.arrays * s.area_mm2(s.matcher, chip)
+        if s.scheduler is not None:
+            disp += -(-kind.arrays // s.clusters) * s.area_mm2(s.scheduler, chip)
+    out = {"pe_arrays": pe, "dispatcher": disp, "softmax": units * sign.area_mm2(sign.softmax, chip),
+           "sram": (chip.global_buffer_mib + chip.acc_buffer_mib) * sram_mm2_per_mib()}
+    out["total"] = sum(out.values())
+    return out
