@@ -197,11 +197,11 @@ def balanced(chip: Chip, head_dim: int = 128) -> Chip:
     arrays run dense. Each array makes ``rows x cols`` scores every ``head_dim``
     slots; the vector unit reads each :data:`~golden.softmax.ROW_PASSES` times,
     a score per lane a cycle; the accumulation buffer takes the arrays' scores
-    (read-modify-written, two accesses), the vector unit's reads and its codes,
+    (drained whole, one access each), the vector unit's reads and its codes,
     and its banks are widened to the first power of two of bits that moves them all."""
     scores = chip.arrays * chip.rows * chip.cols / head_dim
     lanes = int(ROW_PASSES * scores)
-    need = (2 * scores + ROW_PASSES * scores) * SCORE_BYTES + scores     # drains, the passes' reads, codes
+    need = (scores + ROW_PASSES * scores) * SCORE_BYTES + scores        # drains, the passes' reads, codes
     bits = chip.sram_bank_bits
     while replace(chip, sram_bank_bits=bits).acc_bytes_per_cycle < need:
         bits *= 2

@@ -24,6 +24,7 @@ every worker needs this project installed (``pip install -e .``).
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import math
@@ -46,7 +47,7 @@ from ..errors import UserError
 
 __all__ = ["WORKLOADS", "check_scheduler", "workload_tag", "representative_trace", "computed_steps",
            "shard_config", "shard_operands", "run_shard", "plan_shards", "signoffs", "run_estimate",
-           "summarize", "iso_area_arrays"]
+           "summarize", "iso_area_arrays", "compute_shards", "dask_client"]
 
 #: ``video``: a real clip at the model's grid, noised per step by the sampler's
 #: flow-matching schedule; ``proxy``: the panned photograph, the same at every step.
@@ -306,6 +307,21 @@ def run_estimate(model: VDiT, resolution: str, chip: Chip, workload: str, out_di
                  steps: int | None = None, **design) -> dict:
     """Compute the planned shards on Dask (skipping those ``out_dir/shards`` holds),
     then :func:`summarize`. ``progress(done, total)`` follows the shards."""
+    with dask_client(scheduler, workers) as client:
+        cfg, results = compute_shards(client, model, resolution, chip, workload, out_dir, per_step, samples, seed,
+                                      clip, progress, steps, **design)
+    summary = summarize(model, resolution, chip, cfg, results, signs)
+    summary.update(workload=workload, per_step=per_step, tile_samples=samples,
+                   shard_seconds=sum(r["seconds"] for r in results))
+    return summary
+
+
+def compute_shards(client, model: VDiT, resolution: str, chip: Chip, workload: str, out_dir: str, per_step: int,
+                   samples: int | None, seed: int = 0, clip: str = DEFAULT_CLIP, progress=None,
+                   steps: int | None = None, **design) -> tuple[Config, list[dict]]:
+    """The design point of the heads and every planned shard's result: read from
+    ``out_dir/shards``, or computed on ``client`` (a callable giving a Dask client,
+    asked only when a shard is missing) and written there as each finishes."""
     from dask.distributed import as_completed
 
     cfg = shard_config(model, resolution, chip, **design)
@@ -323,29 +339,41 @@ def run_estimate(model: VDiT, resolution: str, chip: Chip, workload: str, out_di
     if progress:
         progress(len(results), len(plan))
     if todo:
-        client = _client(scheduler, workers)
-        try:
-            futures = {client.submit(run_shard, model, cfg, workload, shard, samples, clip, pure=False): path
-                       for shard, path in todo}
-            for fut in as_completed(futures):
-                r = fut.result()
-                shard_dir.mkdir(parents=True, exist_ok=True)
-                # A name of this process's own, should another run share the folder.
-                tmp = futures[fut].with_suffix(f".{os.getpid()}.tmp")
-                tmp.write_text(json.dumps(r))
-                os.replace(tmp, futures[fut])
-                results.append(r)
-                if progress:
-                    progress(len(results), len(plan))
-        finally:
-            cluster = client.cluster
-            client.close()
+        c = client()
+        futures = {c.submit(run_shard, model, cfg, workload, shard, samples, clip, pure=False): path
+                   for shard, path in todo}
+        for fut in as_completed(futures):
+            r = fut.result()
+            shard_dir.mkdir(parents=True, exist_ok=True)
+            # A name of this process's own, should another run share the folder.
+            tmp = futures[fut].with_suffix(f".{os.getpid()}.tmp")
+            tmp.write_text(json.dumps(r))
+            os.replace(tmp, futures[fut])
+            results.append(r)
+            if progress:
+                progress(len(results), len(plan))
+    return cfg, results
+
+
+@contextlib.contextmanager
+def dask_client(scheduler: str | None, workers: int | None):
+    """A callable that gives a Dask client, made the first time it is called (a
+    run whose shards are all on disk starts no cluster), closed with its cluster
+    when the block ends."""
+    made = []
+
+    def client():
+        if not made:
+            made.append(_client(scheduler, workers))
+        return made[0]
+    try:
+        yield client
+    finally:
+        for c in made:
+            cluster = c.cluster
+            c.close()
             if cluster is not None:
                 cluster.close()
-    summary = summarize(model, resolution, chip, cfg, results, signs)
-    summary.update(workload=workload, per_step=per_step, tile_samples=samples,
-                   shard_seconds=sum(r["seconds"] for r in results))
-    return summary
 
 
 #: How long a Dask scheduler named on the command line has to answer.
@@ -359,7 +387,7 @@ def _client(scheduler: str | None, workers: int | None):
 
     if not scheduler:
         return Client(LocalCluster(n_workers=workers or os.cpu_count() or 1, threads_per_worker=1,
-                                   processes=True, dashboard_address=None))
+                                   processes=True, dashboard_address=":0"))
     try:
         return Client(scheduler, timeout=CONNECT_SECONDS)
     except (OSError, TimeoutError, ValueError, TypeError) as exc:

@@ -29,8 +29,9 @@ What each operation moves, and the resource that bounds it:
   Kaleido head does not stream: each array's matcher loads its tile group's
   features (``2 rows + 2 cols`` tokens of every channel) into its own buffer
   once, and feeds its array from there (two bytes a port);
-* **accumulation buffer**: scores, each pass's drained read-modify-write, and
-  the softmax unit's reads;
+* **accumulation buffer**: scores, drained once by a dense tile, read and
+  written by each pass of a paired head (later channel groups add to them),
+  and the softmax unit's reads;
 * **DRAM**: weights once per layer, ``Q``, ``K``, ``V`` and the attention's
   output, activations that do not fit in half the global buffer.
 
@@ -192,7 +193,10 @@ def _qk(model: VDiT, tokens: int, kinds: dict, chip: Chip, reads: _Reads) -> _Op
         share = extra / (n_all * n_all * d)
         _dense(op, kinds, chip, h * slots * share, h * tiles * share, h * extra, reads)
     op.extra_cycles = drain.tail_cycles(chip.rows, chip.cols) + max(waits)
-    op.acc_bytes = sum(w.tiles for w in op.work.values()) * chip.rows * chip.cols * 2 * SCORE_BYTES
+    # A paired head's passes drain partial scores that later channel groups add
+    # to (read-modify-write); a dense tile drains each score whole, once.
+    op.acc_bytes = sum(w.tiles * (2 if kinds[name].work.paired else 1) for name, w in op.work.items()
+                       if name in kinds) * chip.rows * chip.cols * SCORE_BYTES
     op.dram_bytes = 2 * n_all * model.hidden            # Q and K of every head, as the projection left them
     return op
 

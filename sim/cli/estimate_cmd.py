@@ -13,7 +13,7 @@ import sys
 from .common import UserError, atomic_output, check_output_dir, json_safe, print_json
 from .options import add_knobs, design_knobs, given, refuse_unused
 
-__all__ = ["register"]
+__all__ = ["register", "add_run_arguments", "prepare", "claimed", "progress_bar"]
 
 
 #: The design knobs an estimate takes, for Kaleido's heads and sign-off (the
@@ -23,13 +23,22 @@ DESIGN_KNOBS = ("variant", "accumulators", "lookahead", "issue_window", "cluster
 
 
 def register(sub, parser_class) -> None:
+    p = sub.add_parser("estimate", help="a whole vDiT on the chip: Kaleido against the baseline (sampled, on Dask)",
+                       description=__doc__)
+    add_run_arguments(p)
+    p.add_argument("--json", action="store_true", help="print the summary as JSON on stdout")
+    p.add_argument("--out", required=True, metavar="DIR",
+                   help="output folder: summary.json, estimate.png and shards/ (kept, so a rerun resumes)")
+    p.set_defaults(func=cmd_estimate)
+
+
+def add_run_arguments(p) -> None:
+    """What a run of sampled heads on a chip takes (``estimate`` and ``explore``)."""
     from sim.chip.chip import CHIPS
     from sim.chip.vdits import RESOLUTIONS, VDITS
 
     from ..chip.estimate import DEFAULT_CLIP, WORKLOADS
 
-    p = sub.add_parser("estimate", help="a whole vDiT on the chip: Kaleido against the baseline (sampled, on Dask)",
-                       description=__doc__)
     p.add_argument("--model", required=True, choices=list(VDITS), help="the model whose shape runs")
     p.add_argument("--resolution", default="480p", choices=RESOLUTIONS, help="video resolution (default 480p)")
     p.add_argument("--workload", default="video", choices=WORKLOADS,
@@ -51,20 +60,17 @@ def register(sub, parser_class) -> None:
     p.add_argument("--workers", type=int, metavar="N", help="workers of the local cluster (default: one per core)")
     p.add_argument("--seed", type=int, default=0, help="seed of the heads' draw (default 0)")
     add_knobs(p, *DESIGN_KNOBS, notes={"variant": "Kaleido's dispatcher; the baseline has none"})
-    p.add_argument("--json", action="store_true", help="print the summary as JSON on stdout")
-    p.add_argument("--out", required=True, metavar="DIR",
-                   help="output folder: summary.json, estimate.png and shards/ (kept, so a rerun resumes)")
-    p.set_defaults(func=cmd_estimate)
 
 
-def cmd_estimate(args) -> int:
+def prepare(args):
+    """Check a run's arguments, then measure the sign-off: ``(model, chip, cfg,
+    knobs, out, liberty, signs)``. Every refusal comes before anything is written."""
     from sim.chip.chip import ChipError, chip_from
     from golden.config import KNOBS, Part
     from sim.chip.vdits import VDiTError, vdit
     from synth.flow import default_liberty
 
-    from ..chip.estimate import (check_scheduler, computed_steps, representative_trace, run_estimate, shard_config,
-                            signoffs)
+    from ..chip.estimate import check_scheduler, computed_steps, representative_trace, shard_config, signoffs
 
     if args.sample < 1:
         raise UserError(f"--sample {args.sample}: compute at least one head per step")
@@ -110,8 +116,15 @@ def cmd_estimate(args) -> int:
     trace = (representative_trace(model, cfg, args.workload, args.clip, args.steps)
              if cfg.dispatch.parts[1] and not cfg.issue_window else None)
     signs = signoffs(cfg, liberty, trace)
-    bar = _bar()
-    with _claimed(out):
+    return model, chip, cfg, knobs, out, liberty, signs
+
+
+def cmd_estimate(args) -> int:
+    from ..chip.estimate import run_estimate
+
+    model, chip, cfg, knobs, out, liberty, signs = prepare(args)
+    bar = progress_bar("heads")
+    with claimed(out):
         summary = run_estimate(model, args.resolution, chip, args.workload, out, args.sample,
                                args.tile_samples or None, signs, scheduler=args.scheduler, workers=args.workers,
                                seed=args.seed, clip=args.clip, progress=bar, steps=args.steps, **knobs)
@@ -159,7 +172,7 @@ MAX_WORKERS_PER_CORE = 4
 
 
 @contextlib.contextmanager
-def _claimed(out: str):
+def claimed(out: str):
     """Hold ``out`` for this run: a second estimate into the same folder is refused
     (it would compute every shard again), and a run that fails before writing
     anything leaves no folder it made behind."""
@@ -201,7 +214,9 @@ def _clock_at_node(cfg, chip, liberty: str) -> dict:
     return out
 
 
-def _bar():
+def progress_bar(what: str):
+    """A tqdm bar of ``what`` on stderr, as a ``progress(done, total)`` callback
+    (``(None, None)`` closes it)."""
     from tqdm import tqdm
     state = {}
 
@@ -211,7 +226,7 @@ def _bar():
                 state["bar"].close()
             return
         if "bar" not in state:
-            state["bar"] = tqdm(total=total, desc="heads", unit="head", file=sys.stderr, initial=done)
+            state["bar"] = tqdm(total=total, desc=what, unit=what.rstrip("s"), file=sys.stderr, initial=done)
         else:
             state["bar"].update(done - state["bar"].n)
     return update

@@ -20,7 +20,7 @@ from golden.workload import WorkloadError
 
 from ..experiments import report
 from ..workload import DEFAULT_CLIP
-from . import attention_cmd, blocks_cmd, estimate_cmd, golden_cmd, linear_cmd, workload_cmd
+from . import attention_cmd, blocks_cmd, estimate_cmd, explore_cmd, golden_cmd, linear_cmd, workload_cmd
 from .common import UserError
 
 __all__ = ["main", "build_parser"]
@@ -60,6 +60,7 @@ def build_parser() -> argparse.ArgumentParser:
     report.register(sub)
     workload_cmd.register(sub, _Parser)
     estimate_cmd.register(sub, _Parser)
+    explore_cmd.register(sub, _Parser)
 
     dm = sub.add_parser("demo", help="the main job on the defaults, with a summary")
     dm.add_argument("--out", default="out/demo", metavar="DIR", help="output folder (default out/demo)")

@@ -115,18 +115,18 @@ def test_the_banner_counts_the_heads_it_computes():
 
 
 def test_one_estimate_at_a_time_in_a_folder(tmp_path):
-    from sim.cli.estimate_cmd import _claimed
+    from sim.cli.estimate_cmd import claimed
     from sim.errors import UserError
     out = tmp_path / "out"
-    with _claimed(str(out)):
+    with claimed(str(out)):
         with pytest.raises(UserError, match="another kaleido estimate is writing there"):
-            with _claimed(str(out)):
+            with claimed(str(out)):
                 pass
     assert out.is_dir() and not (out / ".estimate.lock").exists()
     # A run that fails before writing anything leaves no folder it made.
     fresh = tmp_path / "fresh"
     with pytest.raises(RuntimeError):
-        with _claimed(str(fresh)):
+        with claimed(str(fresh)):
             raise RuntimeError("no scheduler")
     assert not fresh.exists()
 

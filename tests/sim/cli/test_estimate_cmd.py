@@ -1,4 +1,5 @@
-"""``kaleido estimate``'s refusals: one line, exit 2, nothing written."""
+"""``kaleido estimate``'s refusals, and ``kaleido explore``'s (the same checks):
+one line, exit 2, nothing written."""
 
 import subprocess
 import sys
@@ -6,6 +7,7 @@ import sys
 import pytest
 
 KALEIDO = [sys.executable, "-m", "sim", "estimate"]
+EXPLORE = [sys.executable, "-m", "sim", "explore"]
 
 
 @pytest.mark.parametrize("args, message", [
@@ -19,9 +21,10 @@ KALEIDO = [sys.executable, "-m", "sim", "estimate"]
     (["--model", "wan2.1", "--issue-window", "4", "--lookahead", "3"], "channel window in its place"),
     (["--model", "wan2.1", "--accumulators", "5"], "invalid choice: 5"),
 ])
-def test_bad_input_is_one_line(tmp_path, args, message):
+@pytest.mark.parametrize("command", [KALEIDO, EXPLORE], ids=["estimate", "explore"])
+def test_bad_input_is_one_line(tmp_path, command, args, message):
     out = tmp_path / "out"
-    r = subprocess.run(KALEIDO + args + ["--out", str(out)], capture_output=True, text=True)
+    r = subprocess.run(command + args + ["--out", str(out)], capture_output=True, text=True)
     assert r.returncode == 2 and message in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
     assert not out.exists()
 

@@ -1,0 +1,132 @@
+"""The break-even map: where, in reuse and chip parameters, Kaleido's chip is
+faster or cheaper than a baseline chip of the same area.
+
+A design point is a chip (the given one or its ``balanced`` version, with a
+vector unit and an accumulation buffer that keep up with its arrays; the share
+of its arrays that are Kaleido's) and a reuse level. The reuse level is the share of the baseline
+array's ``Q K^T`` slots that Kaleido's array saves on a head. The heads an
+estimate computed (:func:`sim.chip.estimate.compute_shards`) carry the
+workload's own level, step by step (the noise level sets it); the map goes
+beyond them by scaling every computed head to a level: its slots, their
+interval, its products and passes by the same factor, so that a head keeps its
+mix of products and its dispatcher's work per slot. Each point is then priced as
+``kaleido estimate`` prices a model (:func:`sim.chip.estimate.summarize`),
+against the baseline chip of Kaleido's area and against the baseline chip of
+the same arrays. The points run on Dask, like the shards.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+
+from .chip import Chip, balanced, baseline_head
+from .estimate import summarize
+from .vdits import VDiT
+
+__all__ = ["REUSE_LEVELS", "SHARES", "chip_presets", "measured_levels", "at_level", "price_point", "break_even",
+           "explore"]
+
+#: Reuse levels the map prices: the share of the baseline's Q K^T slots saved.
+REUSE_LEVELS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
+#: Shares of the arrays that are Kaleido's.
+SHARES = (0.25, 0.5, 1.0)
+
+#: What scales with a head's slots when its reuse level changes.
+_SCALED = ("slots", "slots_low", "slots_high", "full_products", "nibble_products", "passes")
+
+
+def chip_presets(chip: Chip) -> dict[str, Chip]:
+    """The chips the map tries: ``chip`` and ``chip`` with a vector unit and an
+    accumulation buffer that keep up with its arrays (:func:`sim.chip.chip.balanced`)."""
+    return {"chip": chip, "balanced": balanced(chip)}
+
+
+def _base_slots(model: VDiT, tokens: int, chip: Chip) -> float:
+    return baseline_head(tokens, model.head_dim, chip.rows, chip.cols).slots
+
+
+def measured_levels(model: VDiT, tokens: int, chip: Chip, results: list[dict]) -> dict[int, float]:
+    """Each computed step's reuse level: one less its heads' mean slots over the baseline's."""
+    base = _base_slots(model, tokens, chip)
+    steps = {}
+    for r in results:
+        steps.setdefault(r["shard"][0], []).append(r["head"]["slots"])
+    return {s: 1 - float(np.mean(v)) / base for s, v in sorted(steps.items())}
+
+
+def at_level(model: VDiT, tokens: int, chip: Chip, results: list[dict], level: float) -> list[dict]:
+    """``results`` with every head scaled to ``level``."""
+    base = _base_slots(model, tokens, chip)
+    out = []
+    for r in results:
+        head = dict(r["head"])
+        factor = base * (1 - level) / head["slots"]
+        for k in _SCALED:
+            head[k] = head[k] * factor
+        out.append({**r, "head": head})
+    return out
+
+
+def price_point(model: VDiT, resolution: str, chip: Chip, cfg, results: list[dict], signs: dict,
+                level: float | None) -> dict:
+    """One design point (a Dask task): ``chip`` at reuse ``level`` (None: the
+    workload's own), against the baseline at equal area and at equal arrays."""
+    heads = results if level is None else at_level(model, cfg.tokens, chip, results, level)
+    s = summarize(model, resolution, chip, cfg, heads, signs)
+    k, iso = s["designs"]["kaleido"], s["designs"]["baseline_iso_area"]
+    return {"level": level, "lanes": chip.softmax_lanes, "share": chip.kaleido_share,
+            "iso_speedup": s["iso_area"]["speedup"], "iso_energy_ratio": s["iso_area"]["energy_ratio"],
+            "speedup": s["speedup"], "energy_ratio": s["energy_ratio"], "area_overhead": s["area_overhead"],
+            "time_s": k["time_s"], "energy_j": k["energy_j"], "area_mm2": k["area_mm2"]["total"],
+            "iso_time_s": iso["time_s"], "iso_energy_j": iso["energy_j"], "iso_arrays": s["iso_area"]["arrays"]}
+
+
+def break_even(points: list[dict], key: str) -> float | None:
+    """The reuse level at which ``key`` (Kaleido's time or energy over the
+    baseline's, as a ratio where 1 is even) reaches 1, linearly between the
+    levels priced; None if it never does, 0.0 if it is there without reuse.
+    ``key`` ending in ``speedup`` is even from below (faster), else from above."""
+    pts = sorted((p for p in points if p["level"] is not None), key=lambda p: p["level"])
+    faster = key.endswith("speedup")
+
+    def pays(v):
+        return v >= 1 if faster else v <= 1
+    for a, b in zip(pts, pts[1:]):
+        if pays(a[key]):
+            return a["level"]
+        if pays(b[key]):
+            return a["level"] + (b["level"] - a["level"]) * (1 - a[key]) / (b[key] - a[key])
+    return pts[-1]["level"] if pts and pays(pts[-1][key]) else None
+
+
+def explore(model: VDiT, resolution: str, chip: Chip, cfg, results: list[dict], signs: dict, client,
+            levels=REUSE_LEVELS, shares=SHARES, progress=None) -> dict:
+    """Every design point on ``client`` (a Dask client), the break-even levels of
+    each chip, and the workload's own levels."""
+    from dask.distributed import as_completed
+
+    chips = [replace(c, kaleido_share=share) for c in chip_presets(chip).values() for share in shares]
+    jobs = [(c, level) for c in chips for level in (None, *levels)]
+    scattered = client.scatter(results, broadcast=True)
+    futures = [client.submit(price_point, model, resolution, c, cfg, scattered, signs, level, pure=False)
+               for c, level in jobs]
+    done = 0
+    for _ in as_completed(futures):
+        done += 1
+        if progress:
+            progress(done, len(futures))
+    points = [f.result() for f in futures]
+    maps = []
+    for c in chips:
+        mine = [p for p in points if p["lanes"] == c.softmax_lanes and p["share"] == c.kaleido_share]
+        maps.append({"lanes": c.softmax_lanes, "share": c.kaleido_share,
+                     "measured": next(p for p in mine if p["level"] is None),
+                     "break_even": {k: break_even(mine, k) for k in ("iso_speedup", "iso_energy_ratio", "speedup",
+                                                                   "energy_ratio")}})
+    return {"model": model.name, "resolution": resolution, "chip": chip.name, "levels": list(levels),
+            "shares": list(shares), "lanes": {k: c.softmax_lanes for k, c in chip_presets(chip).items()},
+            "points": points, "maps": maps,
+            "measured_levels": measured_levels(model, cfg.tokens, chip, results),
+            "paper_point": {"lanes": chip.softmax_lanes, "share": 1.0}}

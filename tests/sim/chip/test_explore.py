@@ -1,0 +1,59 @@
+"""The break-even map: heads scaled to a reuse level, where a ratio reaches 1,
+and the map of a tiny model on a two-worker Dask cluster."""
+
+import pytest
+
+from sim.chip.chip import baseline_head
+from sim.chip.explore import at_level, break_even, chip_presets, explore, measured_levels
+
+from tests.sim.chip.test_estimate import CHIP, SIGNS, TINY, estimate  # noqa: F401  (the fixture)
+
+
+def test_a_head_scaled_to_a_level_keeps_its_mix():
+    base = baseline_head(TINY.tokens("480p"), TINY.head_dim, CHIP.rows, CHIP.cols).slots
+    head = {"slots": base * 0.8, "slots_low": base * 0.7, "slots_high": base * 0.9, "full_products": 100.0,
+            "nibble_products": 50.0, "passes": 40.0, "lead": 7, "scheduler_busy": 9}
+    results = [{"shard": [0, 0, 0], "head": head}, {"shard": [0, 0, 1], "head": dict(head, slots=base * 0.6)}]
+    assert measured_levels(TINY, TINY.tokens("480p"), CHIP, results) == {0: pytest.approx(0.3)}
+    half = at_level(TINY, TINY.tokens("480p"), CHIP, results, 0.5)
+    assert [r["head"]["slots"] for r in half] == pytest.approx([base / 2, base / 2])
+    h = half[0]["head"]
+    assert (h["slots_low"], h["slots_high"]) == pytest.approx((base * 0.7 * 0.625, base * 0.9 * 0.625))
+    assert (h["full_products"], h["nibble_products"], h["passes"]) == pytest.approx((62.5, 31.25, 25.0))
+    assert (h["lead"], h["scheduler_busy"]) == (7, 9)                 # the scheduler's work is per head
+    assert results[0]["head"]["slots"] == base * 0.8                  # the shards themselves are untouched
+
+
+def test_break_even_is_where_a_ratio_reaches_one():
+    def pts(values):
+        return [{"level": i / 10, "iso_speedup": v, "iso_energy_ratio": 2 - v} for i, v in enumerate(values)]
+    rising = pts([0.6, 0.8, 0.9, 1.1, 1.3])
+    assert break_even(rising, "iso_speedup") == pytest.approx(0.25)           # between 0.9 at 0.2 and 1.1 at 0.3
+    assert break_even(rising, "iso_energy_ratio") == pytest.approx(0.25)
+    assert break_even(pts([0.5, 0.6]), "iso_speedup") is None
+    assert break_even(pts([1.2, 1.3]), "iso_speedup") == 0.0
+    assert break_even([{"level": None, "iso_speedup": 9.0}] + pts([0.5, 1.0]), "iso_speedup") == pytest.approx(0.1)
+
+
+def test_the_map_runs_on_dask(estimate):
+    import json
+
+    from dask.distributed import Client, LocalCluster
+
+    from sim.chip.estimate import shard_config
+
+    out, _, _ = estimate
+    results = [json.loads(p.read_text()) for p in sorted((out / "shards").glob("*.json"))]
+    cfg = shard_config(TINY, "480p", CHIP)
+    with Client(LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=":0")) as client:
+        found = explore(TINY, "480p", CHIP, cfg, results, SIGNS, client, levels=(0.0, 0.5, 0.9), shares=(0.5, 1.0))
+    assert len(found["points"]) == 2 * 2 * 4                    # two chips, two shares, three levels and the own
+    lanes = {c.softmax_lanes for c in chip_presets(CHIP).values()}
+    assert {(m["lanes"], m["share"]) for m in found["maps"]} == {(l, s) for l in lanes for s in (0.5, 1.0)}
+    for m in found["maps"]:
+        mine = sorted((p for p in found["points"] if (p["lanes"], p["share"]) == (m["lanes"], m["share"])
+                       and p["level"] is not None), key=lambda p: p["level"])
+        # More reuse never slows Kaleido's chip, and the baseline of its area stays put.
+        assert all(a["time_s"] >= b["time_s"] for a, b in zip(mine, mine[1:]))
+        assert len({p["iso_time_s"] for p in mine}) == 1
+        assert m["break_even"]["iso_speedup"] == break_even(mine, "iso_speedup")
