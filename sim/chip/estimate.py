@@ -203,7 +203,7 @@ def iso_area_arrays(chip: Chip, kinds: dict, signs: dict, base_head: HeadWork) -
 
 
 def _price(model: VDiT, tokens: int, chip: Chip, design: str, heads: dict, stands_for: dict, base_head: HeadWork,
-           signs: dict, per_row: int, cross: int) -> dict:
+           signs: dict, per_row: int, cross: int, dense_factor: float = 1.0) -> dict:
     """One design's whole model: time (with its interval, and serially), energy
     (with its interval), both by operation, energy by unit, each operation's
     resources' seconds and what bounds it, and area."""
@@ -215,13 +215,13 @@ def _price(model: VDiT, tokens: int, chip: Chip, design: str, heads: dict, stand
     kinds = None
     for step in range(model.steps):
         head = heads[stands_for[step]]
-        kinds = kinds_of(design, chip, {"kaleido": head, "baseline": base_head}, signs)
+        kinds = kinds_of(design, chip, {"kaleido": head, "baseline": base_head}, signs, dense_factor)
         layer = layer_cost(model, tokens, kinds, chip, per_row, cross)
         # The energy interval: the layer again at the ends of the slots' interval
         # (the products held at their estimates).
         for end, key in (("slots_low", "energy_low_j"), ("slots_high", "energy_high_j")):
             at = kinds_of(design, chip, {"kaleido": replace(head, slots=getattr(head, end)), "baseline": base_head},
-                          signs)
+                          signs, dense_factor)
             total[key] += repeat * layer_cost(model, tokens, at, chip, per_row, cross)["energy_j"]
         total["time_s"] += repeat * layer["time_s"]
         total["time_low_s"] += repeat * layer["time_interval_s"][0]
@@ -247,9 +247,10 @@ _RESOURCE_KEYS = {"compute": "compute_s", "global_buffer": "global_buffer_s", "a
 
 
 def summarize(model: VDiT, resolution: str, chip: Chip, cfg: Config, results: list[dict],
-              signs: dict[str, SignOff], confidence: float = 0.95) -> dict:
+              signs: dict[str, SignOff], confidence: float = 0.95, dense_factor: float = 1.0) -> dict:
     """The whole model on both chips, and on the baseline chip of Kaleido's area,
-    from the computed shards."""
+    from the computed shards. ``dense_factor`` below 1 is a what-if: Kaleido's
+    arrays need that share of P V's and the linear layers' dense slots."""
     z = NormalDist().inv_cdf((1 + confidence) / 2)
     tokens = cfg.tokens
     heads = _combine(results, model, z)
@@ -264,7 +265,7 @@ def summarize(model: VDiT, resolution: str, chip: Chip, cfg: Config, results: li
     # A model with cross-attention to its text (not joint) has rows a text long too.
     cross = 0 if model.joint_text else row_cycles(softmax_spec(model.text_tokens, cfg.acc_bits), cfg.vector_lanes)
     args = (heads, stands_for, base_head, signs, per_row, cross)
-    out = {d: _price(model, tokens, chip, d, *args) for d in DESIGNS}
+    out = {d: _price(model, tokens, chip, d, *args, dense_factor) for d in DESIGNS}
     first = heads[computed[0]]
     iso = replace(chip, arrays=iso_area_arrays(chip, kinds_of("kaleido", chip, {"kaleido": first,
                                                                                  "baseline": base_head}, signs),

@@ -10,7 +10,9 @@ workload's own level, step by step (the noise level sets it); the map goes
 beyond them by scaling every computed head to a level: its slots, their
 interval, its products and passes by the same factor, so that a head keeps its
 mix of products and its dispatcher's work per slot. Each point is then priced as
-``kaleido estimate`` prices a model (:func:`sim.chip.estimate.summarize`),
+``kaleido estimate`` prices a model (:func:`sim.chip.estimate.summarize`), with
+the reuse in Q K^T alone (as the estimate has it) or, as a bound, in P V and
+the linear layers too at the same level,
 against the baseline chip of Kaleido's area and against the baseline chip of
 the same arrays. The points run on Dask, like the shards.
 """
@@ -25,13 +27,17 @@ from .chip import Chip, balanced, baseline_head
 from .estimate import summarize
 from .vdits import VDiT
 
-__all__ = ["REUSE_LEVELS", "SHARES", "chip_presets", "measured_levels", "at_level", "price_point", "break_even",
+__all__ = ["REUSE_LEVELS", "SHARES", "SCOPES", "chip_presets", "measured_levels", "at_level", "price_point", "break_even",
            "explore"]
 
 #: Reuse levels the map prices: the share of the baseline's Q K^T slots saved.
 REUSE_LEVELS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
 #: Shares of the arrays that are Kaleido's.
 SHARES = (0.25, 0.5, 1.0)
+#: Where the reuse level applies: ``qk`` (what the estimate models) or ``all``
+#: (P V and the linear layers at the same level too: a bound on what their reuse
+#: could add, until their fast models reach chip scale).
+SCOPES = ("qk", "all")
 
 #: What scales with a head's slots when its reuse level changes.
 _SCALED = ("slots", "slots_low", "slots_high", "full_products", "nibble_products", "passes")
@@ -70,13 +76,15 @@ def at_level(model: VDiT, tokens: int, chip: Chip, results: list[dict], level: f
 
 
 def price_point(model: VDiT, resolution: str, chip: Chip, cfg, results: list[dict], signs: dict,
-                level: float | None) -> dict:
+                level: float | None, scope: str = "qk") -> dict:
     """One design point (a Dask task): ``chip`` at reuse ``level`` (None: the
-    workload's own), against the baseline at equal area and at equal arrays."""
+    workload's own) in Q K^T, and with ``scope="all"`` in P V and the linear
+    layers too, against the baseline at equal area and at equal arrays."""
     heads = results if level is None else at_level(model, cfg.tokens, chip, results, level)
-    s = summarize(model, resolution, chip, cfg, heads, signs)
+    factor = 1 - level if scope == "all" and level is not None else 1.0
+    s = summarize(model, resolution, chip, cfg, heads, signs, dense_factor=factor)
     k, iso = s["designs"]["kaleido"], s["designs"]["baseline_iso_area"]
-    return {"level": level, "lanes": chip.softmax_lanes, "share": chip.kaleido_share,
+    return {"level": level, "scope": scope, "lanes": chip.softmax_lanes, "share": chip.kaleido_share,
             "iso_speedup": s["iso_area"]["speedup"], "iso_energy_ratio": s["iso_area"]["energy_ratio"],
             "speedup": s["speedup"], "energy_ratio": s["energy_ratio"], "area_overhead": s["area_overhead"],
             "time_s": k["time_s"], "energy_j": k["energy_j"], "area_mm2": k["area_mm2"]["total"],
@@ -108,10 +116,11 @@ def explore(model: VDiT, resolution: str, chip: Chip, cfg, results: list[dict], 
     from dask.distributed import as_completed
 
     chips = [replace(c, kaleido_share=share) for c in chip_presets(chip).values() for share in shares]
-    jobs = [(c, level) for c in chips for level in (None, *levels)]
+    jobs = [(c, level, scope) for c in chips for scope in SCOPES for level in (None, *levels)
+            if level is not None or scope == "qk"]
     scattered = client.scatter(results, broadcast=True)
-    futures = [client.submit(price_point, model, resolution, c, cfg, scattered, signs, level, pure=False)
-               for c, level in jobs]
+    futures = [client.submit(price_point, model, resolution, c, cfg, scattered, signs, level, scope, pure=False)
+               for c, level, scope in jobs]
     done = 0
     for _ in as_completed(futures):
         done += 1
@@ -120,11 +129,14 @@ def explore(model: VDiT, resolution: str, chip: Chip, cfg, results: list[dict], 
     points = [f.result() for f in futures]
     maps = []
     for c in chips:
-        mine = [p for p in points if p["lanes"] == c.softmax_lanes and p["share"] == c.kaleido_share]
-        maps.append({"lanes": c.softmax_lanes, "share": c.kaleido_share,
-                     "measured": next(p for p in mine if p["level"] is None),
-                     "break_even": {k: break_even(mine, k) for k in ("iso_speedup", "iso_energy_ratio", "speedup",
-                                                                   "energy_ratio")}})
+        for scope in SCOPES:
+            mine = [p for p in points if p["lanes"] == c.softmax_lanes and p["share"] == c.kaleido_share
+                    and p["scope"] == scope]
+            own = next(p for p in points if p["lanes"] == c.softmax_lanes and p["share"] == c.kaleido_share
+                       and p["level"] is None)
+            maps.append({"lanes": c.softmax_lanes, "share": c.kaleido_share, "scope": scope, "measured": own,
+                         "break_even": {k: break_even(mine, k) for k in ("iso_speedup", "iso_energy_ratio",
+                                                                       "speedup", "energy_ratio")}})
     return {"model": model.name, "resolution": resolution, "chip": chip.name, "levels": list(levels),
             "shares": list(shares), "lanes": {k: c.softmax_lanes for k, c in chip_presets(chip).items()},
             "points": points, "maps": maps,

@@ -59,7 +59,7 @@ from golden import drain
 from golden.energy import workload_energy
 from golden.softmax import ROW_PASSES
 
-from .chip import OPS, SCORE_BYTES, UNITS, Chip, HeadWork, SignOff
+from .chip import SCORE_BYTES, UNITS, Chip, HeadWork, SignOff
 from .memories import (DRAM_PJ_PER_BIT, DRAM_REFRESH_W, DRAM_STANDBY_W, LOGIC_LEAKAGE_MW_PER_MM2,
                        WIRE_FJ_PER_BIT_MM, feature_pj_per_byte, sram_mm2_per_mib, sram_pj_per_byte)
 from .vdits import VDiT
@@ -74,23 +74,27 @@ ATTENTION = ("qk", "softmax", "pv")
 
 @dataclass(frozen=True)
 class Kind:
-    """One kind of array on a chip: its ``arrays``, its head's ``work`` and its ``sign``-off."""
+    """One kind of array on a chip: its ``arrays``, its head's ``work`` and its
+    ``sign``-off; ``dense_factor``, the share of a dense product's slots and
+    products it needs (1: it runs P V and the linear layers dense; below, a
+    what-if of reuse there, :mod:`sim.chip.explore`)."""
 
     arrays: int
     work: HeadWork
     sign: SignOff
+    dense_factor: float = 1.0
 
 
-def kinds_of(design: str, chip: Chip, heads: dict, signs: dict) -> dict[str, Kind]:
+def kinds_of(design: str, chip: Chip, heads: dict, signs: dict, dense_factor: float = 1.0) -> dict[str, Kind]:
     """The array kinds of ``design``'s chip: the baseline chip's are all plain;
-    Kaleido's are its ``kaleido_share`` of Kaleido arrays and the rest plain.
-    ``heads`` and ``signs`` map ``kaleido`` and ``baseline`` to a head's work and
-    a sign-off."""
+    Kaleido's are its ``kaleido_share`` of Kaleido arrays (at ``dense_factor``)
+    and the rest plain. ``heads`` and ``signs`` map ``kaleido`` and ``baseline``
+    to a head's work and a sign-off."""
     plain = Kind(chip.arrays, heads["baseline"], signs["baseline"])
     if design == "baseline":
         return {"baseline": plain}
     k = chip.kaleido_arrays
-    out = {"kaleido": Kind(k, heads["kaleido"], signs["kaleido"])} if k else {}
+    out = {"kaleido": Kind(k, heads["kaleido"], signs["kaleido"], dense_factor)} if k else {}
     if k < chip.arrays:
         out["baseline"] = Kind(chip.arrays - k, heads["baseline"], signs["baseline"])
     return out
@@ -145,16 +149,19 @@ class _Reads:
 
 
 def _dense(op: _Op, kinds: dict, chip: Chip, slots: float, tiles: float, macs: float, reads: _Reads) -> None:
-    """A dense product spread over every array, each kind its share; operands streamed."""
+    """A dense product spread over every array, each kind a share as fast as it
+    runs it (so that all finish together); operands streamed."""
+    rate = {name: kind.arrays / kind.dense_factor for name, kind in kinds.items()}
     for name, kind in kinds.items():
         w = op.work.setdefault(name, _Work())
-        share = kind.arrays / chip.arrays
-        w.slots += slots * share
-        w.low += slots * share
-        w.high += slots * share
-        w.tiles += tiles * share
-        w.full += macs * share
-    reads.add(op, slots * (chip.rows + chip.cols))
+        share = rate[name] / sum(rate.values())
+        mine = slots * share * kind.dense_factor
+        w.slots += mine
+        w.low += mine
+        w.high += mine
+        w.tiles += tiles * share * kind.dense_factor
+        w.full += macs * share * kind.dense_factor
+        reads.add(op, mine * (chip.rows + chip.cols))
 
 
 def _qk(model: VDiT, tokens: int, kinds: dict, chip: Chip, reads: _Reads) -> _Op:

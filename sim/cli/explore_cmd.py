@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 
 from .common import atomic_output, json_safe, print_json
 from .estimate_cmd import add_run_arguments, claimed, prepare, progress_bar
@@ -49,7 +48,8 @@ def cmd_explore(args) -> int:
         print_json(found)
     else:
         for m in found["maps"]:
-            print(f"{m['lanes']:>6} lanes, {100 * m['share']:3.0f} % Kaleido arrays: {say(m)}")
+            where = "Q K^T" if m["scope"] == "qk" else "every product"
+            print(f"{m['lanes']:>6} lanes, {100 * m['share']:3.0f} % Kaleido arrays, reuse in {where}: {say(m)}")
         print(f"{out}/explore.json, {out}/explore.png")
     return 0
 
@@ -59,7 +59,7 @@ def say(m: dict) -> str:
     def level(x):
         return "never (up to 90 %)" if x is None else f"from {100 * x:.0f} %"
     b, own = m["break_even"], m["measured"]
-    return (f"faster than the baseline of its area {level(b['iso_speedup'])} of Q K^T's slots saved, "
+    return (f"faster than the baseline of its area {level(b['iso_speedup'])} of the slots saved, "
             f"cheaper {level(b['iso_energy_ratio'])}; on the workload's own heads "
             f"{own['iso_speedup']:.3f}x the speed at {own['iso_energy_ratio']:.3f}x the energy")
 
@@ -72,22 +72,27 @@ def plot(found: dict, path: str) -> None:
     fig, axes = plt.subplots(1, 3, figsize=(13, 3.9))
     levels = [100 * x for x in found["levels"]]
     own = [100 * x for x in found["measured_levels"].values()]
+    colours = {}
     for m in found["maps"]:
         pts = sorted((p for p in found["points"] if p["level"] is not None and p["lanes"] == m["lanes"]
-                      and p["share"] == m["share"]), key=lambda p: p["level"])
-        label = f"{m['lanes']} lanes, {100 * m['share']:.0f} % Kaleido"
-        line, = axes[0].plot(levels, [p["iso_speedup"] for p in pts], "o-", ms=3, label=label)
-        axes[1].plot(levels, [p["iso_energy_ratio"] for p in pts], "o-", ms=3, color=line.get_color())
+                      and p["share"] == m["share"] and p["scope"] == m["scope"]), key=lambda p: p["level"])
+        key = (m["lanes"], m["share"])
+        style = "o-" if m["scope"] == "qk" else "o--"
+        label = f"{m['lanes']} lanes, {100 * m['share']:.0f} % Kaleido" if key not in colours else None
+        line, = axes[0].plot(levels, [p["iso_speedup"] for p in pts], style, ms=3, label=label, color=colours.get(key))
+        colours[key] = line.get_color()
+        axes[1].plot(levels, [p["iso_energy_ratio"] for p in pts], style, ms=3, color=colours[key])
         axes[2].scatter([p["time_s"] / p["iso_time_s"] for p in pts], [p["energy_j"] / p["iso_energy_j"] for p in pts],
-                        s=12, color=line.get_color())
+                        s=12, color=colours[key], marker="o" if m["scope"] == "qk" else "x")
     for ax, what in ((axes[0], "speed over the baseline of equal area"),
                      (axes[1], "energy over the baseline of equal area")):
         ax.axhline(1.0, color="k", lw=0.8)
         for x in own:
             ax.axvline(x, color="0.8", lw=0.6, zorder=0)
-        ax.set_xlabel("Q K^T slots saved (%); grey: the workload's steps")
+        ax.set_xlabel("slots saved (%): solid Q K^T's, dashed every product's; grey: the workload's steps")
         ax.set_ylabel(what)
-    paper = next(m for m in found["maps"] if m["lanes"] == found["paper_point"]["lanes"] and m["share"] == 1.0)
+    paper = next(m for m in found["maps"] if m["lanes"] == found["paper_point"]["lanes"] and m["share"] == 1.0
+                 and m["scope"] == "qk")
     p = paper["measured"]
     axes[2].scatter([p["time_s"] / p["iso_time_s"]], [p["energy_j"] / p["iso_energy_j"]], marker="*", s=160,
                     color="k", label="the paper's design point")

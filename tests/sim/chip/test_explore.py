@@ -47,13 +47,22 @@ def test_the_map_runs_on_dask(estimate):
     cfg = shard_config(TINY, "480p", CHIP)
     with Client(LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=":0")) as client:
         found = explore(TINY, "480p", CHIP, cfg, results, SIGNS, client, levels=(0.0, 0.5, 0.9), shares=(0.5, 1.0))
-    assert len(found["points"]) == 2 * 2 * 4                    # two chips, two shares, three levels and the own
+    # Two chips, two shares; the workload's own heads, and three levels in Q K^T or in every product.
+    assert len(found["points"]) == 2 * 2 * (1 + 3 + 3)
     lanes = {c.softmax_lanes for c in chip_presets(CHIP).values()}
-    assert {(m["lanes"], m["share"]) for m in found["maps"]} == {(l, s) for l in lanes for s in (0.5, 1.0)}
+    assert {(m["lanes"], m["share"], m["scope"]) for m in found["maps"]} == {
+        (l, s, scope) for l in lanes for s in (0.5, 1.0) for scope in ("qk", "all")}
     for m in found["maps"]:
-        mine = sorted((p for p in found["points"] if (p["lanes"], p["share"]) == (m["lanes"], m["share"])
-                       and p["level"] is not None), key=lambda p: p["level"])
+        mine = sorted((p for p in found["points"] if (p["lanes"], p["share"], p["scope"]) == (
+            m["lanes"], m["share"], m["scope"]) and p["level"] is not None), key=lambda p: p["level"])
         # More reuse never slows Kaleido's chip, and the baseline of its area stays put.
         assert all(a["time_s"] >= b["time_s"] for a, b in zip(mine, mine[1:]))
         assert len({p["iso_time_s"] for p in mine}) == 1
         assert m["break_even"]["iso_speedup"] == break_even(mine, "iso_speedup")
+    # Reuse in every product is never slower than in Q K^T alone, and equal without reuse.
+    for qk in (p for p in found["points"] if p["scope"] == "qk" and p["level"] is not None):
+        every = next(p for p in found["points"] if p["scope"] == "all" and p["level"] == qk["level"]
+                     and (p["lanes"], p["share"]) == (qk["lanes"], qk["share"]))
+        assert every["time_s"] <= qk["time_s"] * (1 + 1e-12)
+        if qk["level"] == 0:
+            assert every["time_s"] == pytest.approx(qk["time_s"])

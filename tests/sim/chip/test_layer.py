@@ -203,3 +203,14 @@ def test_a_mixed_chip_shares_the_heads_so_both_kinds_finish_together():
     none = replace(chip, kaleido_share=0)
     assert layer_cost(TINY, N, kinds_of("kaleido", none, heads, signs), none, 50) == layer_cost(
         TINY, N, kinds_of("baseline", none, heads, signs), none, 50)
+
+
+def test_a_kind_that_reuses_in_dense_work_takes_more_of_it():
+    base = baseline_head(N, TINY.head_dim, 4, 4)
+    chip = replace(SMALL, arrays=8)
+    kinds = {"kaleido": Kind(4, base, KALEIDO, dense_factor=0.5), "baseline": Kind(4, base, PLAIN)}
+    pv = layer_cost(TINY, N, kinds, chip, 50)["ops"]["pv"]
+    dense = layer_cost(TINY, N, plain(chip), chip, 50)["ops"]["pv"]
+    # Half the slots a product on four arrays, all of them on the other four: the
+    # Kaleido arrays take two thirds of the products, and the whole takes 3/4 the time.
+    assert pv["compute_s"] - 12e-9 == pytest.approx((dense["compute_s"] - 12e-9) * 8 / (4 / 0.5 + 4))
