@@ -89,7 +89,7 @@ def plot(found: dict, path: str) -> None:
         ax.axhline(1.0, color="k", lw=0.8)
         for x in own:
             ax.axvline(x, color="0.8", lw=0.6, zorder=0)
-        ax.set_xlabel("slots saved (%): solid Q K^T's, dashed every product's; grey: the workload's steps")
+        ax.set_xlabel("slots saved (%)")
         ax.set_ylabel(what)
     paper = next(m for m in found["maps"] if m["lanes"] == found["paper_point"]["lanes"] and m["share"] == 1.0
                  and m["scope"] == "qk")
@@ -102,8 +102,9 @@ def plot(found: dict, path: str) -> None:
     axes[2].set_ylabel("energy / baseline's (equal area)")
     axes[2].legend(fontsize=7)
     axes[0].legend(fontsize=7)
-    fig.suptitle(f"Where Kaleido pays: {found['model']} {found['resolution']} on the {found['chip']} chip, "
-                 f"against a baseline chip of the same area (below 1 on the right: Kaleido wins)", fontsize=9)
+    fig.suptitle(f"Where Kaleido pays: {found['model']} {found['resolution']} on the {found['chip']} chip against a "
+                 "baseline chip of the same area. Solid (o): reuse in Q K^T; dashed (x): in every product, a bound; "
+                 "grey: the workload's own steps", fontsize=9)
     fig.tight_layout()
     with atomic_output(path, ".png") as tmp:
         fig.savefig(tmp, dpi=110, format="png")
