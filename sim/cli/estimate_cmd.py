@@ -239,15 +239,20 @@ def _plot(summary: dict, path: str) -> None:
 
     from sim.chip.chip import DESIGNS, OPS
 
-    fig, axes = plt.subplots(1, 2, figsize=(9, 3.6))
+    designs = list(DESIGNS) + ["baseline_iso_area"]
+    names = ["Kaleido", "baseline", "baseline,\nKaleido's area"]
+    fig, axes = plt.subplots(1, 2, figsize=(10, 3.8))
     for ax, key, unit in ((axes[0], "time_by_op_s", "s"), (axes[1], "energy_by_op_j", "J")):
-        bottom = [0.0] * len(DESIGNS)
+        bottom = [0.0] * len(designs)
         for op in OPS:
-            vals = [summary["designs"][d][key][op] for d in DESIGNS]
-            ax.bar(DESIGNS, vals, bottom=bottom, label=op)
+            vals = [summary["designs"][d][key][op] for d in designs]
+            ax.bar(names, vals, bottom=bottom, label=op)
             bottom = [b + v for b, v in zip(bottom, vals)]
         ax.set_ylabel(unit)
-        ax.set_title(("time" if unit == "s" else "energy") + " by operation")
+        ax.set_title("time by operation (each alone)" if unit == "s" else "energy by operation")
+    # The layer's time as the chip runs it (pipelined, its operations overlap).
+    axes[0].scatter(names, [summary["designs"][d]["time_s"] for d in designs], marker="_", s=900, color="k",
+                    zorder=3, label=summary["chip"]["schedule"])
     axes[0].legend(fontsize=8)
     fig.suptitle(f"{summary['model']} {summary['resolution']} on the {summary['chip']['name']} chip "
                  f"(sampled; not the model's activations)", fontsize=9)
