@@ -19,6 +19,7 @@ the same arrays. The points run on Dask, like the shards.
 
 from __future__ import annotations
 
+import os
 from dataclasses import replace
 
 import numpy as np
@@ -27,8 +28,8 @@ from .chip import Chip, balanced, baseline_head
 from .estimate import summarize
 from .vdits import VDiT
 
-__all__ = ["REUSE_LEVELS", "SHARES", "SCOPES", "chip_presets", "measured_levels", "at_level", "price_point", "break_even",
-           "explore"]
+__all__ = ["REUSE_LEVELS", "SHARES", "SCOPES", "chip_presets", "measured_levels", "at_level", "price_point",
+           "break_even", "explore", "plot_map"]
 
 #: Reuse levels the map prices: the share of the baseline's Q K^T slots saved.
 REUSE_LEVELS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
@@ -142,3 +143,54 @@ def explore(model: VDiT, resolution: str, chip: Chip, cfg, results: list[dict], 
             "points": points, "maps": maps,
             "measured_levels": measured_levels(model, cfg.tokens, chip, results),
             "paper_point": {"lanes": chip.softmax_lanes, "share": 1.0}}
+
+
+def plot_map(found: dict, path: str) -> None:
+    """The map as a picture at ``path`` (a PNG): speed and energy against the
+    baseline of equal area over the reuse level, and the Pareto plot of time and
+    energy at equal area with the paper's design point starred."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 3, figsize=(13, 3.9))
+    levels = [100 * x for x in found["levels"]]
+    own = [100 * x for x in found["measured_levels"].values()]
+    colours = {}
+    for m in found["maps"]:
+        pts = sorted((p for p in found["points"] if p["level"] is not None and p["lanes"] == m["lanes"]
+                      and p["share"] == m["share"] and p["scope"] == m["scope"]), key=lambda p: p["level"])
+        key = (m["lanes"], m["share"])
+        style = "o-" if m["scope"] == "qk" else "o--"
+        label = f"{m['lanes']} lanes, {100 * m['share']:.0f} % Kaleido" if key not in colours else None
+        line, = axes[0].plot(levels, [p["iso_speedup"] for p in pts], style, ms=3, label=label, color=colours.get(key))
+        colours[key] = line.get_color()
+        axes[1].plot(levels, [p["iso_energy_ratio"] for p in pts], style, ms=3, color=colours[key])
+        axes[2].scatter([p["time_s"] / p["iso_time_s"] for p in pts], [p["energy_j"] / p["iso_energy_j"] for p in pts],
+                        s=12, color=colours[key], marker="o" if m["scope"] == "qk" else "x")
+    for ax, what in ((axes[0], "speed over the baseline of equal area"),
+                     (axes[1], "energy over the baseline of equal area")):
+        ax.axhline(1.0, color="k", lw=0.8)
+        for x in own:
+            ax.axvline(x, color="0.8", lw=0.6, zorder=0)
+        ax.set_xlabel("slots saved (%)")
+        ax.set_ylabel(what)
+    paper = next(m for m in found["maps"] if m["lanes"] == found["paper_point"]["lanes"] and m["share"] == 1.0
+                 and m["scope"] == "qk")
+    p = paper["measured"]
+    axes[2].scatter([p["time_s"] / p["iso_time_s"]], [p["energy_j"] / p["iso_energy_j"]], marker="*", s=160,
+                    color="k", label="the paper's design point")
+    axes[2].axvline(1.0, color="k", lw=0.8)
+    axes[2].axhline(1.0, color="k", lw=0.8)
+    axes[2].set_xlabel("time / baseline's (equal area)")
+    axes[2].set_ylabel("energy / baseline's (equal area)")
+    axes[2].legend(fontsize=7)
+    axes[0].legend(fontsize=7)
+    fig.suptitle(f"Where Kaleido pays: {found['model']} {found['resolution']} on the {found['chip']} chip against a "
+                 "baseline chip of the same area. Solid (o): reuse in Q K^T; dashed (x): in every product, a bound; "
+                 "grey: the workload's own steps", fontsize=9)
+    fig.tight_layout()
+    tmp = f"{path}.{os.getpid()}.tmp"
+    fig.savefig(tmp, dpi=110, format="png")
+    plt.close(fig)
+    os.replace(tmp, path)

@@ -1,6 +1,6 @@
 """The chip-level figures: Fig. 18 (speedup and energy per model), Fig. 22 (arrays x
-buffer size) and Fig. 25 (480p against 720p) analogs, and the paper's chip-level
-claims beside ours, from ``kaleido estimate``'s model (:mod:`sim.chip.estimate`) on a
+buffer size) and Fig. 25 (480p against 720p) analogs, the break-even map at equal
+area, and the paper's chip-level claims beside ours, from ``kaleido estimate``'s model (:mod:`sim.chip.estimate`) on a
 small sampled configuration (:data:`QUICK`)."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from sim.chip.vdits import VDITS, vdit
 from .common import pyplot, save
 
 __all__ = ["QUICK", "PAPER_FIG18", "PAPER_FIG22", "PAPER_CLAIMS", "ARRAY_SIDES", "BUFFERS_MB", "run", "brief",
-           "fig22_grid", "plot", "markdown"]
+           "fig22_grid", "break_even_map", "plot", "markdown", "explore_lines"]
 
 #: The report's quick estimate: 3 denoising steps (first, middle, last) of 1 head
 #: each, 3,000 tile groups a head, the real clip. ``make report`` says so beside
@@ -83,6 +83,7 @@ def run(liberty: str, workers: int = 2) -> dict:
                                     "720p": brief(_estimate(name, "720p", signs_of, workers)[0])}
     m, cfg, results, signs = heads["wan2.1"]
     out["fig22"] = fig22_grid(m, "480p", cfg, results, signs, CHIPS["paper"])
+    out["explore"] = break_even_map(m, cfg, results, signs, workers)
     return out
 
 
@@ -95,6 +96,15 @@ def brief(s: dict) -> dict:
                           "energy_by_unit_j": v["energy_by_unit_j"], "area_mm2": v["area_mm2"]}
                       for d, v in s["designs"].items()}
     return out
+
+
+def break_even_map(model, cfg, results: list, signs: dict, workers: int = 2) -> dict:
+    """``kaleido explore``'s map of Wan2.1 at 480p on the paper's chip, on a local Dask cluster."""
+    from ...chip.estimate import dask_client
+    from ...chip.explore import explore
+
+    with dask_client(None, workers) as client:
+        return explore(model, "480p", CHIPS["paper"], cfg, results, signs, client())
 
 
 def fig22_grid(model, resolution: str, cfg, results: list, signs: dict, base_chip) -> dict:
@@ -143,6 +153,9 @@ def plot(out: Path, data: dict) -> None:
     axes[0].legend(fontsize=7)
     fig.suptitle("Fig. 22 analog: Kaleido on Wan2.1 480p, arrays x buffers (quick sample)", fontsize=9)
     save(fig, out / "fig22_chip.png")
+    if "explore" in c:
+        from ...chip.explore import plot_map
+        plot_map(c["explore"], str(out / "explore_chip.png"))
 
 
 def markdown(d: dict) -> list[str]:
@@ -222,5 +235,27 @@ def markdown(d: dict) -> list[str]:
         cells = [f"{c['fig22'][f'{side}x{mb}']['kaleido']['energy_j'] / ref['energy_j']:.2f} / "
                  f"{PAPER_FIG22['energy'][side][i]:.2f}" for i, mb in enumerate(BUFFERS_MB)]
         lines.append(f"| {side}x{side} | " + " | ".join(cells) + " |")
+    lines.append("")
+    if "explore" in c:
+        lines += explore_lines(c["explore"])
+    return lines
+
+
+def explore_lines(found: dict) -> list[str]:
+    """The break-even map's section: the picture, and each chip's break-even levels."""
+    def level(x):
+        return "never (to 90 %)" if x is None else f"{100 * x:.0f} %"
+    lines = ["### Where Kaleido pays: the break-even map (Wan2.1 480p, `kaleido explore`)", "",
+             "![explore](explore_chip.png)", "",
+             "Against the baseline chip of the same area. The reuse level is the share of Q K^T's slots saved "
+             "(every head of the quick sample scaled to it), in Q K^T alone or, as a bound, in every product. "
+             "The paper's design point is starred.", "",
+             "| vector lanes | Kaleido arrays | reuse in | as fast from | as cheap from | the workload's own: speed, "
+             "energy |", "|---:|---:|---|---:|---:|---|"]
+    for m in found["maps"]:
+        b, own = m["break_even"], m["measured"]
+        lines.append(f"| {m['lanes']} | {100 * m['share']:.0f} % | {'Q K^T' if m['scope'] == 'qk' else 'all'} | "
+                     f"{level(b['iso_speedup'])} | {level(b['iso_energy_ratio'])} | "
+                     f"{own['iso_speedup']:.3f}x, {own['iso_energy_ratio']:.3f}x |")
     lines.append("")
     return lines

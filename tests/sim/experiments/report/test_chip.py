@@ -29,10 +29,12 @@ def test_the_section_shows_ours_beside_the_papers(tmp_path):
     for mb in report_chip.BUFFERS_MB:
         times = [f22[f"{side}x{mb}"]["kaleido"]["time_s"] for side in report_chip.ARRAY_SIDES]
         assert times == sorted(times, reverse=True)
+    data["chip"]["explore"] = report_chip.break_even_map(TINY, runs["480p"][0], runs["480p"][1], SIGNS)
     report_chip.plot(tmp_path, data)
-    for name in ("fig18_chip", "fig22_chip"):
+    for name in ("fig18_chip", "fig22_chip", "explore_chip"):
         assert (tmp_path / f"{name}.png").read_bytes()[:4] == b"\x89PNG"
     text = "\n".join(report_chip.markdown(data))
     for name, (speedup, saving) in report_chip.PAPER_FIG18.items():
         assert f"| {name} |" in text and f"{speedup}x, {saving}x" in text
     assert "quick sample" in text and "7.9 %" in text and "| 720p |" in text
+    assert "break-even map" in text and text.count("| Q K^T |") == text.count("| all |") == 6
