@@ -111,9 +111,10 @@ def break_even(points: list[dict], key: str) -> float | None:
 
 
 def explore(model: VDiT, resolution: str, chip: Chip, cfg, results: list[dict], signs: dict, client,
-            levels=REUSE_LEVELS, shares=SHARES, progress=None) -> dict:
+            levels=REUSE_LEVELS, shares=SHARES, progress=None, design: str = "as-given") -> dict:
     """Every design point on ``client`` (a Dask client), the break-even levels of
-    each chip, and the workload's own levels."""
+    each chip, and the workload's own levels; ``design`` names the PE and
+    dispatcher that ``cfg`` and ``signs`` describe."""
     from dask.distributed import as_completed
 
     chips = [replace(c, kaleido_share=share) for c in chip_presets(chip).values() for share in shares]
@@ -138,7 +139,8 @@ def explore(model: VDiT, resolution: str, chip: Chip, cfg, results: list[dict], 
             maps.append({"lanes": c.softmax_lanes, "share": c.kaleido_share, "scope": scope, "measured": own,
                          "break_even": {k: break_even(mine, k) for k in ("iso_speedup", "iso_energy_ratio",
                                                                        "speedup", "energy_ratio")}})
-    return {"model": model.name, "resolution": resolution, "chip": chip.name, "levels": list(levels),
+    return {"model": model.name, "resolution": resolution, "chip": chip.name, "design": design,
+            "levels": list(levels),
             "shares": list(shares), "lanes": {k: c.softmax_lanes for k, c in chip_presets(chip).items()},
             "points": points, "maps": maps,
             "measured_levels": measured_levels(model, cfg.tokens, chip, results),
@@ -186,9 +188,10 @@ def plot_map(found: dict, path: str) -> None:
     axes[2].set_ylabel("energy / baseline's (equal area)")
     axes[2].legend(fontsize=7)
     axes[0].legend(fontsize=7)
-    fig.suptitle(f"Where Kaleido pays: {found['model']} {found['resolution']} on the {found['chip']} chip against a "
-                 "baseline chip of the same area. Solid (o): reuse in Q K^T; dashed (x): in every product, a bound; "
-                 "grey: the workload's own steps", fontsize=9)
+    fig.suptitle(f"Where Kaleido pays: {found['model']} {found['resolution']}, design {found['design']}, on the "
+                 f"{found['chip']} chip, against a baseline chip of the same area\n"
+                 "solid (o): reuse in Q K^T; dashed (x): in every product, a bound; grey: the workload's own steps",
+                 fontsize=9)
     fig.tight_layout()
     tmp = f"{path}.{os.getpid()}.tmp"
     fig.savefig(tmp, dpi=110, format="png")

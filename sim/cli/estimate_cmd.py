@@ -62,9 +62,10 @@ def add_run_arguments(p) -> None:
     add_knobs(p, *DESIGN_KNOBS, notes={"variant": "Kaleido's dispatcher; the baseline has none"})
 
 
-def prepare(args):
+def prepare(args, sign: bool = True):
     """Check a run's arguments, then measure the sign-off: ``(model, chip, cfg,
-    knobs, out, liberty, signs)``. Every refusal comes before anything is written."""
+    knobs, out, liberty, signs)``. Every refusal comes before anything is written.
+    With ``sign=False`` only the checks run (``signs`` is None)."""
     from sim.chip.chip import ChipError, chip_from
     from golden.config import KNOBS, Part
     from sim.chip.vdits import VDiTError, vdit
@@ -110,6 +111,8 @@ def prepare(args):
     liberty = default_liberty()
     if liberty is None:
         raise UserError("no liberty file for the sign-off figures (make setup fetches OSU018)")
+    if not sign:
+        return model, chip, cfg, knobs, out, liberty, None
     if args.scheduler:
         check_scheduler(args.scheduler)         # before minutes of sign-off, not after
     print(banner(model, args.resolution, cfg, len(computed_steps(model, args.steps)), args.sample), file=sys.stderr)

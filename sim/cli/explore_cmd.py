@@ -7,17 +7,26 @@ from __future__ import annotations
 
 import json
 import os
+from argparse import Namespace
 
-from .common import atomic_output, json_safe, print_json
+from .common import UserError, atomic_output, json_safe, print_json
 from .estimate_cmd import add_run_arguments, claimed, prepare, progress_bar
 
-__all__ = ["register"]
+__all__ = ["register", "DESIGNS"]
+
+#: Designs one run can map side by side: the knobs each sets over the command
+#: line's (the dispatcher variants, and the exact PE with every dispatcher part).
+DESIGNS = {"full": {"variant": "full"}, "pe-m": {"variant": "pe-m"}, "pe-sh": {"variant": "pe-sh"},
+           "pe": {"variant": "pe"}, "exact": {"variant": "full", "accumulators": 4}}
 
 
 def register(sub, parser_class) -> None:
     p = sub.add_parser("explore", help="where Kaleido's chip pays: a break-even map at equal area (on Dask)",
                        description=__doc__)
     add_run_arguments(p)
+    p.add_argument("--designs", metavar="NAME[,NAME...]",
+                   help=f"map several designs side by side, each on its own heads and sign-off: "
+                        f"{', '.join(DESIGNS)} (default: the one the knobs give)")
     p.add_argument("--json", action="store_true", help="print the map as JSON on stdout")
     p.add_argument("--out", required=True, metavar="DIR",
                    help="output folder: explore.json, explore.png and shards/ (shared with estimate: a run "
@@ -29,29 +38,56 @@ def cmd_explore(args) -> int:
     from sim.chip.estimate import compute_shards, dask_client
     from sim.chip.explore import explore, plot_map
 
-    model, chip, cfg, knobs, out, _, signs = prepare(args)
+    names = _designs(args.designs)
+    # Every design's arguments are checked, and its blocks signed off, before any head runs.
+    mine = {name: Namespace(**{**vars(args), **DESIGNS.get(name, {})}) for name in names}
+    for a in mine.values():
+        prepare(a, sign=False)
+    runs = {name: prepare(a) for name, a in mine.items()}
+    out = runs[names[0]][4]
+    found = {}
     with claimed(out), dask_client(args.scheduler, args.workers) as client:
-        bar = progress_bar("heads")
-        cfg, results = compute_shards(client, model, args.resolution, chip, args.workload, out, args.sample,
-                                      args.tile_samples or None, args.seed, args.clip, bar, args.steps, **knobs)
-        bar(None, None)
-        bar = progress_bar("points")
-        found = explore(model, args.resolution, chip, cfg, results, signs, client(), progress=bar)
-        bar(None, None)
-        found.update(workload=args.workload, per_step=args.sample, tile_samples=args.tile_samples or None,
-                     shards=len(results))
+        for name, (model, chip, cfg, knobs, _, _, signs) in runs.items():
+            bar = progress_bar("heads")
+            cfg, results = compute_shards(client, model, args.resolution, chip, args.workload, out, args.sample,
+                                          args.tile_samples or None, args.seed, args.clip, bar, args.steps, **knobs)
+            bar(None, None)
+            bar = progress_bar("points")
+            found[name] = explore(model, args.resolution, chip, cfg, results, signs, client(), progress=bar,
+                                  design=name)
+            bar(None, None)
+            found[name].update(workload=args.workload, per_step=args.sample, shards=len(results),
+                               tile_samples=args.tile_samples or None, knobs=knobs)
         with atomic_output(os.path.join(out, "explore.json"), ".json") as tmp:
             with open(tmp, "w") as fh:
-                json.dump(json_safe(found), fh, indent=2, sort_keys=True)
-        plot_map(found, os.path.join(out, "explore.png"))
+                json.dump(json_safe({"designs": found}), fh, indent=2, sort_keys=True)
+        pictures = {name: os.path.join(out, "explore.png" if i == 0 else f"explore-{name}.png")
+                    for i, name in enumerate(found)}
+        for name, path in pictures.items():
+            plot_map(found[name], path)
     if args.json:
-        print_json(found)
-    else:
-        for m in found["maps"]:
+        print_json({"designs": found})
+        return 0
+    for name, f in found.items():
+        for m in f["maps"]:
             where = "Q K^T" if m["scope"] == "qk" else "every product"
-            print(f"{m['lanes']:>6} lanes, {100 * m['share']:3.0f} % Kaleido arrays, reuse in {where}: {say(m)}")
-        print(f"{out}/explore.json, {out}/explore.png")
+            head = f"{name}: " if len(found) > 1 else ""
+            print(f"{head}{m['lanes']:>6} lanes, {100 * m['share']:3.0f} % Kaleido arrays, reuse in {where}: "
+                  f"{say(m)}")
+    print(f"{out}/explore.json, " + ", ".join(pictures.values()))
     return 0
+
+
+def _designs(spec: str | None) -> list[str]:
+    """The designs ``--designs`` names, in order, each once; ``as-given`` without it."""
+    if spec is None:
+        return ["as-given"]
+    names = [n.strip() for n in spec.split(",") if n.strip()]
+    unknown = [n for n in names if n not in DESIGNS]
+    if unknown or not names:
+        raise UserError(f"--designs {spec}: unknown design(s) {', '.join(unknown) or '(none given)'}; "
+                        f"choose from {', '.join(DESIGNS)}")
+    return list(dict.fromkeys(names))
 
 
 def say(m: dict) -> str:

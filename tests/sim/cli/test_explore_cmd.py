@@ -1,0 +1,29 @@
+"""``kaleido explore``'s own refusals (the rest are ``estimate``'s, tested there):
+one line, exit 2, nothing written."""
+
+import subprocess
+import sys
+
+import pytest
+
+EXPLORE = [sys.executable, "-m", "sim", "explore", "--model", "wan2.1"]
+
+
+@pytest.mark.parametrize("designs, message", [
+    ("full,bogus", "unknown design(s) bogus; choose from full, pe-m, pe-sh, pe, exact"),
+    (",", "(none given)"),
+])
+def test_an_unknown_design_is_one_line(tmp_path, designs, message):
+    out = tmp_path / "out"
+    r = subprocess.run(EXPLORE + ["--designs", designs, "--out", str(out)], capture_output=True, text=True)
+    assert r.returncode == 2 and message in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    assert not out.exists()
+
+
+def test_a_design_refuses_a_knob_it_does_not_read(tmp_path):
+    # The scheduler-only variant has no matcher: its lookahead is refused, before any run.
+    out = tmp_path / "out"
+    r = subprocess.run(EXPLORE + ["--designs", "full,pe-sh", "--lookahead", "3", "--out", str(out)],
+                       capture_output=True, text=True)
+    assert r.returncode == 2 and "--variant pe-sh has none" in r.stderr, r.stderr
+    assert not out.exists()
