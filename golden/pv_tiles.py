@@ -37,7 +37,7 @@ from .config import DIRECTIONS, Config
 from .reuse import FULL, pair_reuse
 from .softmax import P_MAX
 
-__all__ = ["PvTile", "partner_refs", "column_tiles", "pv_tiles"]
+__all__ = ["PvTile", "partner_refs", "column_tiles", "fold_fits", "fold_plan", "pv_tiles"]
 
 
 @dataclass
@@ -98,6 +98,31 @@ def column_tiles(full: np.ndarray, cols: int) -> list[list[int]]:
     return tiles
 
 
+def fold_fits(probs: np.ndarray, partners: np.ndarray, refs: np.ndarray) -> np.ndarray:
+    """Per pair ``(refs[j], partners[j])``: whether ``P0 + P1`` stays a code on
+    every row of ``probs`` (any rows of a head's ``P``; a row not given is taken
+    to fit)."""
+    p16 = np.asarray(probs).astype(np.int16)
+    return (p16[:, partners] + p16[:, refs]).max(axis=0, initial=0) <= P_MAX
+
+
+def fold_plan(states: np.ndarray, cfg: Config, fits):
+    """The column tiles of ``P V~`` and what each folds, from V's reuse
+    ``states`` (``[N, D]``) and ``fits(group, partners, refs)``, each pair's
+    :func:`fold_fits` on the head's codes. Yields, per tile in order,
+    ``(channels, partners, refs, fold)``: the tile's channels of V, the group's
+    pairs, and which of them the tile folds."""
+    for group, sl in cfg.group_slices.items():
+        if sl.stop == sl.start:
+            continue
+        partners, refs = partner_refs(cfg, group)
+        full = states[:, sl] == FULL
+        ok = fits(group, partners, refs)
+        for chans in column_tiles(full, cfg.cols):
+            fold = ok & full[partners][:, chans].all(axis=1)
+            yield np.arange(sl.start, sl.stop)[chans], partners, refs, fold
+
+
 def pv_tiles(probs: np.ndarray, v: np.ndarray, cfg: Config) -> list[PvTile]:
     """The column tiles of ``P V~`` for codes ``probs`` (``[N, N]``, ``0..P_MAX``)
     and int8 values ``v`` (``[N, D]``), as the module describes."""
@@ -109,22 +134,14 @@ def pv_tiles(probs: np.ndarray, v: np.ndarray, cfg: Config) -> list[PvTile]:
     reuse = pair_reuse(v, cfg)
     p16 = probs.astype(np.int16)
     tiles = []
-    for group, sl in cfg.group_slices.items():
-        if sl.stop == sl.start:
-            continue
-        partners, refs = partner_refs(cfg, group)
-        full = reuse.states[:, sl] == FULL
-        # A fold must keep every row's code sum a code.
-        fits = (p16[:, partners] + p16[:, refs]).max(axis=0, initial=0) <= P_MAX
-        for chans in column_tiles(full, cfg.cols):
-            fold = fits & full[partners][:, chans].all(axis=1)
-            keys = np.setdiff1d(np.arange(cfg.tokens), partners[fold])
-            p = p16.copy()
-            np.add.at(p, (slice(None), refs[fold]), p16[:, partners[fold]])
-            channels = np.arange(sl.start, sl.stop)[chans]
-            partner = np.full(cfg.tokens, -1)
-            partner[refs[fold]] = partners[fold]
-            codes = np.where(partner[keys] >= 0, p16[:, np.maximum(partner[keys], 0)], 0).astype(np.int8)
-            tiles.append(PvTile(channels, keys, partners[fold], partner[keys], codes, p[:, keys].astype(np.int8),
-                                np.ascontiguousarray(reuse.approx[np.ix_(keys, channels)])))
+    for channels, partners, refs, fold in fold_plan(reuse.states, cfg,
+                                                     lambda _g, pa, re: fold_fits(p16, pa, re)):
+        keys = np.setdiff1d(np.arange(cfg.tokens), partners[fold])
+        p = p16.copy()
+        np.add.at(p, (slice(None), refs[fold]), p16[:, partners[fold]])
+        partner = np.full(cfg.tokens, -1)
+        partner[refs[fold]] = partners[fold]
+        codes = np.where(partner[keys] >= 0, p16[:, np.maximum(partner[keys], 0)], 0).astype(np.int8)
+        tiles.append(PvTile(channels, keys, partners[fold], partner[keys], codes, p[:, keys].astype(np.int8),
+                            np.ascontiguousarray(reuse.approx[np.ix_(keys, channels)])))
     return tiles

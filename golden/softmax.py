@@ -32,7 +32,7 @@ import numpy as np
 
 __all__ = ["FRAC_BITS", "MULT_BITS", "SHIFT_MAX", "P_MAX", "MAX_ROW", "MAX_LEVELS_PER_STAGE", "SUM_FAN_IN",
            "max_stages", "sum_stages", "pipe_stages", "SoftmaxSpec", "softmax_spec", "softmax_scale",
-           "exp_table", "softmax_codes", "softmax_float_codes", "softmax_cycles", "row_cycles", "ROW_PASSES"]
+           "exp_table", "exp_reach", "softmax_codes", "softmax_float_codes", "softmax_cycles", "row_cycles", "ROW_PASSES"]
 
 #: Fraction bits of the base-2 exponent ``t``; the exponent table has ``2**FRAC_BITS`` entries.
 FRAC_BITS = 8
@@ -182,6 +182,15 @@ def softmax_codes(scores: np.ndarray, mult: int, shift: int, spec: SoftmaxSpec |
     r = (P_MAX << spec.recip_shift) // total
     p = (e * r + (1 << (spec.recip_shift - 1))) >> spec.recip_shift
     return p.astype(np.int8)
+
+
+def exp_reach(mult: int, shift: int, spec: SoftmaxSpec) -> int:
+    """The largest ``d = max - s`` whose exponent ``e`` is not 0 (step 3 gives 0
+    once ``int(t) > exp_bits``, and at least 1 before: the table's entries all
+    exceed ``2**(exp_bits-1)``). A row's codes depend only on its scores within
+    this reach of its maximum."""
+    limit = (spec.exp_bits + 1) << FRAC_BITS          # t below it keeps int(t) <= exp_bits
+    return ((limit << shift) - 1 - ((1 << shift) >> 1)) // mult
 
 
 def softmax_float_codes(scores: np.ndarray, scale: float) -> np.ndarray:

@@ -30,11 +30,12 @@ from golden.reuse import pair_reuse
 from golden.softmax import ROW_PASSES
 
 from .fast_cycles import estimate_cycles
+from .fast_pv import PvWork, pv_work
 from .memories import dram_gbps, sram_bytes_per_cycle
 from .node_scaling import delay_factor, energy_factor, node_key, power_factor, scale_area, scale_energy
 
 __all__ = ["Chip", "CHIPS", "CHIP_LIMITS", "SCHEDULES", "ChipError", "chip_from", "balanced", "SignOff", "Unit",
-           "HeadWork", "baseline_head", "kaleido_head", "DESIGNS", "OPS", "UNITS"]
+           "HeadWork", "baseline_head", "kaleido_head", "pv_figures", "DESIGNS", "OPS", "UNITS"]
 
 #: The two chips an estimate compares (and, beside them, the baseline chip of
 #: Kaleido's area).
@@ -300,7 +301,13 @@ class HeadWork:
     ``passes``, the scheduler's ``lead`` and ``scheduler_busy`` cycles, whether
     passes ran with the ``matcher``, the dense and oracle MAC counts, and whether
     the head ran ``paired`` (Kaleido's passes A-D, each array's matcher loading its
-    tile group's features) or dense (operands streamed to the arrays)."""
+    tile group's features) or dense (operands streamed to the arrays).
+
+    ``P V~`` on the same array, per row tile of queries (:class:`~sim.chip.fast_pv.PvWork`
+    as the engine chooses to run it): ``pv_tiles`` column tiles, ``pv_keys`` keys
+    stepped through over all of them, ``pv_channel_keys`` products per query;
+    ``pv_shared`` whether V's folds run (the share of heads, once averaged).
+    None: dense (the baseline's array, or a head computed without ``V``)."""
 
     slots: float
     slots_low: float
@@ -314,6 +321,10 @@ class HeadWork:
     dense_macs: float = 0.0
     oracle_macs: float = 0.0
     paired: bool = False
+    pv_tiles: float | None = None
+    pv_keys: float | None = None
+    pv_channel_keys: float | None = None
+    pv_shared: float | None = None
 
 
 def baseline_head(tokens: int, head_dim: int, rows: int, cols: int) -> HeadWork:
@@ -324,9 +335,11 @@ def baseline_head(tokens: int, head_dim: int, rows: int, cols: int) -> HeadWork:
     return HeadWork(slots, slots, slots, macs, 0, tiles, dense_macs=macs, oracle_macs=macs)
 
 
-def kaleido_head(q, k, cfg, samples: int | None = None, seed: int = 0) -> HeadWork:
+def kaleido_head(q, k, cfg, samples: int | None = None, seed: int = 0, v=None, scale: float | None = None) -> HeadWork:
     """One head's ``Q K^T`` on Kaleido's array (``cfg``'s PE and dispatcher), from
-    the fast cycle model: exact with ``samples=None``, else estimated."""
+    the fast cycle model: exact with ``samples=None``, else estimated. With int8
+    ``v`` and the softmax ``scale``, its ``P V~`` too (:func:`sim.chip.fast_pv.pv_work`,
+    exact)."""
     est = estimate_cycles(q, k, cfg, samples=samples, seed=seed)
     off = tail_cycles(cfg) + est.lead_cycles
     if est.schedule == "dense":
@@ -338,4 +351,15 @@ def kaleido_head(q, k, cfg, samples: int | None = None, seed: int = 0) -> HeadWo
                     passes, est.lead_cycles, scheduler_busy(q, k, cfg) if sch else 0, mat,
                     dense_macs=n * k.shape[0] * d,
                     oracle_macs=oracle_macs(pair_reuse(q, cfg).states, pair_reuse(k, cfg).states),
-                    paired=est.schedule != "dense")
+                    paired=est.schedule != "dense", **(pv_figures(pv_work(q, k, v, cfg, scale), cfg)
+                                                       if v is not None else {}))
+
+
+def pv_figures(work: PvWork, cfg) -> dict:
+    """:class:`HeadWork`'s ``pv_*`` fields of a head's ``P V~``."""
+    if work.shared:
+        tiles, keys, chk = len(work.tiles), sum(k for _, k in work.tiles), sum(c * k for c, k in work.tiles)
+    else:
+        tiles = -(-cfg.head_dim // cfg.cols)
+        keys, chk = tiles * cfg.tokens, cfg.head_dim * cfg.tokens
+    return {"pv_tiles": tiles, "pv_keys": keys, "pv_channel_keys": chk, "pv_shared": float(work.shared)}

@@ -2,10 +2,10 @@
 diffusion transformer, from sampled heads, on Dask.
 
 A model's attention heads are independent *shards*, one per (step, layer,
-head). Each shard builds its head's ``Q`` and ``K`` (:func:`shard_operands`: the
+head). Each shard builds its head's ``Q``, ``K`` and ``V`` (:func:`shard_operands`: the
 workload at the step's noise level, the layer and head choosing the synthetic
 model's seed) and prices its ``Q K^T`` on one array with the fast cycle model
-(:func:`sim.chip.chip.kaleido_head`). A model has tens of thousands of shards, so
+and its ``P V~`` with V's folds (:func:`sim.chip.chip.kaleido_head`). A model has tens of thousands of shards, so
 an estimate computes a stratified sample of them, the same number from each
 step (the noise level is what changes the work), and scales each step's mean
 to its ``layers x heads`` shards; the interval adds the spread between sampled
@@ -55,6 +55,10 @@ WORKLOADS = ("video", "proxy")
 
 DEFAULT_CLIP = "bigbuckbunny"
 
+#: What a shard holds, in its file's name: ``pv`` shards carry P V~ beside Q K^T
+#: (a shard written before them is computed again, not read as dense P V~).
+SHARD_FORMAT = "pv"
+
 #: The head size the softmax unit's sign-off figures are measured at (:func:`signoffs`).
 SOFTMAX_REFERENCE_GRID = (8, 16, 16)
 
@@ -67,8 +71,9 @@ def shard_config(model: VDiT, resolution: str, chip: Chip, **design) -> Config:
 
 def shard_operands(model: VDiT, cfg: Config, workload: str, step: int, layer: int, head: int,
                    clip: str = DEFAULT_CLIP):
-    """int8 ``Q``, ``K`` of one head: the synthetic model's seed comes from the
-    layer and head, the noise level from the step."""
+    """int8 ``Q``, ``K``, ``V`` of one head and its softmax scale ``sQ sK / sqrt(D)``:
+    the synthetic model's seed comes from the layer and head, the noise level
+    from the step."""
     seed = 1 + 1000 * layer + head
     if workload == "proxy":
         w = proxy_workload(cfg, seed=seed)
@@ -78,7 +83,8 @@ def shard_operands(model: VDiT, cfg: Config, workload: str, step: int, layer: in
         w = video_workload(cfg, clip, noise=min(1.0, sigma), seed=seed)
     else:
         raise ValueError(f"unknown workload {workload!r}; choose one of {', '.join(WORKLOADS)}")
-    return quantize(w["q"])[0], quantize(w["k"])[0]
+    (q, sq), (k, sk), (v, _) = quantize(w["q"]), quantize(w["k"]), quantize(w["v"])
+    return q, k, v, sq * sk / math.sqrt(cfg.head_dim)
 
 
 def run_shard(model: VDiT, cfg: Config, workload: str, shard: tuple[int, int, int], samples: int | None,
@@ -86,8 +92,8 @@ def run_shard(model: VDiT, cfg: Config, workload: str, shard: tuple[int, int, in
     """One shard's head work (a Dask task: arguments and result are plain data)."""
     start = time.perf_counter()
     step, layer, head = shard
-    q, k = shard_operands(model, cfg, workload, step, layer, head, clip)
-    work = kaleido_head(q, k, cfg, samples=samples, seed=step * 7919 + layer * 97 + head)
+    q, k, v, scale = shard_operands(model, cfg, workload, step, layer, head, clip)
+    work = kaleido_head(q, k, cfg, samples=samples, seed=step * 7919 + layer * 97 + head, v=v, scale=scale)
     return {"shard": list(shard), "head": asdict(work), "seconds": time.perf_counter() - start}
 
 
@@ -159,7 +165,7 @@ def representative_trace(model: VDiT, cfg: Config, workload: str, clip: str, ste
     from ..energy import TRACE_TILES
 
     picked = computed_steps(model, steps)
-    q, k = shard_operands(model, cfg, workload, picked[len(picked) // 2], 0, 0, clip)
+    q, k, _, _ = shard_operands(model, cfg, workload, picked[len(picked) // 2], 0, 0, clip)
     return matcher_trace(*kaleido_tables(q, k, cfg), cfg, TRACE_TILES)
 
 
@@ -172,7 +178,8 @@ def _combine(results: list[dict], model: VDiT, z: float) -> dict:
     steps = {}
     for step, heads in sorted(by_step.items()):
         flags = ("matcher", "paired")
-        mean = {k: float(np.mean([h[k] for h in heads])) for k in heads[0] if k not in flags}
+        mean = {k: float(np.mean([h[k] for h in heads])) for k in heads[0]
+                if k not in flags and all(h.get(k) is not None for h in heads)}
         mean["matcher"] = any(h["matcher"] for h in heads)
         # Shards written before heads said whether they ran paired: a head with a
         # dispatcher at work did.
@@ -295,11 +302,24 @@ def summarize(model: VDiT, resolution: str, chip: Chip, cfg: Config, results: li
         "dispatcher_energy_share": k["energy_by_unit_j"].get("dispatcher", 0.0) / k["energy_j"],
         "qk_operation_reduction": {"hardware": 1 - executed / dense, "oracle": 1 - oracle / dense},
         "shards": len(results), "computed_steps": computed, "memory_table": MEMORY_TABLE,
-        "scope": ("Q K^T per head from the cycle model (sampled heads, sampled tile groups); softmax, P V and "
-                  "the linear layers dense on both designs; attention pipelined by blocks of queries unless the "
+        "pv": _pv_summary(heads, weights, model.head_dim, chip.cols, tokens),
+        "scope": ("Q K^T per head from the cycle model (sampled heads, sampled tile groups); P V~ per head from its "
+                  "fast model (V's folds, exact per head); softmax and the linear layers dense on both designs; "
+                  "attention pipelined by blocks of queries unless the "
                   "chip says serial; each operation bound by the busiest of its arrays, SRAM banks and DRAM. "
                   "The workloads are this project's, not the models' activations."),
     }
+
+
+def _pv_summary(heads: dict, weights: dict, head_dim: int, cols: int, tokens: int) -> dict:
+    """P V~ over the model's steps: the share of heads whose V folds ran, and the
+    keys the arrays step through, less than dense (None where a step lacks them)."""
+    if any(h.pv_keys is None for h in heads.values()):
+        return {"shared_heads": None, "key_reduction": None}
+    total = sum(weights.values())
+    shared = sum(weights[c] * h.pv_shared for c, h in heads.items()) / total
+    keys = sum(weights[c] * h.pv_keys for c, h in heads.items()) / total
+    return {"shared_heads": shared, "key_reduction": 1 - keys / (-(-head_dim // cols) * tokens)}
 
 
 def run_estimate(model: VDiT, resolution: str, chip: Chip, workload: str, out_dir: str, per_step: int,
@@ -328,7 +348,8 @@ def compute_shards(client, model: VDiT, resolution: str, chip: Chip, workload: s
     cfg = shard_config(model, resolution, chip, **design)
     # Made when the first shard is written: a run that cannot start leaves nothing.
     shard_dir = Path(out_dir) / "shards"
-    key = f"{model.name}-{resolution}-{workload}-{workload_tag(workload, clip)}-{samples}-{hash_config(cfg)}"
+    key = (f"{model.name}-{resolution}-{workload}-{workload_tag(workload, clip)}-{samples}-{hash_config(cfg)}"
+           f"-{SHARD_FORMAT}")
     plan = plan_shards(model, per_step, seed, steps)
     results, todo = [], []
     for shard in plan:

@@ -14,8 +14,9 @@ The operations (:data:`~sim.chip.chip.OPS`):
   add dense work on every array.
 * ``softmax``: ``softmax_lanes / L`` copies of the measured ``L``-lane unit,
   each on its own rows, three passes over each score.
-* ``pv``: ``P V``, dense on every array (Kaleido's reuse of ``V`` is modelled
-  at block level, not at chip scale yet).
+* ``pv``: ``P V``: on Kaleido's arrays as each head's fast model
+  (:mod:`sim.chip.fast_pv`) found the engine runs it (V's folded column tiles,
+  or dense), on plain arrays dense; shared between the kinds like Q K^T.
 * ``linear``: the QKV and output projections, the MLP, and (Wan2.1) the
   cross-attention to the text, dense on every array (likewise).
 
@@ -148,20 +149,34 @@ class _Reads:
         op.wire_bit_mm += reads * 8 * self.mm
 
 
-def _dense(op: _Op, kinds: dict, chip: Chip, slots: float, tiles: float, macs: float, reads: _Reads) -> None:
+@dataclass(frozen=True)
+class _Rate:
+    """What a kind needs of a dense product: shares of its ``slots``, ``tiles``
+    (drains) and ``macs``, and the bytes each row port carries a slot."""
+
+    slots: float = 1.0
+    tiles: float = 1.0
+    macs: float = 1.0
+    row_bytes: float = 1.0
+
+
+def _dense(op: _Op, kinds: dict, chip: Chip, slots: float, tiles: float, macs: float, reads: _Reads,
+           rates: dict | None = None) -> None:
     """A dense product spread over every array, each kind a share as fast as it
-    runs it (so that all finish together); operands streamed."""
-    rate = {name: kind.arrays / kind.dense_factor for name, kind in kinds.items()}
+    runs it (so that all finish together); operands streamed. A kind's rate is
+    ``rates[name]`` if given, else its ``dense_factor`` of everything."""
+    rates = {name: (rates or {}).get(name) or _Rate(*(3 * (kind.dense_factor,))) for name, kind in kinds.items()}
+    speed = {name: kind.arrays / rates[name].slots for name, kind in kinds.items()}
     for name, kind in kinds.items():
-        w = op.work.setdefault(name, _Work())
-        share = rate[name] / sum(rate.values())
-        mine = slots * share * kind.dense_factor
+        w, r = op.work.setdefault(name, _Work()), rates[name]
+        share = speed[name] / sum(speed.values())
+        mine = slots * share * r.slots
         w.slots += mine
         w.low += mine
         w.high += mine
-        w.tiles += tiles * share * kind.dense_factor
-        w.full += macs * share * kind.dense_factor
-        reads.add(op, mine * (chip.rows + chip.cols))
+        w.tiles += tiles * share * r.tiles
+        w.full += macs * share * r.macs
+        reads.add(op, mine * (chip.rows * r.row_bytes + chip.cols))
 
 
 def _qk(model: VDiT, tokens: int, kinds: dict, chip: Chip, reads: _Reads) -> _Op:
@@ -202,8 +217,8 @@ def _qk(model: VDiT, tokens: int, kinds: dict, chip: Chip, reads: _Reads) -> _Op
     op.extra_cycles = drain.tail_cycles(chip.rows, chip.cols) + max(waits)
     # A paired head's passes drain partial scores that later channel groups add
     # to (read-modify-write); a dense tile drains each score whole, once.
-    op.acc_bytes = sum(w.tiles * (2 if kinds[name].work.paired else 1) for name, w in op.work.items()
-                       if name in kinds) * chip.rows * chip.cols * SCORE_BYTES
+    op.acc_bytes = sum(w.tiles * (2 if kinds[name].work.paired else 1)
+                       for name, w in op.work.items()) * chip.rows * chip.cols * SCORE_BYTES
     op.dram_bytes = 2 * n_all * model.hidden            # Q and K of every head, as the projection left them
     return op
 
@@ -229,12 +244,25 @@ def _softmax(model: VDiT, tokens: int, sign: SignOff, chip: Chip, row_cycles: in
 
 def _pv(model: VDiT, tokens: int, kinds: dict, chip: Chip, reads: _Reads) -> _Op:
     h, d = model.heads, model.head_dim
-    n_all = tokens + (model.text_tokens if model.joint_text else 0)
+    text = model.text_tokens if model.joint_text else 0
+    n_all = tokens + text
     op = _Op()
     slots, tiles = _gemm(n_all, n_all, d, chip)
-    _dense(op, kinds, chip, h * slots, h * tiles, h * n_all * n_all * d, reads)
+    macs = n_all * n_all * d
+    row_tiles = -(-n_all // chip.rows)
+    rates = {}
+    for name, kind in kinds.items():
+        w = kind.work
+        if w.pv_keys is None or kind.dense_factor != 1.0:
+            continue            # dense, or the explore's what-if level
+        # The head's own P V~ (sim.chip.fast_pv): its column tiles over their keys,
+        # text keys never folded; a folded key's row entry carries two codes.
+        rates[name] = _Rate(slots=row_tiles * (w.pv_keys + w.pv_tiles * text) / slots,
+                            tiles=row_tiles * w.pv_tiles / tiles, macs=n_all * (w.pv_channel_keys + d * text) / macs,
+                            row_bytes=1 + w.pv_shared)
+    _dense(op, kinds, chip, h * slots, h * tiles, h * macs, reads, rates)
     op.extra_cycles = drain.tail_cycles(chip.rows, chip.cols)
-    op.acc_bytes = h * tiles * chip.rows * chip.cols * SCORE_BYTES
+    op.acc_bytes = sum(w.tiles for w in op.work.values()) * chip.rows * chip.cols * SCORE_BYTES
     op.dram_bytes = n_all * model.hidden + tokens * model.hidden    # V in, the attention's output out
     return op
 

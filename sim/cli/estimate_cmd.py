@@ -159,6 +159,10 @@ def cmd_estimate(args) -> int:
               f"({chip.schedule}; serially {summary['serial_speedup']:.3f}x). Against a baseline chip of its area "
               f"({iso['arrays']:,} arrays): {iso['speedup']:.3f}x the speed, {iso['energy_ratio']:.3f}x the energy; "
               f"{out}/summary.json")
+        pv = summary["pv"]
+        if pv["shared_heads"] is not None:
+            print(f"P V~: V's folds run on {100 * pv['shared_heads']:.0f} % of heads, the arrays step through "
+                  f"{100 * pv['key_reduction']:.1f} % fewer keys than dense")
     return 0
 
 

@@ -6,7 +6,7 @@ import math
 import numpy as np
 import pytest
 
-from golden.softmax import (FRAC_BITS, MULT_BITS, P_MAX, exp_table, softmax_codes, softmax_float_codes,
+from golden.softmax import (FRAC_BITS, MULT_BITS, P_MAX, _exps, exp_reach, exp_table, softmax_codes, softmax_float_codes,
                             softmax_scale, softmax_spec)
 
 
@@ -73,3 +73,13 @@ def test_widths():
         softmax_spec(0, 24)
     with pytest.raises(ValueError, match="longer"):
         softmax_spec(2 ** 18 + 1, 24)
+
+
+@pytest.mark.parametrize("scale", [1e-6, 1e-3, 0.05, 1.0, 40.0])
+@pytest.mark.parametrize("n", [2, 300, 32760])
+def test_exp_reach_is_the_last_nonzero_exponent(scale, n):
+    spec = softmax_spec(n, 24)
+    mult, shift = softmax_scale(scale)
+    reach = exp_reach(mult, shift, spec)
+    e = _exps(np.array([reach, reach + 1], np.int64), mult, shift, spec)
+    assert e[0] > 0 and e[1] == 0

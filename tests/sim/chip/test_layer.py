@@ -214,3 +214,25 @@ def test_a_kind_that_reuses_in_dense_work_takes_more_of_it():
     # Half the slots a product on four arrays, all of them on the other four: the
     # Kaleido arrays take two thirds of the products, and the whole takes 3/4 the time.
     assert pv["compute_s"] - 12e-9 == pytest.approx((dense["compute_s"] - 12e-9) * 8 / (4 / 0.5 + 4))
+
+
+def test_p_v_runs_as_each_head_s_fast_model_found_it():
+    base = baseline_head(N, TINY.head_dim, 4, 4)
+    chip = replace(SMALL, arrays=8)
+    # 17 column tiles (one more than 64 channels need) over 3/4 of the keys each.
+    keys = 17 * (3 * N // 4)
+    own = paired(replace(base, pv_tiles=17, pv_keys=keys, pv_channel_keys=keys * 64 / 17, pv_shared=1.0))
+    kinds = {"kaleido": Kind(8, own, KALEIDO)}
+    pv = layer_cost(TINY, N, kinds, chip, 50)["ops"]["pv"]
+    dense = layer_cost(TINY, N, plain(chip), chip, 50)["ops"]["pv"]
+    n = N + TINY.text_tokens
+    # Each row tile steps through every tile's keys and the 8 text keys, which never fold.
+    slots = TINY.heads * -(-n // 4) * (keys + 17 * 8)
+    assert pv["compute_s"] * 1e9 == pytest.approx(slots / 8 + 12)
+    assert dense["compute_s"] * 1e9 == pytest.approx(TINY.heads * -(-n // 4) * 16 * n / 8 + 12)
+    # One drain per tile pass; each slot's row entries carry two codes.
+    assert pv["acc_bytes"] == TINY.heads * -(-n // 4) * 17 * 16 * 4
+    assert pv["global_buffer_bytes"] == pytest.approx(slots * (4 * 2 + 4) / math.sqrt(8))
+    # A head without P V~ figures runs it dense.
+    assert layer_cost(TINY, N, {"kaleido": Kind(8, paired(base), KALEIDO)}, chip, 50)["ops"]["pv"]["compute_s"] \
+        == pytest.approx(dense["compute_s"])
