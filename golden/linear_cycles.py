@@ -27,10 +27,11 @@ __all__ = ["linear_tile_slots", "kaleido_linear_cycles", "baseline_linear_cycles
 
 
 def linear_tile_slots(tables, outputs: int, cfg: Config, with_matcher: bool):
-    """Issued slots and lane work of every pass of every tile group, as lists
-    (one ``[passes]`` array per tile group, in the controller's order)."""
+    """Issued slots, lane work and nibble products of every pass of every tile
+    group, as lists (one ``[passes]`` array per tile group, in the controller's
+    order). A pass's whole products are its lane work less its nibbles, halved."""
     lanes = _TABLES[cfg.accumulators]
-    slots, work = [], []
+    slots, work, nibbles = [], [], []
     for tile in window_tiles(tables, outputs, cfg):
         table = tables[tile.group]
         cols = np.asarray(tile.k_pairs)
@@ -38,6 +39,7 @@ def linear_tile_slots(tables, outputs: int, cfg: Config, with_matcher: bool):
         G = table.width
         s = [G]
         w = [2 * rv * len(cols) * G]
+        nb = [0]
         if table.partners:
             first = table.state[cols, 0]                          # [Cv, G]: the window's state
             streamed = np.flatnonzero((first != 2).any(axis=0))
@@ -52,10 +54,13 @@ def linear_tile_slots(tables, outputs: int, cfg: Config, with_matcher: bool):
                         needs = pe_needs(Mode.B, np.zeros((rv, G), np.int64), first, cfg.accumulators)
                         issued = dispatched_slots(chans, lambda: needs.reshape(len(needs), rv, -1), Mode.B, cfg)
                 s.append(issued)
-                w.append(int(rv * lanes[Mode.B, 0][state[:, chans]].sum()))
+                need = lanes[Mode.B, 0][state[:, chans]]
+                w.append(int(rv * need.sum()))
+                nb.append(int(rv * (need == 1).sum()))
         slots.append(np.array(s, np.int64))
         work.append(np.array(w, np.int64))
-    return slots, work
+        nibbles.append(np.array(nb, np.int64))
+    return slots, work, nibbles
 
 
 def baseline_linear_cycles(n: int, outputs: int, cfg: Config, heads: int) -> CycleReport:
@@ -75,7 +80,7 @@ def kaleido_linear_cycles(x: np.ndarray, outputs: int, cfg: Config, schedule: st
     variant, with_matcher = cfg.variant, cfg.dispatch.parts[1]
 
     def windows(matcher: bool) -> CycleReport:
-        slots, work = linear_tile_slots(tables, outputs, lcfg, matcher)
+        slots, work, _ = linear_tile_slots(tables, outputs, lcfg, matcher)
         engine = engine_cycles(np.concatenate(slots) if slots else np.zeros(0, np.int64), lcfg)
         return CycleReport("kaleido", engine, engine - tail_cycles(lcfg), len(slots),
                            int(sum(int(w.sum()) for w in work)), lcfg.rows * lcfg.cols, variant, engine, 0,

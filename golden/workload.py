@@ -204,7 +204,8 @@ def proxy_workload(cfg: Config, patch: int = 4, token_px: float = 6.0, pan: floa
 
 
 def embed_tokens(tokens: np.ndarray, cfg: Config, rng: np.random.Generator) -> dict:
-    """Q, K, V (float32 ``[N, D]``) of patch vectors ``tokens [N, P]``, t-major.
+    """Q, K, V (float32 ``[N, D]``) of patch vectors ``tokens [N, P]``, t-major,
+    and ``x``, the embedded tokens they are projected from (``[N, max(64, D)]``).
 
     The synthetic model every workload shares: a seeded random patch embedding
     to ``max(64, D)`` channels, normalized; seeded random ``W_q``, ``W_k``,
@@ -222,4 +223,5 @@ def embed_tokens(tokens: np.ndarray, cfg: Config, rng: np.random.Generator) -> d
     coords = np.stack([t.ravel(), y.ravel(), xx.ravel()], axis=1).astype(np.float64)
     q = rope(x @ wq, cfg, coords)
     k = rope(x @ wk, cfg, coords)
-    return {"q": q.astype(np.float32), "k": k.astype(np.float32), "v": (x @ wv).astype(np.float32)}
+    return {"q": q.astype(np.float32), "k": k.astype(np.float32), "v": (x @ wv).astype(np.float32),
+            "x": x.astype(np.float32)}

@@ -5,7 +5,11 @@ from __future__ import annotations
 
 from golden import Config
 
-__all__ = ["DEFAULT_CLIP", "make_workload"]
+__all__ = ["DEFAULT_CLIP", "OPERANDS", "operands_of", "make_workload"]
+
+#: What a workload gives the attention (the golden workloads also give the
+#: embedding ``x`` that Q, K and V are projected from, which the chip model takes).
+OPERANDS = ("q", "k", "v")
 
 #: The clip the demo and the report use unless told otherwise: real camera and
 #: subject motion, 250 frames of 640x272, enough for every grid they use (up to
@@ -13,10 +17,15 @@ __all__ = ["DEFAULT_CLIP", "make_workload"]
 DEFAULT_CLIP = "bikes"
 
 
+def operands_of(workload: dict) -> dict:
+    """A golden workload's :data:`OPERANDS`."""
+    return {name: workload[name] for name in OPERANDS}
+
+
 def make_workload(cfg: Config, workload: str = DEFAULT_CLIP) -> dict:
     """Float Q, K, V of ``workload``: ``proxy``, a bundled clip's name, or a video file."""
     if workload == "proxy":
         from golden import proxy_workload
-        return proxy_workload(cfg)
+        return operands_of(proxy_workload(cfg))
     from golden.video import video_workload
-    return video_workload(cfg, workload)
+    return operands_of(video_workload(cfg, workload))

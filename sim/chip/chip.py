@@ -30,12 +30,13 @@ from golden.reuse import pair_reuse
 from golden.softmax import ROW_PASSES
 
 from .fast_cycles import estimate_cycles
+from .fast_linear import LinearWork, linear_work
 from .fast_pv import PvWork, pv_work
 from .memories import dram_gbps, sram_bytes_per_cycle
 from .node_scaling import delay_factor, energy_factor, node_key, power_factor, scale_area, scale_energy
 
 __all__ = ["Chip", "CHIPS", "CHIP_LIMITS", "SCHEDULES", "ChipError", "chip_from", "balanced", "SignOff", "Unit",
-           "HeadWork", "baseline_head", "kaleido_head", "pv_figures", "DESIGNS", "OPS", "UNITS"]
+           "HeadWork", "baseline_head", "kaleido_head", "pv_figures", "linear_figures", "DESIGNS", "OPS", "UNITS"]
 
 #: The two chips an estimate compares (and, beside them, the baseline chip of
 #: Kaleido's area).
@@ -307,7 +308,14 @@ class HeadWork:
     as the engine chooses to run it): ``pv_tiles`` column tiles, ``pv_keys`` keys
     stepped through over all of them, ``pv_channel_keys`` products per query;
     ``pv_shared`` whether V's folds run (the share of heads, once averaged).
-    None: dense (the baseline's array, or a head computed without ``V``)."""
+    None: dense (the baseline's array, or a head computed without ``V``).
+
+    The linear layers whose input is the block's hidden state, on the same
+    array, per output tile, as shares of the dense schedule's
+    (:class:`~sim.chip.fast_linear.LinearWork`): ``linear_slots``,
+    ``linear_passes`` (drains), ``linear_full`` and ``linear_nibble`` products;
+    ``linear_windows`` whether the windows ran (the share of heads, once
+    averaged). None: dense."""
 
     slots: float
     slots_low: float
@@ -325,6 +333,11 @@ class HeadWork:
     pv_keys: float | None = None
     pv_channel_keys: float | None = None
     pv_shared: float | None = None
+    linear_slots: float | None = None
+    linear_passes: float | None = None
+    linear_full: float | None = None
+    linear_nibble: float | None = None
+    linear_windows: float | None = None
 
 
 def baseline_head(tokens: int, head_dim: int, rows: int, cols: int) -> HeadWork:
@@ -335,11 +348,13 @@ def baseline_head(tokens: int, head_dim: int, rows: int, cols: int) -> HeadWork:
     return HeadWork(slots, slots, slots, macs, 0, tiles, dense_macs=macs, oracle_macs=macs)
 
 
-def kaleido_head(q, k, cfg, samples: int | None = None, seed: int = 0, v=None, scale: float | None = None) -> HeadWork:
+def kaleido_head(q, k, cfg, samples: int | None = None, seed: int = 0, v=None, scale: float | None = None,
+                 x=None) -> HeadWork:
     """One head's ``Q K^T`` on Kaleido's array (``cfg``'s PE and dispatcher), from
     the fast cycle model: exact with ``samples=None``, else estimated. With int8
     ``v`` and the softmax ``scale``, its ``P V~`` too (:func:`sim.chip.fast_pv.pv_work`,
-    exact)."""
+    exact); with the int8 slice ``x`` (``[N, D]``) of the block's hidden state,
+    the linear layers that take it (:func:`sim.chip.fast_linear.linear_work`, exact)."""
     est = estimate_cycles(q, k, cfg, samples=samples, seed=seed)
     off = tail_cycles(cfg) + est.lead_cycles
     if est.schedule == "dense":
@@ -351,8 +366,14 @@ def kaleido_head(q, k, cfg, samples: int | None = None, seed: int = 0, v=None, s
                     passes, est.lead_cycles, scheduler_busy(q, k, cfg) if sch else 0, mat,
                     dense_macs=n * k.shape[0] * d,
                     oracle_macs=oracle_macs(pair_reuse(q, cfg).states, pair_reuse(k, cfg).states),
-                    paired=est.schedule != "dense", **(pv_figures(pv_work(q, k, v, cfg, scale), cfg)
-                                                       if v is not None else {}))
+                    paired=est.schedule != "dense",
+                    **(pv_figures(pv_work(q, k, v, cfg, scale), cfg) if v is not None else {}),
+                    **(linear_figures(linear_work(x, cfg)) if x is not None else {}))
+
+
+def linear_figures(work: LinearWork) -> dict:
+    """:class:`HeadWork`'s ``linear_*`` fields of a head's slice of the hidden state."""
+    return {**work.factors(), "linear_windows": float(work.ran_as != "dense")}
 
 
 def pv_figures(work: PvWork, cfg) -> dict:

@@ -55,9 +55,9 @@ WORKLOADS = ("video", "proxy")
 
 DEFAULT_CLIP = "bigbuckbunny"
 
-#: What a shard holds, in its file's name: ``pv`` shards carry P V~ beside Q K^T
-#: (a shard written before them is computed again, not read as dense P V~).
-SHARD_FORMAT = "pv"
+#: What a shard holds, in its file's name: P V~ and the linear layers beside Q K^T
+#: (a shard written before them is computed again, not read as dense).
+SHARD_FORMAT = "pv-linear"
 
 #: The head size the softmax unit's sign-off figures are measured at (:func:`signoffs`).
 SOFTMAX_REFERENCE_GRID = (8, 16, 16)
@@ -71,9 +71,10 @@ def shard_config(model: VDiT, resolution: str, chip: Chip, **design) -> Config:
 
 def shard_operands(model: VDiT, cfg: Config, workload: str, step: int, layer: int, head: int,
                    clip: str = DEFAULT_CLIP):
-    """int8 ``Q``, ``K``, ``V`` of one head and its softmax scale ``sQ sK / sqrt(D)``:
-    the synthetic model's seed comes from the layer and head, the noise level
-    from the step."""
+    """int8 ``Q``, ``K``, ``V`` of one head, its softmax scale ``sQ sK / sqrt(D)``,
+    and the head's slice (``D`` channels) of the hidden state they are projected
+    from: the synthetic model's seed comes from the layer and head, the noise
+    level from the step."""
     seed = 1 + 1000 * layer + head
     if workload == "proxy":
         w = proxy_workload(cfg, seed=seed)
@@ -84,7 +85,8 @@ def shard_operands(model: VDiT, cfg: Config, workload: str, step: int, layer: in
     else:
         raise ValueError(f"unknown workload {workload!r}; choose one of {', '.join(WORKLOADS)}")
     (q, sq), (k, sk), (v, _) = quantize(w["q"]), quantize(w["k"]), quantize(w["v"])
-    return q, k, v, sq * sk / math.sqrt(cfg.head_dim)
+    x = quantize(np.ascontiguousarray(w["x"][:, :cfg.head_dim]))[0]
+    return q, k, v, sq * sk / math.sqrt(cfg.head_dim), x
 
 
 def run_shard(model: VDiT, cfg: Config, workload: str, shard: tuple[int, int, int], samples: int | None,
@@ -92,8 +94,8 @@ def run_shard(model: VDiT, cfg: Config, workload: str, shard: tuple[int, int, in
     """One shard's head work (a Dask task: arguments and result are plain data)."""
     start = time.perf_counter()
     step, layer, head = shard
-    q, k, v, scale = shard_operands(model, cfg, workload, step, layer, head, clip)
-    work = kaleido_head(q, k, cfg, samples=samples, seed=step * 7919 + layer * 97 + head, v=v, scale=scale)
+    q, k, v, scale, x = shard_operands(model, cfg, workload, step, layer, head, clip)
+    work = kaleido_head(q, k, cfg, samples=samples, seed=step * 7919 + layer * 97 + head, v=v, scale=scale, x=x)
     return {"shard": list(shard), "head": asdict(work), "seconds": time.perf_counter() - start}
 
 
@@ -165,7 +167,7 @@ def representative_trace(model: VDiT, cfg: Config, workload: str, clip: str, ste
     from ..energy import TRACE_TILES
 
     picked = computed_steps(model, steps)
-    q, k, _, _ = shard_operands(model, cfg, workload, picked[len(picked) // 2], 0, 0, clip)
+    q, k, *_ = shard_operands(model, cfg, workload, picked[len(picked) // 2], 0, 0, clip)
     return matcher_trace(*kaleido_tables(q, k, cfg), cfg, TRACE_TILES)
 
 
@@ -303,12 +305,26 @@ def summarize(model: VDiT, resolution: str, chip: Chip, cfg: Config, results: li
         "qk_operation_reduction": {"hardware": 1 - executed / dense, "oracle": 1 - oracle / dense},
         "shards": len(results), "computed_steps": computed, "memory_table": MEMORY_TABLE,
         "pv": _pv_summary(heads, weights, model.head_dim, chip.cols, tokens),
+        "linear": _linear_summary(heads, weights),
         "scope": ("Q K^T per head from the cycle model (sampled heads, sampled tile groups); P V~ per head from its "
-                  "fast model (V's folds, exact per head); softmax and the linear layers dense on both designs; "
+                  "fast model (V's folds, exact per head); the QKV projection, Wan2.1's cross-attention query and the "
+                  "MLP's first layer from each head's slice of the hidden state (window reuse, exact per slice); "
+                  "the output projections and the MLP's second layer dense (no workload for their inputs); "
+                  "softmax dense on both designs; "
                   "attention pipelined by blocks of queries unless the "
                   "chip says serial; each operation bound by the busiest of its arrays, SRAM banks and DRAM. "
                   "The workloads are this project's, not the models' activations."),
     }
+
+
+def _linear_summary(heads: dict, weights: dict) -> dict:
+    """The linear layers that take the hidden state, over the model's steps: the
+    share of heads whose windows ran, and the slots saved against dense."""
+    if any(h.linear_slots is None for h in heads.values()):
+        return {"windows_heads": None, "slot_reduction": None}
+    total = sum(weights.values())
+    return {"windows_heads": sum(weights[c] * h.linear_windows for c, h in heads.items()) / total,
+            "slot_reduction": 1 - sum(weights[c] * h.linear_slots for c, h in heads.items()) / total}
 
 
 def _pv_summary(heads: dict, weights: dict, head_dim: int, cols: int, tokens: int) -> dict:

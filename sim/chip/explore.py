@@ -11,8 +11,9 @@ beyond them by scaling every computed head to a level: its slots, their
 interval, its products and passes by the same factor, so that a head keeps its
 mix of products and its dispatcher's work per slot. Each point is then priced as
 ``kaleido estimate`` prices a model (:func:`sim.chip.estimate.summarize`), with
-the reuse in Q K^T alone (as the estimate has it) or, as a bound, in P V and
-the linear layers too at the same level,
+the level in Q K^T alone (P V~ and the linear layers at the workload's own
+reuse, as the estimate has them) or, as a bound, in P V and every linear layer
+too,
 against the baseline chip of Kaleido's area and against the baseline chip of
 the same arrays. The points run on Dask, like the shards.
 """
@@ -35,9 +36,10 @@ __all__ = ["REUSE_LEVELS", "SHARES", "SCOPES", "chip_presets", "measured_levels"
 REUSE_LEVELS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
 #: Shares of the arrays that are Kaleido's.
 SHARES = (0.25, 0.5, 1.0)
-#: Where the reuse level applies: ``qk`` (what the estimate models) or ``all``
-#: (P V and the linear layers at the same level too: a bound on what their reuse
-#: could add, until their fast models reach chip scale).
+#: Where the reuse level applies: ``qk`` (Q K^T; P V~ and the linear layers at
+#: the workload's own reuse, as the estimate has them) or ``all`` (P V and every
+#: linear layer at the same level too: a bound on what reuse there could add,
+#: including the layers whose inputs no workload here models).
 SCOPES = ("qk", "all")
 
 #: What scales with a head's slots when its reuse level changes.
@@ -79,7 +81,8 @@ def at_level(model: VDiT, tokens: int, chip: Chip, results: list[dict], level: f
 def price_point(model: VDiT, resolution: str, chip: Chip, cfg, results: list[dict], signs: dict,
                 level: float | None, scope: str = "qk") -> dict:
     """One design point (a Dask task): ``chip`` at reuse ``level`` (None: the
-    workload's own) in Q K^T, and with ``scope="all"`` in P V and the linear
+    workload's own) in Q K^T (P V~ and the linear layers at the workload's own),
+    and with ``scope="all"`` in P V and the linear
     layers too, against the baseline at equal area and at equal arrays."""
     heads = results if level is None else at_level(model, cfg.tokens, chip, results, level)
     factor = 1 - level if scope == "all" and level is not None else 1.0
@@ -190,7 +193,8 @@ def plot_map(found: dict, path: str) -> None:
     axes[0].legend(fontsize=7)
     fig.suptitle(f"Where Kaleido pays: {found['model']} {found['resolution']}, design {found['design']}, on the "
                  f"{found['chip']} chip, against a baseline chip of the same area\n"
-                 "solid (o): reuse in Q K^T; dashed (x): in every product, a bound; grey: the workload's own steps",
+                 "solid (o): the level in Q K^T, P V and linear at their own; dashed (x): in every product, a bound; "
+                 "grey: the workload's own steps",
                  fontsize=9)
     fig.tight_layout()
     tmp = f"{path}.{os.getpid()}.tmp"

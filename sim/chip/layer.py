@@ -18,7 +18,11 @@ The operations (:data:`~sim.chip.chip.OPS`):
   (:mod:`sim.chip.fast_pv`) found the engine runs it (V's folded column tiles,
   or dense), on plain arrays dense; shared between the kinds like Q K^T.
 * ``linear``: the QKV and output projections, the MLP, and (Wan2.1) the
-  cross-attention to the text, dense on every array (likewise).
+  cross-attention to the text. On Kaleido's arrays the layers that take the
+  block's hidden state (the QKV projection, the MLP's first layer, Wan2.1's
+  cross-attention query) run as each head's slice of it found
+  (:mod:`sim.chip.fast_linear`); the others, whose inputs no workload here
+  models, and every layer on plain arrays, dense.
 
 What each operation moves, and the resource that bounds it:
 
@@ -77,8 +81,9 @@ ATTENTION = ("qk", "softmax", "pv")
 class Kind:
     """One kind of array on a chip: its ``arrays``, its head's ``work`` and its
     ``sign``-off; ``dense_factor``, the share of a dense product's slots and
-    products it needs (1: it runs P V and the linear layers dense; below, a
-    what-if of reuse there, :mod:`sim.chip.explore`)."""
+    products it needs (1: P V and the linear layers as its head's fast models
+    found them, or dense; below, a what-if of reuse in every product,
+    :mod:`sim.chip.explore`)."""
 
     arrays: int
     work: HeadWork
@@ -109,6 +114,7 @@ class _Work:
     low: float = 0.0                # the slots' interval
     high: float = 0.0
     tiles: float = 0.0              # tile-group passes (each drains once)
+    drains: float = 0.0             # accumulation-buffer accesses per drained score, summed (dense work)
     full: float = 0.0
     nibble: float = 0.0
     matcher_busy: float = 0.0       # unit-cycles
@@ -152,12 +158,17 @@ class _Reads:
 @dataclass(frozen=True)
 class _Rate:
     """What a kind needs of a dense product: shares of its ``slots``, ``tiles``
-    (drains) and ``macs``, and the bytes each row port carries a slot."""
+    (drains), whole products (``macs``) and nibble products (``nibble``), the
+    bytes each row and column port carries a slot, and the accumulation
+    buffer's ``accesses`` per drained score (2 where later passes add to it)."""
 
     slots: float = 1.0
     tiles: float = 1.0
     macs: float = 1.0
     row_bytes: float = 1.0
+    nibble: float = 0.0
+    col_bytes: float = 1.0
+    accesses: float = 1.0
 
 
 def _dense(op: _Op, kinds: dict, chip: Chip, slots: float, tiles: float, macs: float, reads: _Reads,
@@ -175,8 +186,10 @@ def _dense(op: _Op, kinds: dict, chip: Chip, slots: float, tiles: float, macs: f
         w.low += mine
         w.high += mine
         w.tiles += tiles * share * r.tiles
+        w.drains += tiles * share * r.tiles * r.accesses
         w.full += macs * share * r.macs
-        reads.add(op, mine * (chip.rows * r.row_bytes + chip.cols))
+        w.nibble += macs * share * r.nibble
+        reads.add(op, mine * (chip.rows * r.row_bytes + chip.cols * r.col_bytes))
 
 
 def _qk(model: VDiT, tokens: int, kinds: dict, chip: Chip, reads: _Reads) -> _Op:
@@ -262,9 +275,27 @@ def _pv(model: VDiT, tokens: int, kinds: dict, chip: Chip, reads: _Reads) -> _Op
                             row_bytes=1 + w.pv_shared)
     _dense(op, kinds, chip, h * slots, h * tiles, h * macs, reads, rates)
     op.extra_cycles = drain.tail_cycles(chip.rows, chip.cols)
-    op.acc_bytes = sum(w.tiles for w in op.work.values()) * chip.rows * chip.cols * SCORE_BYTES
+    op.acc_bytes = sum(w.drains for w in op.work.values()) * chip.rows * chip.cols * SCORE_BYTES
     op.dram_bytes = n_all * model.hidden + tokens * model.hidden    # V in, the attention's output out
     return op
+
+
+def _linear_rates(kinds: dict, m: int, tokens: int) -> dict:
+    """Each Kaleido kind's rate on a linear layer that takes the hidden state,
+    ``m`` rows of it ``tokens`` video tokens (the rest text, dense): the head's
+    window reuse (:mod:`sim.chip.fast_linear`), whose passes drain partial
+    outputs that later channel groups add to, and whose columns carry a window's
+    reference and partner values."""
+    rates = {}
+    for name, kind in kinds.items():
+        w = kind.work
+        if w.linear_slots is None or kind.dense_factor != 1.0:
+            continue
+        video, text = tokens / m, (m - tokens) / m
+        rates[name] = _Rate(slots=video * w.linear_slots + text, tiles=video * w.linear_passes + text,
+                            macs=video * w.linear_full + text, nibble=video * w.linear_nibble,
+                            col_bytes=1 + w.linear_windows, accesses=1 + w.linear_windows)
+    return rates
 
 
 def _linear(model: VDiT, tokens: int, kinds: dict, chip: Chip, reads: _Reads) -> _Op:
@@ -272,20 +303,23 @@ def _linear(model: VDiT, tokens: int, kinds: dict, chip: Chip, reads: _Reads) ->
     n_all = tokens + (model.text_tokens if model.joint_text else 0)
     half_gb = chip.global_buffer_mib * 2 ** 20 / 2
     op = _Op()
-    # (m, k, n, whether [k, n] is a weight matrix streamed from DRAM)
-    gemms = [(n_all, hidden, 3 * hidden, True), (n_all, hidden, hidden, True), (tokens, hidden, model.mlp, True),
-             (tokens, model.mlp, hidden, True)]
+    # (m, k, n, whether [k, n] is a weight matrix streamed from DRAM, whether the
+    # input is the block's hidden state, the activations the heads' slices model)
+    gemms = [(n_all, hidden, 3 * hidden, True, True), (n_all, hidden, hidden, True, False),
+             (tokens, hidden, model.mlp, True, True), (tokens, model.mlp, hidden, True, False)]
     if not model.joint_text:                            # cross-attention to the text (Wan2.1)
         t = model.text_tokens
-        gemms += [(tokens, hidden, hidden, True), (t, hidden, 2 * hidden, True), (tokens, hidden, hidden, True)]
-        gemms += [(tokens, d, t, False)] * h + [(tokens, t, d, False)] * h
-    for m, k, n, weights in gemms:
+        gemms += [(tokens, hidden, hidden, True, True), (t, hidden, 2 * hidden, True, False),
+                  (tokens, hidden, hidden, True, False)]
+        gemms += [(tokens, d, t, False, False)] * h + [(tokens, t, d, False, False)] * h
+    for m, k, n, weights, hidden_input in gemms:
         slots, tiles = _gemm(m, k, n, chip)
-        _dense(op, kinds, chip, slots, tiles, m * k * n, reads)
+        _dense(op, kinds, chip, slots, tiles, m * k * n, reads,
+               _linear_rates(kinds, m, min(m, tokens)) if hidden_input else None)
         op.extra_cycles += drain.tail_cycles(chip.rows, chip.cols)
-        op.acc_bytes += tiles * chip.rows * chip.cols * SCORE_BYTES
         spill = (m * k + m * n) if m * k > half_gb else 0      # activations that do not stay on chip
         op.dram_bytes += (k * n if weights else 0) + spill
+    op.acc_bytes = sum(w.drains for w in op.work.values()) * chip.rows * chip.cols * SCORE_BYTES
     return op
 
 

@@ -163,6 +163,10 @@ def cmd_estimate(args) -> int:
         if pv["shared_heads"] is not None:
             print(f"P V~: V's folds run on {100 * pv['shared_heads']:.0f} % of heads, the arrays step through "
                   f"{100 * pv['key_reduction']:.1f} % fewer keys than dense")
+        lin = summary["linear"]
+        if lin["windows_heads"] is not None:
+            print(f"linear layers on the hidden state: windows run on {100 * lin['windows_heads']:.0f} % of heads' "
+                  f"slices, {100 * lin['slot_reduction']:.1f} % fewer slots than dense")
     return 0
 
 

@@ -70,7 +70,7 @@ def cmd_explore(args) -> int:
         return 0
     for name, f in found.items():
         for m in f["maps"]:
-            where = "Q K^T" if m["scope"] == "qk" else "every product"
+            where = "Q K^T (P V, linear their own)" if m["scope"] == "qk" else "every product"
             head = f"{name}: " if len(found) > 1 else ""
             print(f"{head}{m['lanes']:>6} lanes, {100 * m['share']:3.0f} % Kaleido arrays, reuse in {where}: "
                   f"{say(m)}")

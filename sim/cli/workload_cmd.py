@@ -23,7 +23,7 @@ from golden.workload import load_operand, quantize
 from .common import (UserError, add_partition_args, atomic_output, check_output_dir, check_output_file,
                      check_tokens, print_json, three, triple)
 from .options import add_knobs, given
-from ..workload import DEFAULT_CLIP
+from ..workload import DEFAULT_CLIP, operands_of
 
 __all__ = ["register", "workload_config", "write_workload"]
 
@@ -83,7 +83,7 @@ def cmd_workload_proxy(args) -> int:
     if args.seed < 0:
         raise UserError(f"--seed {args.seed} must be 0 or more")
     cfg = workload_config(args, seed=args.seed)
-    arrays = proxy_workload(cfg)
+    arrays = operands_of(proxy_workload(cfg))
     write_workload(args.out, arrays, {"source": "proxy", "grid": list(cfg.grid),
                                       "partition": list(cfg.partition), "seed": args.seed})
     _report(arrays, cfg, args.out, "proxy workload", args.json)
@@ -109,7 +109,7 @@ def cmd_workload_video(args) -> int:
         if len(crop) != 2 or min(crop) < 0:
             raise UserError(f"--crop {args.crop!r} must be two pixel offsets X,Y of 0 or more")
     cfg = workload_config(args, seed=args.seed)
-    arrays = video_workload(cfg, args.clip, start=args.start, crop=crop, noise=args.noise)
+    arrays = operands_of(video_workload(cfg, args.clip, start=args.start, crop=crop, noise=args.noise))
     clip = args.clip if args.clip in CLIPS else os.path.abspath(args.clip)
     write_workload(args.out, arrays, {
         "source": "video", "clip": clip, "grid": list(cfg.grid), "partition": list(cfg.partition),

@@ -57,10 +57,11 @@ def test_user_file_reads_back_in_order(gradient):
 def test_bundled_clip_end_to_end():
     cfg = Config.for_model("wan2.1", 32, grid=(2, 2, 2))
     w = video_workload(cfg, "carphone")
-    assert set(w) == {"q", "k", "v"}
-    for x in w.values():
-        assert x.shape == (cfg.tokens, cfg.head_dim) and x.dtype == np.float32
-        assert np.all(np.isfinite(x)) and x.std() > 0
+    assert set(w) == {"q", "k", "v", "x"}
+    for name, x in w.items():
+        # x, the embedding Q, K and V are projected from, is at least 64 channels wide.
+        assert x.shape == (cfg.tokens, max(64, cfg.head_dim) if name == "x" else cfg.head_dim)
+        assert x.dtype == np.float32 and np.all(np.isfinite(x)) and x.std() > 0
     again = video_workload(cfg, "carphone")
     for n in w:
         np.testing.assert_array_equal(w[n], again[n])     # seeded: the same every time

@@ -248,7 +248,8 @@ def explore_lines(found: dict) -> list[str]:
     lines = ["### Where Kaleido pays: the break-even map (Wan2.1 480p, `kaleido explore`)", "",
              "![explore](explore_chip.png)", "",
              "Against the baseline chip of the same area. The reuse level is the share of Q K^T's slots saved "
-             "(every head of the quick sample scaled to it), in Q K^T alone or, as a bound, in every product. "
+             "(every head of the quick sample scaled to it), in Q K^T (P V and the linear layers at the "
+             "workload's own reuse) or, as a bound, in every product. "
              "The paper's design point is starred.", "",
              "| vector lanes | Kaleido arrays | reuse in | as fast from | as cheap from | the workload's own: speed, "
              "energy |", "|---:|---:|---|---:|---:|---|"]

@@ -236,3 +236,27 @@ def test_p_v_runs_as_each_head_s_fast_model_found_it():
     # A head without P V~ figures runs it dense.
     assert layer_cost(TINY, N, {"kaleido": Kind(8, paired(base), KALEIDO)}, chip, 50)["ops"]["pv"]["compute_s"] \
         == pytest.approx(dense["compute_s"])
+
+
+def test_linear_layers_on_the_hidden_state_run_as_the_heads_slices_found():
+    base = baseline_head(N, TINY.head_dim, 4, 4)
+    chip = replace(SMALL, arrays=8)
+    own = paired(replace(base, linear_slots=0.5, linear_passes=3.0, linear_full=0.4, linear_nibble=0.2,
+                         linear_windows=1.0))
+    lin = layer_cost(TINY, N, {"kaleido": Kind(8, own, KALEIDO)}, chip, 50)["ops"]["linear"]
+    dense = layer_cost(TINY, N, plain(chip), chip, 50)["ops"]["linear"]
+    n, h, mlp = N + TINY.text_tokens, TINY.hidden, TINY.mlp
+
+    def slots(m, k, out):
+        return -(-m // 4) * -(-out // 4) * max(k, 8)
+    # QKV (video rows at half, the 8 text rows dense) and the MLP's first layer
+    # (video only) reuse; the output projection and the MLP's second layer do not.
+    qkv, proj, mlp1, mlp2 = slots(n, h, 3 * h), slots(n, h, h), slots(N, h, mlp), slots(N, mlp, h)
+    reused = qkv * (N / n * 0.5 + 8 / n) + proj + mlp1 * 0.5 + mlp2
+    assert lin["compute_s"] * 1e9 == pytest.approx(reused / 8 + 4 * 12)
+    assert dense["compute_s"] * 1e9 == pytest.approx((qkv + proj + mlp1 + mlp2) / 8 + 4 * 12)
+    # Window passes drain three times as often, each score read and written.
+    tiles = {g: -(-m // 4) * -(-out // 4) for g, (m, out) in
+             {"qkv": (n, 3 * h), "proj": (n, h), "mlp1": (N, mlp), "mlp2": (N, h)}.items()}
+    drains = tiles["qkv"] * (N / n * 3 * 2 + 8 / n * 2) + tiles["proj"] + tiles["mlp1"] * 3 * 2 + tiles["mlp2"]
+    assert lin["acc_bytes"] == pytest.approx(drains * 16 * 4)
