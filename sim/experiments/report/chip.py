@@ -168,9 +168,10 @@ def markdown(d: dict) -> list[str]:
         f"last; each stands for its nearest steps) of {q['per_step']} head each, {q['tile_samples']} tile "
         "groups per head, the real clip noised per step. The paper's chip (128x128 arrays of 4x4 PEs at 1 GHz "
         "in 16 nm, 512 softmax lanes, 64 + 32 MB SRAM, 16 DDR5-6400 channels), with this project's sign-off "
-        "figures brought from 180 nm by Stillmaker and Baas's equations. Q K^T is Kaleido's; softmax, P V and "
-        "the linear layers are dense on both designs. The workloads are this project's, not the models' "
-        "activations. `kaleido estimate` gives the full sample with intervals (docs/chip.md).",
+        "figures brought from 180 nm by Stillmaker and Baas's equations. Kaleido's arrays reuse in Q K^T, in "
+        "P V~ (V's folds) and in the linear layers that take the hidden state (each head's slice of the "
+        "workload's embedding); the output projections, the MLP's second layer and softmax are dense on both "
+        "designs. The workloads are this project's, not the models' activations. `kaleido estimate` gives the full sample with intervals (docs/chip.md).",
         "",
         "![fig18 chip](fig18_chip.png)",
         "",
