@@ -1,6 +1,7 @@
 """The attention engine: operand buffers, the pass controller, and an array.
 
-This is the top that simulations run. Before ``start`` the operand buffers are
+This is the top that simulations run. This module holds the buffers, the
+operand stage (S1) and the counters; the controller (S0) is :mod:`hw.sequencer`. Before ``start`` the operand buffers are
 filled through their write ports (one word per channel per tile: a word holds
 the entries of all R rows, or all C columns); the controller then runs every
 tile group of every channel group on its own and drains each finished score,
@@ -64,8 +65,7 @@ from amaranth.lib.wiring import In, Out
 
 from golden.channel_window import row_groups
 from golden.config import Config, require_config
-from golden.drain import drain_spacing, tail_cycles
-from golden.pe import Load, Mode, Need, step_need
+from golden.pe import Load, Mode
 from golden.reuse import State
 
 from .array import BaselineArray, KaleidoArray
@@ -73,13 +73,12 @@ from .channel_window import group_count, rows_choose
 from .dispatch import choice_layout
 from .dispatchers import DISPATCHERS, dispatcher_of
 from .matcher import INVALID, lane_masks, pe_masks
+from .sequencer import GROUP_SLOTS, MAX_PARTNERS, NeedBits, Sequencer, routing
 
 __all__ = ["AttentionEngine", "pair_entry", "token_entry", "entry_layout", "word_layout", "entry_bits",
            "slot_layout",
            "GROUP_SLOTS", "MAX_PARTNERS", "COUNTER_BITS", "COUNTER_SETTLE"]
 
-GROUP_SLOTS = 3          # channel groups the controller can be given
-MAX_PARTNERS = 3         # linear: partners of a window's reference (windows of up to 4 tokens)
 COUNTER_BITS = 48        # the cycle and lane-work counters: 2**48 cycles outlast any simulation
 COUNTER_SETTLE = 2       # cycles after busy falls until the counters hold their final values
 
@@ -108,11 +107,6 @@ def slot_layout(channels: int, cols: int, window: int = 0, groups: int = 0) -> d
         "chan": range(max(2, channels)),  # the step's channel
         **extra,
     })
-
-
-def dense_pass_of(mode):
-    """A pass that streams every channel, one per slot: A (and the dense tile) or LINEAR."""
-    return (mode == Mode.A) | (mode == Mode.LINEAR)
 
 
 def entry_layout(design: str) -> data.StructLayout:
@@ -244,7 +238,7 @@ class AttentionEngine(wiring.Component):
         match = DISPATCHERS[name](cfg)
         m.submodules[name.replace("-", "_")] = match
         reads = [(_ReadPort(m, qmem, f"q_read{w}"), _ReadPort(m, kmem, f"k_read{w}")) for w in range(match.width)]
-        needs = _NeedBits(group_count(cfg), cfg.group_width)
+        needs = NeedBits(group_count(cfg), cfg.group_width)
         if kaleido:
             # Beside each buffer, a plane of 3 bits a word: which reuse states its
             # valid entries hold, worked out as the word is written. The controller
@@ -266,257 +260,17 @@ class AttentionEngine(wiring.Component):
             m.d.comb += [self.out[j].eq(array.drain[j].score), self.out_valid[j].eq(array.drain[j].valid)]
 
         s1 = Signal(slot_layout(self.channels, C, self.window, group_count(cfg)), name="s1")
-        self._sequencer(m, s1, needs, reads, match)
+        Sequencer(self, m, s1, needs, reads, match).build()
         self._operand_stage(m, s1, needs, reads, match, array)
         self._counters(m, array)
         return m
-
-    def _sequencer(self, m, s1, needs, reads, match):
-        """S0: walks groups, tiles and passes, has the dispatcher ``match`` pick each
-        slot's channel(s), applies the drain rule, addresses the buffers and fills ``s1``."""
-        cfg, kaleido = self.cfg, self.design == "kaleido"
-        R, C, CH = cfg.rows, cfg.cols, self.channels
-        G = cfg.group_width if kaleido else 1       # channels a pass B-D chooses from
-        spacing = drain_spacing(R)
-        tail = tail_cycles(R, C, cfg.pe_stages)
-        dense = self.dense if kaleido else Const(1)
-        # Linear layers: a tile group is a LINEAR pass, then one pass B per partner.
-        linear = (self.linear & ~self.dense) if kaleido else Const(0)
-        per_group, paired = _routing(match)
-
-        running = Signal()           # issuing slots
-        flushing = Signal()          # the final drain slot is being issued
-        draining = Signal(range(tail + 1))
-        very_first = Signal()        # no finished score to drain yet
-        g = Signal(range(GROUP_SLOTS))
-        qt = Signal(range(self.q_words + 1))
-        kt = Signal(range(self.k_words + 1))
-        q_tile = Signal(range(self.q_words))      # buffer address of the tile's channel 0
-        k_tile = Signal(range(self.k_words))
-        pss = Signal(Mode)                        # pass: A, B, C, D (kaleido); A (dense); LINEAR, B (linear)
-        dense_pass = Signal()                     # pss streams every channel (set with pss: it steers every slot)
-        part = Signal(range(MAX_PARTNERS))        # linear: the partner pass B serves
-        k_off = Signal(range(self.k_words))       # linear: that partner's words, past the tile's first
-        first_slot = Signal(init=1)               # the pass's first slot (its hand-over and drain)
-        chan = Signal(range(CH + 1))              # pass A / dense: next channel
-        need = [Signal(G, name=f"need_{p}") for p in "BCD"]
-
-        dg_of, q_tiles, k_tiles = Array(self.dg), Array(self.q_tiles), Array(self.k_tiles)
-        q_base, k_base = Array(self.q_base), Array(self.k_base)
-        partners = Array(self.partners if kaleido else [Const(0, 2)] * GROUP_SLOTS)
-        # The group's own figures, and the next group's first words, registered as
-        # the group changes (the ports hold still through a run), so that no path
-        # goes through a multiplexer indexed by ``g``.
-        dg = Signal(range(CH + 1))
-        group = {"q_tiles": Signal.like(self.q_tiles[0]), "k_tiles": Signal.like(self.k_tiles[0]),
-                 "partners": Signal(range(MAX_PARTNERS + 1)), "k_base": Signal.like(self.k_base[0]),
-                 "next_q_base": Signal.like(self.q_base[0]), "next_k_base": Signal.like(self.k_base[0])}
-        def load_group(index):
-            # The registers of group ``index`` (an expression of the registers now).
-            return [dg.eq(dg_of[index]), group["q_tiles"].eq(q_tiles[index]), group["k_tiles"].eq(k_tiles[index]),
-                    group["partners"].eq(partners[index]), group["k_base"].eq(k_base[index]),
-                    group["next_q_base"].eq(q_base[index + 1]), group["next_k_base"].eq(k_base[index + 1])]
-        next_group = Signal()                     # this pass's end starts the next group
-
-        # Pass A records which channels B, C and D need, from the state planes, in
-        # the cycle each channel issues, from none: a pass A (or LINEAR) clears them
-        # as it begins, so a channel the group does not have is never needed.
-        dg_mask = Signal(G)
-        m.d.comb += dg_mask.eq((Const(1, G + 1) << dg) - 1)
-        # The same, registered, for a pass that streams every channel of the group
-        # (a linear partner beyond the PE's registers): it comes two passes or more
-        # after the group begins, and the mask then stays off the dispatcher's paths.
-        all_of_group = Signal(G)
-        m.d.sync += all_of_group.eq(dg_mask)
-        onehot = Signal(G)
-        m.d.comb += onehot.eq(Mux(needs.a_in_s1, Const(1, G) << s1.chan, 0))
-        records = Signal()              # this cycle starts a pass A or LINEAR
-        recording = Signal()            # this cycle issues a channel of it
-        bits = [Signal(name=f"bit_{p}") for p in "BCD"]
-        last_bits = [Signal(name=f"last_bit_{p}") for p in "BCD"]    # the channel recorded last
-        if kaleido:
-            m.d.comb += [needs.q_plane.addr.eq(q_tile + chan), needs.k_plane.addr.eq(k_tile + k_off + chan)]
-            m.d.comb += [b.eq(x) for b, x in zip(bits, _need_bits(needs.q_plane.data, needs.k_plane.data,
-                                                                  cfg.accumulators))]
-        # Each set's value after this cycle's clear and record, for the pass set below.
-        need_next = [Signal(G, name=f"need_next_{p}") for p in "BCD"]
-        recorded_bit = Signal(G)
-        m.d.comb += recorded_bit.eq(Mux(recording, Const(1, G) << chan, 0))
-        for p in range(3):
-            m.d.comb += need_next[p].eq((Mux(records, 0, need[p]) & ~recorded_bit) | Mux(bits[p], recorded_bit, 0))
-            m.d.sync += need[p].eq(need_next[p])
-            with m.If(recording):
-                m.d.sync += last_bits[p].eq(bits[p])
-            if per_group:
-                # Each group's own set, recorded the same way.
-                for gr in range(group_count(cfg)):
-                    recorded = Signal(G, name=f"group_set_{'BCD'[p]}{gr}")
-                    bit = needs.groups[p][gr]
-                    m.d.comb += needs.group_now[p][gr].eq(
-                        ((recorded & ~onehot) | Mux(bit, onehot, 0)) & dg_mask)
-                    with m.If(needs.a_in_s1):
-                        m.d.sync += recorded.bit_select(s1.chan, 1).eq(bit)
-        # A linear partner the PE has no register for (the 3-register PE's third)
-        # runs as a whole product on every channel, from R0 = 0 (golden.windows).
-        def beyond_registers(partner):
-            return linear & (partner >= cfg.accumulators - 1)
-        beyond = Signal()
-        if kaleido:                 # (the baseline has no linear passes, nor a Kaleido PE's registers)
-            m.d.comb += beyond.eq(beyond_registers(part))
-        # The set of the pass being run, registered as the pass before it ends (with
-        # that cycle's record), so that no pass decode sits on the dispatcher's paths.
-        pass_set = Signal(G)
-        # The dispatcher is given, per group, the channels still to take: at a pass's
-        # first slot the pass's set (each group's own, with a group per column or row,
-        # unless the pass streams one step a slot), after it what it left.
-        single = Signal()
-        m.d.comb += single.eq((self.unpaired | beyond) if kaleido else 1)
-        rest = [Signal(G, name=f"rest{gr}") for gr in range(match.groups)]
-        for gr in range(match.groups):
-            if per_group:
-                recorded = Mux(pss == Mode.C, needs.group_now[1][gr],
-                               Mux(pss == Mode.D, needs.group_now[2][gr], needs.group_now[0][gr]))
-                first = Mux(single, pass_set, recorded)
-            else:
-                first = pass_set
-            m.d.comb += match.sets[gr].eq(Mux(first_slot, first, rest[gr]))
-        m.d.comb += [match.mode.eq(pss), match.single.eq(single)]
-        # A dispatcher with registers of its own loads them from the recorded set
-        # and the channel S1 records now, and moves them on as slots issue.
-        # (Pass A's last channel is in the pass's set already, but its table entry is
-        # written only now, from the word S1 reads: it is the dispatcher's late one.)
-        late = Signal()
-        m.d.comb += late.eq(needs.a_in_s1 & ~beyond & Mux(pss == Mode.B, last_bits[0],
-                                                          Mux(pss == Mode.C, last_bits[1], last_bits[2])))
-        m.d.comb += [match.recorded.eq(pass_set), match.late.eq(late)]
-        found, first_left = match.found[0], match.chan[0]
-        pair = Signal()                           # this slot issues two steps
-        if paired:
-            m.d.comb += pair.eq(match.choice[0].take[1] & ~dense_pass)
-        have = Signal()
-        c = Signal(range(max(2, CH)))
-        more = Signal()
-        m.d.comb += [
-            have.eq(Mux(dense_pass, chan < dg, found)),
-            c.eq(Mux(dense_pass, chan, first_left)),
-            more.eq(Mux(dense_pass, chan + 1 < dg, match.more)),
-        ]
-        issue = Signal()
-        m.d.comb += issue.eq(running & ~flushing)
-
-        # The drain rule of golden.drain: a slot that drains waits (issues nothing)
-        # while the last drain of its parity is fewer than `spacing` slots ago.
-        parity = Signal()
-        cool = [Signal(range(spacing), name=f"cool_{p}") for p in "eo"]
-        want_drain = Signal()
-        wait = Signal()
-        m.d.comb += [
-            want_drain.eq(flushing | (issue & first_slot & ~(dense_pass & very_first))),
-            wait.eq(want_drain & Mux(parity, cool[1] != 0, cool[0] != 0)),
-        ]
-        with m.If(running):
-            m.d.sync += parity.eq(~parity)
-        for p, counter in enumerate(cool):
-            with m.If(want_drain & ~wait & (parity == p)):
-                m.d.sync += counter.eq(spacing - 1)
-            with m.Elif(counter != 0):
-                m.d.sync += counter.eq(counter - 1)
-        go = Signal()                             # the slot issues (a step, a drain, or both)
-        m.d.comb += go.eq((issue | flushing) & ~wait)
-        m.d.comb += [match.opening.eq(issue & first_slot), match.advance.eq(go & issue),
-                     records.eq(go & issue & first_slot & dense_pass),
-                     recording.eq(go & issue & have & dense_pass & ~dense)]
-
-        (qr, kr), *partner = reads
-        m.d.comb += [qr.addr.eq(q_tile + c), kr.addr.eq(k_tile + k_off + c)]
-        for w, (qw, kw) in enumerate(partner, start=1):
-            m.d.comb += [qw.addr.eq(q_tile + match.chan[w]), kw.addr.eq(k_tile + k_off + match.chan[w])]
-        if per_group:
-            # A pass that streams every channel puts its step at position 0 for all.
-            for gr in range(match.groups):
-                with m.If(dense_pass):
-                    m.d.sync += [s1.choice[gr].take.eq(0b01), s1.choice[gr].sel[0].eq(0), s1.choice[gr].sel[1].eq(0)]
-                with m.Else():
-                    m.d.sync += s1.choice[gr].eq(match.choice[gr])
-        if paired:
-            m.d.sync += s1.pair.eq(go & issue & have & pair)
-        m.d.sync += [s1.valid.eq(go), s1.steps.eq(go & issue & have),
-                     s1.first.eq(go & issue & first_slot), s1.mode.eq(pss), s1.part.eq(part), s1.chan.eq(c),
-                     s1.flush.eq(flushing), s1.drain.eq(want_drain & ~wait)]
-        if kaleido:
-            # Pass A records the needs of B-D; a dense tile has no passes after it.
-            m.d.comb += needs.a_in_s1.eq(s1.valid & s1.steps & ((s1.mode == Mode.A) | (s1.mode == Mode.LINEAR))
-                                         & ~dense)
-
-        # Where the controller goes when a pass ends: worked out from its registers
-        # alone, every cycle, so that the pass's end (``more``, the dispatcher's
-        # latest answer) only picks it.
-        kept = (pss, part, k_off, kt, k_tile, qt, q_tile, g)
-        ends = [Signal.like(x, name=f"{x.name}_at_end") for x in kept]
-        at_end = {x.name: e for x, e in zip(kept, ends)}
-        done = Signal()                           # and the last tile group's last pass is over
-        m.d.comb += [e.eq(x) for x, e in zip(kept, ends)]
-        next_tile = Signal()
-        with m.If(linear):
-            with m.If((pss == Mode.LINEAR) & (group["partners"] != 0)):
-                m.d.comb += [at_end["pss"].eq(Mode.B), at_end["part"].eq(0)]
-            with m.Elif((pss == Mode.B) & (part + 1 < group["partners"])):
-                # The next partner's words follow this one's.
-                m.d.comb += [at_end["part"].eq(part + 1), at_end["k_off"].eq(k_off + dg)]
-            with m.Else():
-                m.d.comb += next_tile.eq(1)
-        with m.Else():
-            with m.If(pss != Mode.D):
-                m.d.comb += at_end["pss"].eq(pss + 1)
-            m.d.comb += next_tile.eq((pss == Mode.D) | dense)
-        with m.If(next_tile):
-            m.d.comb += [at_end["pss"].eq(Mux(linear, Mode.LINEAR, Mode.A)), at_end["part"].eq(0), at_end["k_off"].eq(0)]
-            with m.If(kt + 1 < group["k_tiles"]):
-                m.d.comb += [at_end["kt"].eq(kt + 1), at_end["k_tile"].eq(k_tile + k_off + dg)]
-            with m.Elif(qt + 1 < group["q_tiles"]):
-                m.d.comb += [at_end["kt"].eq(0), at_end["k_tile"].eq(group["k_base"]),
-                             at_end["qt"].eq(qt + 1), at_end["q_tile"].eq(q_tile + dg)]
-            with m.Elif(g + 1 < self.groups):
-                m.d.comb += [at_end["kt"].eq(0), at_end["qt"].eq(0), at_end["g"].eq(g + 1), next_group.eq(1),
-                             at_end["k_tile"].eq(group["next_k_base"]), at_end["q_tile"].eq(group["next_q_base"])]
-            with m.Else():
-                m.d.comb += done.eq(1)
-
-        with m.If(self.start & ~running & ~self.busy):
-            m.d.sync += [running.eq(1), very_first.eq(1), g.eq(0), qt.eq(0), kt.eq(0),
-                         q_tile.eq(self.q_base[0]), k_tile.eq(self.k_base[0]), k_off.eq(0), part.eq(0),
-                         pss.eq(Mux(linear, Mode.LINEAR, Mode.A)), first_slot.eq(1), chan.eq(0), parity.eq(0)]
-            m.d.sync += [*load_group(Const(0, 1)), dense_pass.eq(1)]
-            m.d.sync += [counter.eq(0) for counter in cool]
-        with m.If(flushing & go):
-            m.d.sync += [flushing.eq(0), running.eq(0), draining.eq(tail)]
-        with m.Elif(issue & go):
-            m.d.sync += first_slot.eq(0)
-            with m.If(dense_pass):
-                m.d.sync += chan.eq(chan + have)
-            with m.Else():
-                m.d.sync += [r.eq(match.rest[gr]) for gr, r in enumerate(rest)]
-            with m.If(~more):                     # the pass's last slot
-                m.d.sync += [first_slot.eq(1), chan.eq(0), very_first.eq(0), flushing.eq(done)]
-                m.d.sync += [x.eq(e) for x, e in zip(kept, ends)]
-                m.d.sync += dense_pass.eq(dense_pass_of(at_end["pss"]))
-                next_pss, next_beyond = at_end["pss"], beyond_registers(at_end["part"])
-                if kaleido:
-                    m.d.sync += pass_set.eq(Mux(next_beyond, all_of_group,
-                                                Mux(next_pss == Mode.B, need_next[0],
-                                                    Mux(next_pss == Mode.C, need_next[1], need_next[2]))))
-                with m.If(next_group):
-                    m.d.sync += load_group(g + 1)
-        with m.If(draining != 0):
-            m.d.sync += draining.eq(draining - 1)
-        m.d.comb += self.busy.eq(running | (draining != 0))
 
     def _operand_stage(self, m, s1, needs, reads, match, array):
         """S1: the slot's buffer words become the array's edge bundles (operands,
         flags, hand-over, drain); in pass A it also computes the need bits."""
         cfg, kaleido = self.cfg, self.design == "kaleido"
         R, C = cfg.rows, cfg.cols
-        per_group, paired = _routing(match)
+        per_group, paired = routing(match)
         (qr, kr), *partner = reads
         s1_valid, s1_steps, s1_first, s1_drain = s1.valid, s1.steps, s1.first, s1.drain
         s1_pass, s1_flush, s1_pair, s1_c = s1.mode, s1.flush, s1.pair, s1.chan
@@ -692,43 +446,7 @@ class _ReadPort:
         self.data = port.data
 
 
-def _routing(match) -> tuple[bool, bool]:
-    """How a dispatcher's steps reach the array: ``(per_group, paired)``. Per group,
-    each column or row picks its own from the words read; otherwise every row and
-    column takes the same step, and with ``paired`` a second one on the other byte."""
-    return match.per_group, match.width > 1 and not match.per_group
-
-
-class _NeedBits:
-    """What the two stages share about the need bits pass A records: the read
-    ports of the state planes the sequencer records them from (Kaleido), and
-    whether S1 holds a pass A step, whose table entry the dispatcher writes now
-    (``a_in_s1``). With a channel window, also each group's bit of the channel
-    in S1 (columns for B and D, rows for C; ``groups``), and each group's
-    recorded set with it bypassed (``group_now``)."""
-
-    def __init__(self, groups: int, channels: int):
-        self.a_in_s1 = Signal()
-        self.q_plane = self.k_plane = None          # the state planes' read ports (Kaleido)
-        self.groups = [[Signal(name=f"bit_{p}{g}") for g in range(groups)] for p in "BCD"]
-        self.group_now = [[Signal(channels, name=f"group_now_{p}{g}") for g in range(groups)] for p in "BCD"]
-
-
 def _present(word) -> Value:
     """Which reuse states (bit ``v``: :class:`golden.reuse.State` ``v``) the valid
     entries of a buffer word hold."""
     return Cat(*(Cat(*(e.valid & (e.state == v) for e in word)).any() for v in range(len(State))))
-
-
-def _need_bits(qs, ks, accumulators: int) -> list:
-    """A channel's need bits for passes B, C and D, from the states present in its
-    row word (``qs``) and column word (``ks``): B needs it when a column is not a
-    full reuse, C when a row is not, and D when a row and a column meet whose pair
-    the PE's lane table gives work in D (the paper's PE still computes (2,2) and
-    (2,1) there; the exact PE only pairs where neither side is a full reuse)."""
-    d_work = Const(0)
-    for a in range(3):
-        for b in range(3):
-            if step_need(Mode.D, a, b, accumulators)[0] != Need.NONE:
-                d_work = d_work | (qs[a] & ks[b])
-    return [ks[1] | ks[0], qs[1] | qs[0], d_work]

@@ -243,7 +243,32 @@ class PE(wiring.Component):
         r = [Signal(signed(self.cfg.pe_acc_bits), name=f"reg{k}", reset_less=True) for k in range(n)]
         m.d.comb += [getattr(self, f"r{k}").eq(r[k]) for k in range(n)]
 
-        # --- decode: which lanes run, how they read their operands, where they add ------
+        lane_on, lane_hi, lane_row, second, en, tap, row, col = self._decode(m, row, col, ahead)
+        prods, taps = self._lanes(m, row, col, lane_on, lane_hi, lane_row, second, exact)
+
+        # --- with two PE stages, what reaches the accumulators is registered here ------
+        flat_en = [e for k in range(n) for e in (*en[k], *tap[k])]
+        # A lane's product (and tap) is registered only when the lane runs: its
+        # staged enables are then 0, so what it holds is never added.
+        held = [_stage(m, stages, f"stage_lane{lane}_", prods[lane], *taps[lane:lane + 1], enable=lane_on[lane])
+                for lane in range(2)]
+        prods, taps = [h[0] for h in held], [h[1] for h in held if len(h) > 1]
+        staged = _stage(m, stages, "stage", *flat_en, row.load, row.drain)
+        flat_en = staged[:-2]
+        en = [list(flat_en[4 * k:4 * k + 2]) for k in range(n)]
+        tap = [list(flat_en[4 * k + 2:4 * k + 4]) for k in range(n)]
+        load = Signal(Load, name="load_now")
+        m.d.comb += load.eq(staged[-2])
+        _drain_link(m, self, r[0], staged[-1])
+
+        self._accumulate(m, r, load, en, tap, prods, taps, exact)
+        return m
+
+    def _decode(self, m, row, col, ahead):
+        """Which lanes run, how they read their operands, and which register each
+        adds into, from the two steps' decodes; with three stages, registered
+        beside the operands the PE forwards (returned as ``row``, ``col``)."""
+        n = self.registers
         lane_on = [Signal(name=f"lane{i}_on") for i in range(2)]
         lane_hi = [Signal(name=f"lane{i}_hi") for i in range(2)]
         lane_row = [Signal(name=f"lane{i}_row") for i in range(2)]     # column byte times lo(row)
@@ -296,7 +321,10 @@ class PE(wiring.Component):
         m.d.comb += [self.lanes.eq(Cat(*lane_on)), self.split.eq(split_now),
                      self.acc_en.eq(Cat(*(en[k][i] | tap[k][i] for k in range(n) for i in range(2))))]
 
-        # --- datapath: two 4x8 lanes ---------------------------------------------------
+        return lane_on, lane_hi, lane_row, second, en, tap, row, col
+
+    def _lanes(self, m, row, col, lane_on, lane_hi, lane_row, second, exact):
+        """The datapath: two 4x8 lanes' products (and, on the exact PE, their taps)."""
         prods, taps = [], []
         for lane in range(2):
             # Operand isolation: a lane that does not multiply sees zeros, so its
@@ -333,22 +361,11 @@ class PE(wiring.Component):
             prods.append(p)
             taps.append(t)
 
-        # --- with two PE stages, what reaches the accumulators is registered here ------
-        flat_en = [e for k in range(n) for e in (*en[k], *tap[k])]
-        # A lane's product (and tap) is registered only when the lane runs: its
-        # staged enables are then 0, so what it holds is never added.
-        held = [_stage(m, stages, f"stage_lane{lane}_", prods[lane], *taps[lane:lane + 1], enable=lane_on[lane])
-                for lane in range(2)]
-        prods, taps = [h[0] for h in held], [h[1] for h in held if len(h) > 1]
-        staged = _stage(m, stages, "stage", *flat_en, row.load, row.drain)
-        flat_en = staged[:-2]
-        en = [list(flat_en[4 * k:4 * k + 2]) for k in range(n)]
-        tap = [list(flat_en[4 * k + 2:4 * k + 4]) for k in range(n)]
-        load = Signal(Load, name="load_now")
-        m.d.comb += load.eq(staged[-2])
-        _drain_link(m, self, r[0], staged[-1])
+        return prods, taps
 
-        # --- hand-over, then accumulate -------------------------------------------------
+    def _accumulate(self, m, r, load, en, tap, prods, taps, exact):
+        """The hand-over, then each register adds what the lanes give it."""
+        n, stages = self.registers, self.cfg.pe_stages
         # Icarus runs an `always @*` block only once one of its inputs changes. With
         # two stages nothing here sees the testbench's first input change, so these
         # selections are then written as AND-OR expressions (continuous assigns, as
@@ -403,7 +420,7 @@ class PE(wiring.Component):
                                           Mux(e0 & e1, both, 0))
                 with m.If((load != Load.KEEP) | en[k][0] | en[k][1]):
                     m.d.sync += r[k].eq((base[k] + addend)[:width])
-            return m
+            return
         for k in range(n):
             terms = []
             for lane in range(2):
@@ -420,7 +437,8 @@ class PE(wiring.Component):
             # addend); otherwise it holds, and synthesis gates its clock.
             with m.If((load != Load.KEEP) | select.any()):
                 m.d.sync += r[k].eq((sums + carries)[:width])
-        return m
+
+
 
 
 class BaselinePE(wiring.Component):

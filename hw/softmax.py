@@ -100,7 +100,6 @@ class SoftmaxUnit(wiring.Component):
         cfg, spec = self.cfg, self.spec
         lanes, n = cfg.vector_lanes, cfg.tokens
         beats = -(-n // lanes)
-        last_lanes = n - (beats - 1) * lanes
         pipe = pipe_stages(lanes)
 
         phase = Signal(Phase)
@@ -138,6 +137,20 @@ class SoftmaxUnit(wiring.Component):
             m.d.sync += beat.eq(Mux(last_beat, 0, beat + 1))
         m.d.sync += credits.eq(credits - (take & (phase == Phase.NORM)) + (fifo.r_en & fifo.r_rdy))
 
+        beat1, flow1 = self._row_max(m, take, phase, beat, last_beat, top)
+        # Every later stage carries the beat's tag (_Pipeline).
+        pipeline = _Pipeline(m, [flow1])
+        exps = self._exponents(m, pipeline, beat1, top)
+        total = self._sum_and_codes(m, pipeline, exps, recip, fifo, start, pipe)
+        self._phases(m, phase, take, last_beat, total, rem, step, recip, running, start)
+        return m
+
+    def _row_max(self, m, take, phase, beat, last_beat, top):
+        """Stage 1 (each beat as taken, and its tags), and the row's running
+        maximum into ``top``. Returns the beat's scores and the tag its exponents follow."""
+        cfg = self.cfg
+        lanes, n = cfg.vector_lanes, cfg.tokens
+        last_lanes = n - (-(-n // lanes) - 1) * lanes
         # Stage 1: the beat as taken, which lanes hold a score (past the row's
         # end, in its last beat, they do not), and what the beat is for.
         beat1 = [Signal(signed(cfg.acc_bits), name=f"beat1_{j}", reset_less=True) for j in range(lanes)]
@@ -170,18 +183,13 @@ class SoftmaxUnit(wiring.Component):
         with m.If(mtag.valid):
             m.d.sync += top.eq(Mux(mtag.mark | (beat_max > top), beat_max, top))
 
-        # Every later stage carries the beat's tag; its registers load only for
-        # a beat (they hold otherwise, need no reset, and synthesis gates their
-        # clocks: an idle unit clocks little more than its tags).
-        tags = [flow1]
+        return beat1, flow1
 
-        def stage(values, name, load=None):
-            load = tags[-1].valid if load is None else load
-            return [_reg(m, v, f"{name}_{i}", load) for i, v in enumerate(values)]
-
-        def advance():
-            tags.append(_reg(m, tags[-1], f"tag{len(tags) + 1}"))
-
+    def _exponents(self, m, pipeline, beat1, top):
+        """The beat's exponents ``e`` (golden.softmax, steps 1-3), once the row max is in ``top``."""
+        cfg, spec = self.cfg, self.spec
+        lanes = cfg.vector_lanes
+        stage, advance, tags = pipeline.stage, pipeline.advance, pipeline.tags
         # The beat waits for the row max: its last MAX beat reaches `top` one
         # register after the tree, and the first SUM beat follows it at once.
         scores = beat1
@@ -232,10 +240,17 @@ class SoftmaxUnit(wiring.Component):
                       for shifted, exact, gone in tables], f"e{len(tags) + 1}")
         advance()
 
+        return exps
+
+    def _sum_and_codes(self, m, pipeline, exps, recip, fifo, start, pipe):
+        """SUM adds the row's exponents into the row sum (returned); NORM writes
+        each beat's codes ``e * r`` into ``fifo``."""
+        cfg, spec = self.cfg, self.spec
+        lanes = cfg.vector_lanes
+        stage, advance, tags = pipeline.stage, pipeline.advance, pipeline.tags
         # SUM: the beat's exponents, SUM_FAN_IN at a time; NORM: e * r + half in
         # two rows, after as many registers. Then both add in halves.
         total_lo, total_hi = Signal(spec.sum_bits // 2), Signal(spec.sum_bits - spec.sum_bits // 2)
-        total = Cat(total_lo, total_hi)
         sums, waiting = exps, exps
         sum_load = tags[-1].valid & ~tags[-1].norm
         norm_load = tags[-1].valid & tags[-1].norm
@@ -272,6 +287,14 @@ class SoftmaxUnit(wiring.Component):
         m.d.comb += [fifo.w_data.eq(codes), fifo.w_en.eq(last.valid & last.norm)]
         m.d.sync += start.eq(last.valid & last.mark)
 
+        return total_lo, total_hi
+
+    def _phases(self, m, phase, take, last_beat, total, rem, step, recip, running, start):
+        """MAX, SUM, the divider's steps (``r``), then NORM, row after row; ``total``
+        is the row sum's two halves."""
+        spec = self.spec
+        total_lo, total_hi = total
+        total = Cat(total_lo, total_hi)
         with m.Switch(phase):
             with m.Case(Phase.MAX):
                 with m.If(take & last_beat):
@@ -301,7 +324,23 @@ class SoftmaxUnit(wiring.Component):
             with m.Case(Phase.NORM):
                 with m.If(take & last_beat):
                     m.d.sync += phase.eq(Phase.MAX)
-        return m
+
+
+class _Pipeline:
+    """The unit's stage registers after the first: every stage carries the beat's
+    tag, and its registers load only for a beat (they hold otherwise, need no
+    reset, and synthesis gates their clocks: an idle unit clocks little more
+    than its tags)."""
+
+    def __init__(self, m, tags: list):
+        self.m, self.tags = m, tags
+
+    def stage(self, values, name, load=None):
+        load = self.tags[-1].valid if load is None else load
+        return [_reg(self.m, v, f"{name}_{i}", load) for i, v in enumerate(values)]
+
+    def advance(self):
+        self.tags.append(_reg(self.m, self.tags[-1], f"tag{len(self.tags) + 1}"))
 
 
 def tag_layout(lanes: int) -> data.StructLayout:
