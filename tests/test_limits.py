@@ -55,16 +55,14 @@ def test_no_generated_document_names_a_path_of_this_machine():
         assert machine_paths((ROOT / doc).read_text()) == [], doc
 
 
-def test_the_checks_see_what_they_look_for(tmp_path):
-    big = tmp_path / "big.py"
-    big.write_text("def f():\n" + "    x = 1\n" * 120)
-    tmp = ROOT / ".pytest_limits_probe.py"          # inside ROOT, as the checks name files
+def test_the_checks_see_what_they_look_for():
+    probe = ROOT / ".pytest_limits_probe.py"          # inside ROOT, as the checks name files
     try:
-        tmp.write_text(big.read_text())
-        assert long_files([tmp], limit=100) == [(tmp.name, 121)]
-        assert long_functions([tmp]) == [(f"{tmp.name}:f", 121)]
+        probe.write_text("def f():\n" + "    x = 1\n" * 120)
+        assert long_files([probe], limit=100) == [(probe.name, 121)]
+        assert long_functions([probe]) == [(f"{probe.name}:f", 121)]
     finally:
-        tmp.unlink()
+        probe.unlink()
     assert machine_paths("liberty: /root/.cache/osu018/osu018_stdcells.lib") != []
     assert machine_paths("liberty: .../.cache/osu018/x.lib") != []
     assert machine_paths("liberty: the OSU018 library (qflow-tech-osu018)") == []

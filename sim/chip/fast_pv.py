@@ -29,7 +29,7 @@ runs the folded tiles or the dense product.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -87,9 +87,6 @@ class PvWork:
     def runs(self) -> int:
         """Engine runs, each with its tail: one per folded tile, or one dense."""
         return len(self.tiles) if self.shared else 1
-
-    def as_dict(self) -> dict:
-        return asdict(self)
 
 
 def risky_rows(q: np.ndarray, k: np.ndarray, cfg: Config, scale: float, block: int = ROW_BLOCK) -> np.ndarray:

@@ -176,7 +176,8 @@ def _dense(op: _Op, kinds: dict, chip: Chip, slots: float, tiles: float, macs: f
     """A dense product spread over every array, each kind a share as fast as it
     runs it (so that all finish together); operands streamed. A kind's rate is
     ``rates[name]`` if given, else its ``dense_factor`` of everything."""
-    rates = {name: (rates or {}).get(name) or _Rate(*(3 * (kind.dense_factor,))) for name, kind in kinds.items()}
+    rates = {name: (rates or {}).get(name) or _Rate(kind.dense_factor, kind.dense_factor, kind.dense_factor)
+             for name, kind in kinds.items()}
     speed = {name: kind.arrays / rates[name].slots for name, kind in kinds.items()}
     for name, kind in kinds.items():
         w, r = op.work.setdefault(name, _Work()), rates[name]
