@@ -74,12 +74,14 @@ class Part(str, Enum):
     CHIP = "the chip"
 
 
-def _knob(default, part: Part, help: str, choices=None, metavar: str | None = None, shown=None):
+def _knob(default, part: Part, help: str, choices=None, metavar: str | None = None, shown=None, quiet=False):
     """A :class:`Config` field a user sets: ``part`` it configures, the ``help`` a
     command line shows for it, its ``choices`` and ``metavar``; ``shown``: what the
-    help says the default is, when not the value itself."""
+    help says the default is, when not the value itself. A ``quiet`` field is left
+    out of :meth:`Config.to_json` at its default, so that the design points (and the
+    results cached under them) from before it was added read as they did."""
     return field(default=default, metadata={"part": part, "help": help, "choices": choices,
-                                             "metavar": metavar, "shown": shown})
+                                             "metavar": metavar, "shown": shown, "quiet": quiet})
 
 
 class ConfigError(ValueError):
@@ -290,7 +292,11 @@ class DispatchConfig:
         and column ports carry in a slot of pass B, C or D, from which each
         column (B, D) or row (C) takes its own one or two
         (:mod:`golden.channel_window`); it replaces the matcher's pairing.
-        :func:`golden.dispatchers.dispatcher_of` says which unit a design has.
+    dispatcher : str
+        The unit in the matcher's place, by its name in
+        :data:`golden.dispatchers.DISPATCHERS`; empty (the default): the channel
+        window when ``issue_window`` is set, else the matcher
+        (:func:`golden.dispatchers.dispatcher_of`).
     """
 
     variant: str = _knob("full", Part.DISPATCHER, "the dispatcher in the loop: pe (reconfigurable PEs, channel "
@@ -310,6 +316,9 @@ class DispatchConfig:
                               "carries W channels a slot of passes B-D, from which each column (B, D) or row (C) "
                               "takes its own one or two (the channel window, wider ports)", choices=WINDOW_WIDTHS,
                               metavar="W")
+    dispatcher: str = _knob("", Part.DISPATCHER, "the unit in the matcher's place, by name (matcher, channel-window "
+                            "or one registered in golden.dispatchers)", metavar="NAME",
+                            shown="the channel window with --issue-window, else the matcher", quiet=True)
 
     def __post_init__(self):
         if self.variant not in VARIANTS:
@@ -320,9 +329,23 @@ class DispatchConfig:
         if self.cluster_rule not in CLUSTER_RULES:
             raise ConfigError(f"cluster rule must be one of {', '.join(CLUSTER_RULES)}, got {self.cluster_rule!r}")
         _within_limits(self)
+        from .dispatchers import DISPATCHERS         # which imports this module
+        if self.dispatcher:
+            unit = DISPATCHERS.get(self.dispatcher)
+            if unit is None or not unit.paired:
+                names = ", ".join(n for n, d in DISPATCHERS.items() if d.paired)
+                raise ConfigError(f"unknown dispatcher {self.dispatcher!r}; choose one of {names}")
+            if why := unit.refusal(self):
+                raise ConfigError(why)
         if self.clusters * self.cluster_capacity < self.queue_depth:
             raise ConfigError(
                 f"{self.clusters} clusters of {self.cluster_capacity} cannot hold a queue of {self.queue_depth}")
+
+    def __repr__(self) -> str:
+        # A quiet field at its default is left out, as in Config.to_json: the
+        # Verilog's header, and every cache keyed by it, read as before the field.
+        shown = (f for f in fields(self) if not (f.metadata.get("quiet") and getattr(self, f.name) == f.default))
+        return f"{type(self).__name__}({', '.join(f'{f.name}={getattr(self, f.name)!r}' for f in shown)})"
 
     @property
     def parts(self) -> tuple[bool, bool]:
@@ -468,7 +491,12 @@ class Config:
         """The design point as JSON (how it travels to testbenches and reports)."""
         import json
         from dataclasses import asdict
-        return json.dumps(asdict(self), sort_keys=True)
+        out = asdict(self)
+        for part, cls in PARTS.items():
+            for f in fields(cls):
+                if f.metadata.get("quiet") and out[part][f.name] == f.default:
+                    del out[part][f.name]
+        return json.dumps(out, sort_keys=True)
 
     @classmethod
     def from_json(cls, text: str) -> "Config":

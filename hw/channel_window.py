@@ -15,6 +15,7 @@ from __future__ import annotations
 from amaranth import Cat, Const, Module, Mux, Signal, Value
 
 from golden.channel_window import row_groups
+from golden import dispatchers as models
 from golden.config import Config, require_config
 from golden.pe import Mode
 
@@ -65,6 +66,8 @@ class ChannelWindow(Dispatcher):
     more : Out(1)
         Some group has channels left after this cycle.
     """
+
+    model = models.ChannelWindow
 
     per_group = True
 

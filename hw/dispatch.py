@@ -14,9 +14,9 @@ A group is what takes its steps together. A dispatcher of one group (the
 in-order one, the matcher) has the whole array take the same steps; the channel
 window has a group per column (passes B, D) or row (pass C).
 
-``hw.dispatchers`` names every dispatcher; adding one is a component here
-beside them (subclassing :class:`Dispatcher`), its golden model, and an entry
-there.
+``hw.dispatchers`` names every dispatcher; adding one is a component
+(subclassing :class:`Dispatcher` and naming its golden model) registered
+there, its golden model in ``golden.dispatchers``, and a test.
 """
 
 from __future__ import annotations
@@ -107,6 +107,10 @@ class Dispatcher(wiring.Component):
     #: select among them), rather than every row and column taking the same ones;
     #: so even with one group (a 1x1 array) the operands are routed per group.
     per_group = False
+
+    #: The golden model it implements (a :class:`golden.dispatchers.DispatcherModel`):
+    #: its name, knobs and slot model, which the engine's cycles must equal.
+    model = None
 
     def __init__(self, cfg: Config, width: int, groups: int):
         self.cfg = require_config(cfg, self)

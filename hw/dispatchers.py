@@ -1,22 +1,32 @@
 """Every dispatcher's component by name (each a :class:`hw.dispatch.Dispatcher`).
 
-The names, and which one a design point has, are :mod:`golden.dispatchers`'
-(whose slot model of each the engine's cycles must equal)."""
+A component declares its golden model (``model``, a
+:class:`golden.dispatchers.DispatcherModel`), whose name it is registered under
+and whose slot model the engine's cycles must equal; which one a design point
+has is :func:`golden.dispatchers.dispatcher_of`'s answer."""
 
 from __future__ import annotations
 
 from golden.dispatchers import dispatcher_of
 
 from .channel_window import ChannelWindow
+from .dispatch import Dispatcher
 from .in_order import InOrder
 from .matcher import Matcher
 
-__all__ = ["DISPATCHERS", "dispatcher_of"]
+__all__ = ["DISPATCHERS", "register", "dispatcher_of"]
 
-#: name -> component class, under the names of :data:`golden.dispatchers.DISPATCHERS`.
-DISPATCHERS = {
-    "in-order": InOrder,              # one channel a slot
-    "matcher": Matcher,               # golden.matcher
-    "channel-window": ChannelWindow,  # golden.channel_window
-}
+#: name -> component class, under its model's name in :data:`golden.dispatchers.DISPATCHERS`.
+DISPATCHERS: dict[str, type[Dispatcher]] = {}
 
+
+def register(unit: type[Dispatcher]) -> type[Dispatcher]:
+    """Add component ``unit`` under its model's name (a class decorator)."""
+    if not issubclass(unit, Dispatcher) or getattr(unit, "model", None) is None:
+        raise ValueError(f"{unit.__name__} must be a hw.dispatch.Dispatcher that declares its golden model")
+    DISPATCHERS[unit.model.name] = unit
+    return unit
+
+
+for _unit in (InOrder, Matcher, ChannelWindow):
+    register(_unit)

@@ -3,8 +3,9 @@ lowest channel still to take, in channel order; no table."""
 
 from __future__ import annotations
 
-from amaranth import Module, Signal
+from amaranth import Module
 
+from golden import dispatchers as models
 from golden.config import Config
 
 from .dispatch import Dispatcher
@@ -26,6 +27,8 @@ class InOrder(Dispatcher):
     (:class:`hw.dispatch.Dispatcher`'s, for one group reading one channel; it
     keeps no table nor registers, so it reads only ``sets``.)
     """
+
+    model = models.InOrder
 
     def __init__(self, cfg: Config):
         super().__init__(cfg, width=1, groups=1)

@@ -20,6 +20,7 @@ from __future__ import annotations
 from amaranth import Array, Cat, Const, Module, Mux, Signal, Value
 from amaranth.lib import data
 
+from golden import dispatchers as models
 from golden.config import Config
 from golden.matcher import PAIRED_MODES, lanes_of
 
@@ -240,6 +241,8 @@ class Matcher(Dispatcher):
     rest, more : Out
         ``sets`` without the head and its partner, and whether the pass has steps left.
     """
+
+    model = models.Matcher
 
     @staticmethod
     def storage_bits(cfg: Config) -> int:

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 from golden.cycle_model import (baseline_cycles, executed_products, kaleido_cycles, kaleido_tables,
                                 matcher_trace, scheduler_busy, variant_parts)
+from golden.dispatchers import design_blocks
 from golden.scheduler import operand_stream
 from golden.tiling import pair_tables
 from golden.energy import unit_energy, workload_energy
 
-__all__ = ["run_energy", "run_clock", "design_blocks", "dispatcher_energy", "head_energy", "SCOPE",
+__all__ = ["run_energy", "run_clock", "chip_blocks", "dispatcher_energy", "head_energy", "SCOPE",
            "DISPATCHER_SCOPE", "HEAD_SCOPE"]
 
 SCOPE = ("the PE array: clock, products, register loads, drain, leakage; and the dispatcher where "
@@ -42,7 +43,7 @@ HEAD_SCOPE = (
     "stages do not overlap.")
 
 
-def design_blocks(cfg, design: str, head: bool = False) -> dict:
+def chip_blocks(cfg, design: str, head: bool = False) -> dict:
     """``{label: (block, Config)}``: every block a design has on the chip (the
     dispatcher's parts ``cfg.variant`` has, whether or not a run uses them: they share its clock), the
     whole engine that joins them (``engine``: timed as one netlist, it holds the loops between
@@ -52,13 +53,11 @@ def design_blocks(cfg, design: str, head: bool = False) -> dict:
     from golden.head_cycles import pv_config
 
     if design == "kaleido":
+        blocks = design_blocks(cfg, design)
         used = {"array": ("array", cfg)}
-        has_scheduler, has_matcher = cfg.dispatch.parts
-        if has_scheduler:
-            used["scheduler"] = ("scheduler", cfg)
-        if has_matcher:
-            unit = "channel-window" if cfg.issue_window else "matcher"
-            used[unit] = (unit, cfg)
+        for unit in (blocks.scheduler, blocks.unit):
+            if unit:
+                used[unit] = (unit, cfg)
         used["engine"] = ("engine", cfg)
     else:
         used = {"array": ("baseline-array", cfg), "engine": ("baseline-engine", cfg)}
@@ -77,7 +76,7 @@ def run_clock(cfg, design: str, liberty: str, head: bool = False) -> dict:
     from synth.timing import block_timing
 
     blocks = {label: block_timing(name, bcfg, liberty)
-              for label, (name, bcfg) in design_blocks(cfg, design, head).items()}
+              for label, (name, bcfg) in chip_blocks(cfg, design, head).items()}
     slowest = min(blocks, key=lambda b: blocks[b]["fmax_mhz"])
     meets = blocks[slowest]["slack_ns"] >= 0
     return {"chip_clock_mhz": cfg.clock_mhz,
@@ -111,11 +110,12 @@ def dispatcher_energy(cfg, q, k, report, liberty: str, cycles: int, clock: float
         strings, last = operand_stream(pair_tables(q, cfg), cfg)
         per, leak = measured("scheduler", (tuple(strings[:TRACE_CYCLES]), tuple(last[:TRACE_CYCLES])))
         out["scheduler"] = unit_energy(cycles, busy, per, leak, clock) / cfg.clusters
-    if has_matcher:
-        # A channel window takes the matcher's place (Config.issue_window).
-        unit = "channel-window" if cfg.issue_window else "matcher"
+    blocks = design_blocks(cfg, "kaleido")
+    if has_matcher and blocks.unit:
+        # The unit in the matcher's place (golden.dispatchers), if it is more than a priority encoder.
+        unit = blocks.unit
         busy = min(cycles, report.engine_cycles) if used_matcher else 0
-        trace = None if cfg.issue_window else matcher_trace(*kaleido_tables(q, k, cfg), cfg, TRACE_TILES)
+        trace = matcher_trace(*kaleido_tables(q, k, cfg), cfg, TRACE_TILES) if blocks.traced else None
         per, leak = measured(unit, trace)
         out[unit] = unit_energy(cycles, busy, per, leak, clock)
     return out
@@ -141,10 +141,7 @@ def run_energy(cfg, q, k, design: str, cycles: int, schedule: str = "auto",
         sta_command()
         if cfg.issue_window and not (design == "kaleido" and cfg.dispatch.parts[1]):
             cfg = cfg.with_(issue_window=0)         # the window comes with a matcher variant only
-        pe = "pe" if design == "kaleido" else "baseline-pe"
-        if design == "kaleido" and cfg.issue_window:
-            pe = "window-pe"                        # the array's PEs, as hw.array builds them
-        per_action = energy_per_action(pe, cfg, liberty)
+        per_action = energy_per_action(design_blocks(cfg, design).pe, cfg, liberty)
         timing = run_clock(cfg, design, liberty, head)
         clock = timing["clock_mhz"]
         if design == "kaleido" and report is None:

@@ -37,6 +37,7 @@ from statistics import NormalDist
 import numpy as np
 
 from golden import Config, proxy_workload, quantize
+from golden.dispatchers import design_blocks
 from .chip import DESIGNS, OPS, UNITS, Chip, HeadWork, SignOff, Unit, baseline_head, kaleido_head
 from .layer import RESOURCES, chip_area, kinds_of, layer_cost
 from .memories import TABLE as MEMORY_TABLE
@@ -133,10 +134,12 @@ def signoffs(cfg: Config, liberty: str, matcher_trace=None) -> dict[str, SignOff
 
     from ..energy import TRACE_CYCLES
 
+    blocks = design_blocks(cfg, "kaleido")
+
     def unit(block, at=cfg):
         e = energy_per_action(block, at, liberty)
         per = dict(e["energy_pj"])
-        if block == "matcher" and matcher_trace:
+        if block == blocks.unit and blocks.traced and matcher_trace:
             per["busy"] = energy_per_action(block, at, liberty, TRACE_CYCLES, matcher_trace)["energy_pj"]["run"]
         return Unit(block_area(block, at, liberty)["area_um2"], per, e["leakage_uw"])
 
@@ -146,13 +149,11 @@ def signoffs(cfg: Config, liberty: str, matcher_trace=None) -> dict[str, SignOff
     # (a 32,760-token row would synthesize and simulate a new unit each time).
     softmax = unit("softmax", cfg.with_(grid=SOFTMAX_REFERENCE_GRID, max_channels=None, acc_bits=None,
                                         pe_acc_bits=None))
-    # The variant's dispatcher parts; the channel window takes the matcher's place, with its own PE.
-    has_scheduler, has_matcher = cfg.dispatch.parts
-    window = bool(cfg.issue_window) and has_matcher
+    # The variant's dispatcher parts, and the PEs beside its unit (golden.dispatchers).
     gate = Unit(**clock_gate_cost(liberty))
-    kaleido = SignOff(node, unit("window-pe" if window else "pe"), softmax, cfg.vector_lanes, port_bytes=2,
-                      scheduler=unit("scheduler") if has_scheduler else None,
-                      matcher=unit("channel-window" if window else "matcher") if has_matcher else None,
+    kaleido = SignOff(node, unit(blocks.pe), softmax, cfg.vector_lanes, port_bytes=2,
+                      scheduler=unit(blocks.scheduler) if blocks.scheduler else None,
+                      matcher=unit(blocks.unit) if blocks.unit else None,
                       clusters=cfg.clusters, clock_gate=gate)
     baseline = SignOff(node, unit("baseline-pe"), softmax, cfg.vector_lanes, port_bytes=1, clock_gate=gate)
     return {"kaleido": kaleido, "baseline": baseline}
@@ -398,11 +399,14 @@ def dask_client(scheduler: str | None, workers: int | None):
     """A callable that gives a Dask client, made the first time it is called (a
     run whose shards are all on disk starts no cluster), closed with its cluster
     when the block ends."""
+    from .worker_plugins import DispatcherRegistry
+
     made = []
 
     def client():
         if not made:
             made.append(_client(scheduler, workers))
+            made[0].register_plugin(DispatcherRegistry())
         return made[0]
     try:
         yield client

@@ -46,11 +46,9 @@ from typing import Callable
 import numpy as np
 
 from golden import drain
-from golden.channel_window import window_slots
 from golden.config import Config
 from golden.cycle_model import baseline_cycles, lanes_table, scheduler_lead, sub_variants, tail_cycles, variant_parts
-from golden.dispatchers import dispatcher_of
-from golden.matcher import match_slots, paired_pass_slots
+from golden.dispatchers import DISPATCHERS, dispatcher_of
 from golden.pe import Mode
 from golden.scheduler import PARTNER_LANES, cluster_tables
 from golden.tiling import pair_tables
@@ -173,14 +171,11 @@ def tile_costs(sq: np.ndarray, sk: np.ndarray, cfg: Config, dispatchers=("in-ord
 
 
 def _issued(dispatcher: str, mode: Mode, chans: np.ndarray, lanes: np.ndarray, cfg: Config) -> np.ndarray:
-    # Slots one pass takes under a dispatcher (golden.dispatchers' rules, batched).
-    if dispatcher == "in-order" or mode == Mode.A:
+    # Slots one pass takes under a dispatcher: pass A streams every channel, one a
+    # slot; B-D take what the dispatcher's batched model says.
+    if mode == Mode.A:
         return chans.sum(axis=1)
-    if dispatcher == "matcher":
-        return paired_pass_slots(match_slots(chans, lanes, cfg.lookahead))
-    rows, cols = cfg.rows, cfg.cols
-    return np.array([len(window_slots(lanes[t].reshape(-1, rows, cols), mode, cfg.issue_window))
-                     for t in range(len(lanes))], np.int64)
+    return DISPATCHERS[dispatcher].batched(mode, chans, lanes, cfg)
 
 
 class _TableSet:

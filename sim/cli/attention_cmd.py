@@ -23,10 +23,11 @@ from golden.attention import expected_head
 from golden.cycle_model import SCHEDULES, baseline_cycles
 from golden.head_cycles import PV_SCHEDULES
 from golden.opcount import dense_macs, pv_oracle_macs
+from golden.config import Part
 
 from .. import runner
 from .common import UserError, check_output_dir, print_json, run_folder, write_json, write_npy
-from .options import add_knobs, check_design_knobs
+from .options import add_knobs, check_design_knobs, knobs_of
 from .operands import add_operand_args, load_attention_inputs
 from ..energy import head_energy, run_energy
 from ..head import STAGES, baseline_head_cycles, simulate_head
@@ -50,8 +51,8 @@ def add_args(p) -> None:
                         "two), shared (V's full reuse folded per column tile, the shared multiply) or dense")
     p.add_argument("--simulator", choices=list(runner.SIMULATORS),
                    help="default: verilator when it can run here, else icarus")
-    add_knobs(p, "variant", "rows", "cols", "accumulators", "lookahead", "issue_window", "cluster_rule", "pe_stages",
-              "clock_mhz")
+    add_knobs(p, *knobs_of(Part.ARRAY, Part.KALEIDO_PE, Part.PE, Part.DISPATCHER, Part.SCHEDULER, Part.MATCHER,
+                            Part.CHIP))
     p.add_argument("--waves", action="store_true",
                    help="keep every simulation's waveform (engine, and scheduler where it runs) in DIR")
     p.add_argument("--no-energy", action="store_true",

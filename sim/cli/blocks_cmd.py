@@ -11,7 +11,7 @@ from hw import blocks
 from synth.actions import ACTIONS
 
 from .common import UserError, add_partition_args, atomic_output, check_output_dir, print_json, three, triple
-from .options import SIGNOFF, add_knobs, given, refuse_unused
+from .options import SIGNOFF, add_knobs, add_preset, design_point, refuse_unused
 
 
 def add_block_args(p, names=None, signoff: bool = True) -> None:
@@ -26,6 +26,7 @@ def add_block_args(p, names=None, signoff: bool = True) -> None:
     add_knobs(p, *(k for k in KNOBS if k in offered))
     if signoff:
         add_knobs(p, *SIGNOFF)
+    add_preset(p)
 
 
 def block_config(args, signoff: bool = True) -> Config:
@@ -45,9 +46,8 @@ def block_config(args, signoff: bool = True) -> Config:
     elif args.model:
         partition = model_partition(args.model, 128 if args.head_dim is None else args.head_dim)
     else:
-        partition = Config().partition
-    grid = triple(args.grid, "grid") if args.grid else Config().grid
-    return Config(partition=partition, grid=grid, **given(args))
+        partition = None                        # the preset's
+    return design_point(args, partition=partition, grid=triple(args.grid, "grid") if args.grid else None)
 
 
 def cmd_verilog(args) -> int:

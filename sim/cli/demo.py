@@ -18,19 +18,16 @@ from pathlib import Path
 import numpy as np
 
 from golden import Config, expected_scores, run_attention
+from golden.presets import PRESETS, preset
 from golden.workload import quantize
 from hw import blocks
 
 from ..workload import DEFAULT_CLIP, make_workload
 from .workload_cmd import write_workload
 
-DEMO_GRID = (2, 8, 8)
-DEMO_MODEL = "wan2.1"
-DEMO_DIM = 32
-
-
 def demo_config() -> Config:
-    return Config.for_model(DEMO_MODEL, DEMO_DIM, grid=DEMO_GRID)
+    """The demo's design point: preset ``demo``."""
+    return preset("demo")
 
 
 def demo_workload(cfg: Config, out: str, workload: str = DEFAULT_CLIP) -> dict:
@@ -58,7 +55,7 @@ def cmd_demo(args) -> int:
     what = ("the proxy workload (a photograph panned and zoomed)" if args.workload == "proxy"
             else f"video {args.workload} (real motion through a synthetic model)")
     print(f"kaleido demo: {what}, not a vDiT's activations; "
-          f"grid {T}x{H}x{W}, {DEMO_MODEL} partition {cfg.partition} "
+          f"grid {T}x{H}x{W}, {PRESETS['demo'].model} partition {cfg.partition} "
           f"(D={cfg.head_dim}), F={cfg.full_bits} P={cfg.partial_bits}, "
           f"{cfg.rows}x{cfg.cols} PEs")
     ops = demo_workload(cfg, str(out), args.workload)

@@ -10,16 +10,17 @@ import os
 import shutil
 import sys
 
+from golden.config import KNOBS, Part
+
 from .common import UserError, atomic_output, check_output_dir, json_safe, print_json
-from .options import add_knobs, design_knobs, given, refuse_unused
+from .options import add_knobs, add_preset, design_knobs, knobs_of, preset_knobs, refuse_unused
 
 __all__ = ["register", "add_run_arguments", "prepare", "claimed", "progress_bar"]
 
 
 #: The design knobs an estimate takes, for Kaleido's heads and sign-off (the
 #: array's rows and columns come from the chip, the clock from the chip too).
-DESIGN_KNOBS = ("variant", "accumulators", "lookahead", "issue_window", "cluster_rule", "pe_stages", "full_bits",
-                "partial_bits")
+DESIGN_KNOBS = knobs_of(Part.REUSE, Part.KALEIDO_PE, Part.PE, Part.DISPATCHER, Part.SCHEDULER, Part.MATCHER)
 
 
 def register(sub, parser_class) -> None:
@@ -60,6 +61,7 @@ def add_run_arguments(p) -> None:
     p.add_argument("--workers", type=int, metavar="N", help="workers of the local cluster (default: one per core)")
     p.add_argument("--seed", type=int, default=0, help="seed of the heads' draw (default 0)")
     add_knobs(p, *DESIGN_KNOBS, notes={"variant": "Kaleido's dispatcher; the baseline has none"})
+    add_preset(p)
 
 
 def prepare(args, sign: bool = True):
@@ -67,7 +69,6 @@ def prepare(args, sign: bool = True):
     knobs, out, liberty, signs)``. Every refusal comes before anything is written.
     With ``sign=False`` only the checks run (``signs`` is None)."""
     from sim.chip.chip import ChipError, chip_from
-    from golden.config import KNOBS, Part
     from sim.chip.vdits import VDiTError, vdit
     from synth.flow import default_liberty
 
@@ -87,12 +88,13 @@ def prepare(args, sign: bool = True):
                         f"{MAX_WORKERS_PER_CORE * cores} workers (each holds open files; use --scheduler for more)")
     if args.workers is not None and args.scheduler:
         raise UserError("--workers sizes the local cluster; with --scheduler the cluster's own workers run")
-    knobs = given(args)
+    knobs = preset_knobs(args)
     variant = knobs.get("variant", KNOBS["variant"].default)
     if args.lookahead is not None and args.issue_window:
         raise UserError(f"--lookahead sets the matcher: --issue-window {args.issue_window} puts the channel window "
                         "in its place")
-    refuse_unused(args, design_knobs("kaleido", variant, knobs.get("issue_window", 0)) & set(DESIGN_KNOBS),
+    refuse_unused(args, design_knobs("kaleido", variant, knobs.get("issue_window", 0), dispatcher=knobs.get(
+                      "dispatcher", "")) & set(DESIGN_KNOBS),
                   f"--variant {variant}", having={Part.SCHEDULER: "pe-sh and full", Part.MATCHER: "pe-m and full"})
     out = check_output_dir(args.out)
     try:

@@ -8,14 +8,14 @@ import sys
 
 import numpy as np
 
-from golden import Config, model_partition, run_attention
+from golden import model_partition, run_attention
 from golden.linear import linear_layer
 from golden.workload import load_operand
 
 from .common import (UserError, add_partition_args, atomic_output, check_output_file, check_tokens,
                      print_json, three, triple)
 from .operands import add_operand_args, load_attention_inputs
-from .options import add_knobs, given
+from .options import add_knobs, add_preset, design_point
 
 #: What ``--json`` adds with ``--v``: P·V's op counts, then the quality of ``O~``
 #: (7-bit P codes) and of reuse alone (float softmax).
@@ -75,7 +75,7 @@ def linear_inputs(args, max_window: int | None = None):
         raise UserError(f"--x {args.x}: {c} channels is not a whole number of heads of {d} channels")
     if w.shape[0] != c:
         raise UserError(f"--w {args.w}: {w.shape[0]} rows, but --x has {c} channels")
-    cfg = Config(partition=partition, grid=grid, **given(args))
+    cfg = design_point(args, partition=partition, grid=grid)
     if max_window is not None and cfg.window > max_window:
         raise UserError(f"--window {cfg.window}: the engine holds windows of up to {max_window} tokens")
     if cfg.window > max(grid):
@@ -114,6 +114,7 @@ def add_linear_args(p) -> None:
     p.add_argument("--grid", type=three("grid"), required=True, metavar="T,H,W", help="token grid")
     add_partition_args(p, head_dim=True, head_dim_default="C: one head of all the channels")
     add_knobs(p, "full_bits", "partial_bits", "window")
+    add_preset(p)
 
 
 def register(sub, parser_class) -> None:

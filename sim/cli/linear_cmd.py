@@ -16,10 +16,11 @@ from golden import DESIGNS
 from golden.cycle_model import SCHEDULES
 from golden.linear import linear_layer
 from golden.linear_cycles import baseline_linear_cycles
+from golden.config import Part
 
 from .. import runner
 from .common import check_output_dir, print_json, run_folder, write_json, write_npy
-from .options import add_knobs, check_design_knobs
+from .options import add_knobs, check_design_knobs, knobs_of
 from .golden_cmd import add_linear_args, linear_inputs
 from ..simulate import WAVE_SUFFIXES, pick_simulator
 
@@ -117,7 +118,7 @@ def register(what, parser_class) -> None:
     p.add_argument("--simulator", choices=list(runner.SIMULATORS),
                    help="default: verilator when it can run here, else icarus")
     # No scheduler knob: a linear layer's windows are never reordered.
-    add_knobs(p, "variant", "rows", "cols", "accumulators", "lookahead", "issue_window", "pe_stages", "clock_mhz",
+    add_knobs(p, *knobs_of(Part.ARRAY, Part.KALEIDO_PE, Part.PE, Part.DISPATCHER, Part.MATCHER, Part.CHIP),
               notes={"variant": "Windows are not clustered: the scheduler has no part here"})
     p.add_argument("--timing", action="store_true",
                    help="also map the design's blocks for the chip clock and give clock_mhz, slowest_block "

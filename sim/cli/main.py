@@ -18,9 +18,9 @@ import sys
 from golden import ConfigError
 from golden.workload import WorkloadError
 
-from ..experiments import report
 from ..workload import DEFAULT_CLIP
-from . import attention_cmd, blocks_cmd, estimate_cmd, explore_cmd, golden_cmd, linear_cmd, workload_cmd
+from . import (attention_cmd, blocks_cmd, estimate_cmd, explore_cmd, golden_cmd, linear_cmd, report_cmd,
+               workload_cmd)
 from .common import UserError
 
 __all__ = ["main", "build_parser"]
@@ -57,7 +57,7 @@ def build_parser() -> argparse.ArgumentParser:
     golden_cmd.register(sub, _Parser)
     blocks_cmd.register(sub, _Parser)
     linear_cmd.register(attention_cmd.register(sub, _Parser), _Parser)
-    report.register(sub)
+    report_cmd.register(sub)
     workload_cmd.register(sub, _Parser)
     estimate_cmd.register(sub, _Parser)
     explore_cmd.register(sub, _Parser)

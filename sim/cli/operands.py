@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import sys
 
-from golden import Config, model_partition
+from golden import model_partition
 from golden.workload import load_operand
 
 from .common import add_partition_args, check_tokens, three, triple
-from .options import add_knobs, given
+from .options import add_knobs, add_preset, design_point
 
 __all__ = ["add_operand_args", "load_attention_inputs"]
 
@@ -25,6 +25,7 @@ def add_operand_args(p, with_v: bool, v_help: str | None = None) -> None:
     p.add_argument("--grid", type=three("grid"), required=True, metavar="T,H,W", help="token grid of the head")
     add_partition_args(p)
     add_knobs(p, "full_bits", "partial_bits")
+    add_preset(p)
 
 
 def load_attention_inputs(args, names=("q", "k")):
@@ -38,7 +39,7 @@ def load_attention_inputs(args, names=("q", "k")):
     d = first.data.shape[1]
     partition = (triple(args.partition, "partition") if args.partition
                  else model_partition(args.model, d))
-    cfg = Config(partition=partition, grid=grid, **given(args))
+    cfg = design_point(args, partition=partition, grid=grid)
     ops, notes = {}, []
     for name in names:
         path = getattr(args, name, None)

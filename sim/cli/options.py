@@ -16,11 +16,13 @@ from __future__ import annotations
 
 import argparse
 
-from golden.config import KNOBS, MAX_CLOCK_MHZ, VARIANTS, Part, knob_help
+from golden.config import KNOBS, MAX_CLOCK_MHZ, VARIANTS, DispatchConfig, Part, knob_help
+from golden.dispatchers import DISPATCHERS, dispatcher_of
+from golden.presets import PRESETS
 
 from .common import UserError
 
-__all__ = ["add_knobs", "given", "flag", "refuse_unused", "design_knobs", "check_design_knobs", "SIGNOFF"]
+__all__ = ["add_knobs", "add_preset", "design_point", "preset_knobs", "knobs_of", "given", "flag", "refuse_unused", "design_knobs", "check_design_knobs", "SIGNOFF"]
 
 #: What every synthesized block reads besides its own knobs: the clock it is mapped for.
 SIGNOFF = frozenset({"clock_mhz"})
@@ -57,6 +59,43 @@ def add_knobs(p, *names: str, notes: dict | None = None) -> None:
                        **({"metavar": meta["metavar"]} if meta["metavar"] and not choices else extra))
 
 
+def knobs_of(*parts: Part) -> tuple[str, ...]:
+    """The knobs that set ``parts``, in :data:`golden.config.KNOBS`' order: what a
+    command that reads those parts offers (a new knob of one reaches it unasked)."""
+    return tuple(name for name, f in KNOBS.items() if f.metadata["part"] in parts)
+
+
+def add_preset(p) -> None:
+    """Add ``--preset``: a named design point (:data:`golden.presets.PRESETS`) that
+    the command's own inputs and knobs go over."""
+    p.add_argument("--preset", choices=tuple(PRESETS), metavar="NAME",
+                   help="start from a named design point, which every knob given goes over: "
+                        + "; ".join(f"{name}, {pre.description}" for name, pre in PRESETS.items())
+                        + " (default: default)")
+
+
+def _preset(args):
+    return PRESETS[getattr(args, "preset", None) or "default"].config()
+
+
+def design_point(args, **shape):
+    """The design point of a command: its preset, the head's shape the command has
+    (``shape``: partition, grid or seed; None where it has none, which keeps the
+    preset's) over it, and the knobs given over both."""
+    return _preset(args).with_(**{k: v for k, v in shape.items() if v is not None}, **given(args))
+
+
+def preset_knobs(args) -> dict:
+    """The knobs of ``args``'s preset that differ from the defaults, with the
+    knobs given over them: what a command that builds its own design points
+    (an estimate, per model) passes on."""
+    from golden.config import Config
+
+    base, start = Config(), _preset(args)
+    return {**{name: getattr(start, name) for name in KNOBS if getattr(start, name) != getattr(base, name)},
+            **given(args)}
+
+
 def given(args) -> dict:
     """The knobs the user gave, by field name: what goes into the ``Config``."""
     return {name: getattr(args, name) for name in KNOBS if getattr(args, name, None) is not None}
@@ -73,11 +112,13 @@ def refuse_unused(args, reads, what: str, having: dict | None = None) -> None:
                             + (f" ({where} have it)" if where else ""))
 
 
-def design_knobs(design: str, variant: str, issue_window: int = 0, linear: bool = False) -> frozenset:
+def design_knobs(design: str, variant: str, issue_window: int = 0, linear: bool = False,
+                 dispatcher: str = "") -> frozenset:
     """The knobs a design point of ``sim attention`` (or, ``linear``, of ``sim
     linear``) reads: the array, its PEs and the chip clock always; the Kaleido PE,
-    and the scheduler and the matcher (or, with ``issue_window``, the channel
-    window in its place) as ``variant`` has them."""
+    and the scheduler and the unit in the matcher's place (named by
+    ``dispatcher``, else the matcher or with ``issue_window`` the channel window)
+    as ``variant`` has them, with the knobs that unit declares it reads."""
     reads = {"rows", "cols", "pe_stages", "clock_mhz", "full_bits", "partial_bits", "variant"}
     if linear:
         reads.add("window")
@@ -87,9 +128,8 @@ def design_knobs(design: str, variant: str, issue_window: int = 0, linear: bool 
         if scheduler and not linear:         # a linear layer's windows are never reordered
             reads.add("cluster_rule")
         if matcher:
-            reads.add("issue_window")
-            if not issue_window:
-                reads.add("lookahead")
+            dispatch = DispatchConfig(variant=variant, issue_window=issue_window, dispatcher=dispatcher)
+            reads |= {"issue_window", "dispatcher", *DISPATCHERS[dispatcher_of(dispatch, True)].knobs}
     return frozenset(reads)
 
 
@@ -105,7 +145,7 @@ def check_design_knobs(args, linear: bool = False) -> None:
         args.variant = "pe"
     variant = args.variant or KNOBS["variant"].default
     window = args.issue_window or 0
-    reads = design_knobs(args.design, variant, window, linear)
+    reads = design_knobs(args.design, variant, window, linear, getattr(args, "dispatcher", None) or "")
     if args.design == "baseline":
         refuse_unused(args, reads, "the baseline")
         return

@@ -22,7 +22,7 @@ from golden.workload import load_operand, quantize
 
 from .common import (UserError, add_partition_args, atomic_output, check_output_dir, check_output_file,
                      check_tokens, print_json, three, triple)
-from .options import add_knobs, given
+from .options import add_knobs, add_preset, design_point
 from ..workload import DEFAULT_CLIP, operands_of
 
 __all__ = ["register", "workload_config", "write_workload"]
@@ -162,7 +162,7 @@ def cmd_workload_stats(args) -> int:
         raise UserError(f"{meta_path} names no partition: give --partition or --model"
                         if os.path.isfile(meta_path) else
                         f"{args.dir} has no {WORKLOAD_FILE}: give --partition or --model")
-    cfg = Config(partition=partition, grid=grid, **given(args))
+    cfg = design_point(args, partition=partition, grid=grid)
     ops = {}
     for name in "qkv":
         path = os.path.join(args.dir, f"{name}.npy")
@@ -222,5 +222,6 @@ def register(sub, parser_class) -> None:
     ws.add_argument("dir", metavar="DIR", help="a folder with q.npy, k.npy (and v.npy)")
     _add_shape_args(ws, required=False)
     add_knobs(ws, "full_bits", "partial_bits")
+    add_preset(ws)
     ws.add_argument("--json", action="store_true", help="print the figures as one JSON object")
     ws.set_defaults(func=cmd_workload_stats)

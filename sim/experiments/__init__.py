@@ -5,6 +5,8 @@ so each point list is written here once."""
 
 from __future__ import annotations
 
+from golden.presets import FRAGMENTS
+
 __all__ = ["THRESHOLDS", "SPEED_CASES", "SPEED_DISPATCHERS", "FIGURE_DISPATCHERS"]
 
 #: The ``(F, P)`` reuse thresholds swept by the bench and the report (the paper's Fig. 23).
@@ -18,11 +20,11 @@ SPEED_CASES = {
     "narrow 2x4x4 4,4,4": ((2, 4, 4), (4, 4, 4)),
 }
 
-#: Kaleido's dispatchers the speed bench compares, ``(issue_window, cluster_rule)``:
-#: the paper's (the matcher, pivot clustering), a window of 4 with pivots, and the
-#: weight rule behind windows of 4 and 8.
-SPEED_DISPATCHERS = ((0, "pivots"), (4, "pivots"), (4, "weight"), (8, "weight"))
+#: Kaleido's dispatchers the speed bench compares (:data:`golden.presets.FRAGMENTS`,
+#: each ``(issue_window, cluster_rule)``): the paper's (the matcher, pivot
+#: clustering), a window of 4 with pivots, and the weight rule behind windows of 4 and 8.
+SPEED_DISPATCHERS = tuple(FRAGMENTS.values())
 
 #: The ones the report's speed figure draws: the paper's and the weight rule's two
 #: windows (the window of 4 with pivots is a step between them, in the bench only).
-FIGURE_DISPATCHERS = tuple(d for d in SPEED_DISPATCHERS if d != (4, "pivots"))
+FIGURE_DISPATCHERS = tuple(d for name, d in FRAGMENTS.items() if name != "window4-pivots")

@@ -20,9 +20,13 @@ from golden import Config, approx_scores, proxy_workload, quantize, run_attentio
 from golden.config import CHIP_CLOCK_MHZ, CLUSTER_RULES, VARIANTS
 from golden.channel_window import WINDOW_WIDTHS
 from golden.pe import ACCUMULATORS, DEFAULT_PE_STAGES, PE_STAGES
+from golden.presets import PRESETS
 
 from . import SPEED_CASES, SPEED_DISPATCHERS, THRESHOLDS
 
+
+#: The head the sign-off bench measures (preset ``signoff-head``).
+SIGNOFF_HEAD = PRESETS["signoff-head"]
 
 
 def _median_time(fn, repeats):
@@ -81,7 +85,7 @@ def bench_pe_sim(cycles: int = 20000) -> dict:
     return out
 
 
-def bench_head(workload: str = "bikes", grid=(8, 16, 16), head_dim: int = 128,
+def bench_head(workload: str = "bikes", grid=SIGNOFF_HEAD.changes["grid"], head_dim: int = SIGNOFF_HEAD.head_dim,
                pe_stages: int = DEFAULT_PE_STAGES,
                issue_window: int = 0, cluster_rule: str = Config().cluster_rule, clock_mhz: float = 0.0,
                variant: str = "full") -> dict:
@@ -100,7 +104,7 @@ def bench_head(workload: str = "bikes", grid=(8, 16, 16), head_dim: int = 128,
     from ..energy import run_energy
     from ..workload import make_workload
 
-    cfg = Config.for_model("wan2.1", head_dim, grid=grid, pe_stages=pe_stages, issue_window=issue_window,
+    cfg = Config.for_model(SIGNOFF_HEAD.model, head_dim, grid=grid, pe_stages=pe_stages, issue_window=issue_window,
                            cluster_rule=cluster_rule, clock_mhz=clock_mhz)
     w = make_workload(cfg, workload)
     q, k = quantize(w["q"])[0], quantize(w["k"])[0]

@@ -5,7 +5,7 @@ import pytest
 
 from golden import Config
 from golden.channel_window import window_slots
-from golden.dispatchers import DISPATCHERS, dispatched_slots, dispatcher_of
+from golden.dispatchers import DISPATCHERS, design_blocks, dispatched_slots, dispatcher_of
 from golden.matcher import FILL_SLOTS, match
 from golden.pe import Mode
 
@@ -15,7 +15,32 @@ def test_a_design_point_picks_its_dispatcher():
     assert dispatcher_of(Config(), True) == "matcher"
     assert dispatcher_of(Config(issue_window=4), True) == "channel-window"
     assert dispatcher_of(Config(issue_window=4), False) == "in-order"
-    assert set(DISPATCHERS) == {"in-order", "matcher", "channel-window"}
+    assert dispatcher_of(Config(dispatcher="matcher"), True) == "matcher"
+    assert dispatcher_of(Config(dispatcher="channel-window", issue_window=4), True) == "channel-window"
+    assert {"in-order", "matcher", "channel-window"} <= set(DISPATCHERS)     # a test may add its own
+
+
+def test_a_design_point_is_built_of_its_dispatchers_blocks():
+    assert design_blocks(Config(), "kaleido") == ("pe", "matcher", "matcher", "scheduler", True)
+    assert design_blocks(Config(issue_window=4, variant="pe-m"), "kaleido") == (
+        "window-pe", "channel-window", "channel-window", None, False)
+    assert design_blocks(Config(issue_window=4, variant="pe"), "kaleido") == ("pe", "in-order", None, None, False)
+    assert design_blocks(Config(), "baseline") == ("baseline-pe", None, None, None, False)
+    with pytest.raises(ValueError, match="design must be"):
+        design_blocks(Config(), "other")
+
+
+@pytest.mark.parametrize("name, why", [("nope", "unknown dispatcher"), ("in-order", "unknown dispatcher"),
+                                       ("channel-window", "needs an issue window")])
+def test_a_design_point_names_only_a_unit_it_can_have(name, why):
+    with pytest.raises(ValueError, match=why):
+        Config(dispatcher=name)
+
+
+def test_a_named_dispatcher_travels_and_an_unnamed_one_leaves_the_json_as_it_was():
+    assert "dispatcher" not in Config().to_json()
+    named = Config(dispatcher="matcher")
+    assert Config.from_json(named.to_json()) == named and '"dispatcher": "matcher"' in named.to_json()
 
 
 @pytest.mark.parametrize("mode", [Mode.B, Mode.C, Mode.D])

@@ -11,15 +11,22 @@ from golden.channel_window import row_groups
 from golden.dispatchers import DISPATCHERS as MODELS, dispatched_slots
 from golden.matcher import PAIRED_MODES, pe_needs
 from hw.dispatch import Dispatcher
-from hw.dispatchers import DISPATCHERS, dispatcher_of
+from hw.dispatchers import DISPATCHERS, dispatcher_of, register
 
 
 def test_the_registries_name_the_same_dispatchers():
     assert set(DISPATCHERS) == set(MODELS)
-    assert all(issubclass(unit, Dispatcher) for unit in DISPATCHERS.values())
+    assert all(issubclass(unit, Dispatcher) and MODELS[name] is unit.model for name, unit in DISPATCHERS.items())
 
 
-@pytest.mark.parametrize("name", sorted(DISPATCHERS))
+def test_a_unit_declares_its_model():
+    class Anonymous(Dispatcher):
+        pass
+    with pytest.raises(ValueError, match="declares its golden model"):
+        register(Anonymous)
+
+
+@pytest.mark.parametrize("name", ["in-order", "matcher", "channel-window"])
 def test_each_dispatcher_takes_its_models_slots(name, rng):
     """Random reuse states and passes: the unit's slots (sets fed back from ``rest``
     until ``more`` is 0, a clock edge between slots) equal its golden model's, and

@@ -13,6 +13,8 @@ from sim.chip.chip import CHIPS
 from sim.chip.vdits import VDITS, vdit
 
 from .common import pyplot, save
+from .fig18 import measured
+from .figure import Figure
 
 __all__ = ["QUICK", "PAPER_FIG18", "PAPER_FIG22", "PAPER_CLAIMS", "ARRAY_SIDES", "BUFFERS_MB", "run", "brief",
            "fig22_grid", "break_even_map", "plot", "markdown", "explore_lines"]
@@ -261,3 +263,10 @@ def explore_lines(found: dict) -> list[str]:
                      f"{own['iso_speedup']:.3f}x, {own['iso_energy_ratio']:.3f}x |")
     lines.append("")
     return lines
+
+
+def compute(study) -> dict:
+    return run(study.liberty, workers=study.jobs)
+
+
+FIGURE = Figure("chip", compute, 12, plot, markdown, lambda study: study.chip_level and measured(study))

@@ -3,6 +3,7 @@ every block's timing and energy per action (cycle model, synthesis, OpenSTA)."""
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -10,8 +11,11 @@ import numpy as np
 from golden import Config
 from golden.cycle_model import baseline_cycles, kaleido_cycles
 from golden.pe import ACCUMULATORS
+from hw import blocks
 
-from .common import pyplot, quantized, save
+from .. import THRESHOLDS
+from .common import pyplot, quantized, save, sweep
+from .figure import Figure
 
 __all__ = ["point", "power_point", "timing_point", "plot", "markdown"]
 
@@ -189,3 +193,30 @@ def markdown(d: dict) -> list[str]:
         "",
     ]
     return lines
+
+
+def measured(study) -> bool:
+    """Timing and energy need a liberty file and OpenSTA, and the report to want them."""
+    return bool(study.energy and study.liberty and shutil.which("sta"))
+
+
+def compute_timing(study) -> dict:
+    return dict(sweep(timing_point, [(n, study.sizes["area"].to_json()) for n in blocks.BLOCKS], "timing",
+                      study.jobs))
+
+
+def compute_power(study) -> dict:
+    from synth.power import ACTIONS
+    return dict(sweep(power_point, [(n, study.sizes["area"].to_json()) for n in blocks.BLOCKS if n in ACTIONS],
+                      "energy per action", study.jobs))
+
+
+def compute(study) -> list:
+    points = [(study.mid.to_json(), F, P, study.workload) for F, P in THRESHOLDS]
+    # The first point synthesizes and measures the blocks; the rest read them from the cache.
+    return [point(points[0])] + sweep(point, points[1:], "fig 18 energy", study.jobs)
+
+
+TIMING = Figure("timing", compute_timing, wanted=measured)
+POWER = Figure("power", compute_power, wanted=measured)
+FIGURE = Figure("fig18", compute, 11, lambda out, data: plot(out, data["fig18"]), markdown, measured)

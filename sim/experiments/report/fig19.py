@@ -11,7 +11,8 @@ from golden import Config, expected_scores
 from golden.cycle_model import VARIANTS, kaleido_cycles
 
 from ...simulate import simulate
-from .common import legend, pyplot, quantized, save
+from .common import legend, pyplot, quantized, save, sweep
+from .figure import Figure
 
 __all__ = ["point", "rtl_runs", "plot", "markdown"]
 
@@ -91,3 +92,15 @@ def markdown(d: dict) -> list[str]:
         "",
     ]
     return lines
+
+
+def compute(study) -> dict:
+    """The ablation on the cycle model, and with a simulator on the RTL too."""
+    data = {"model": dict(sweep(point, [(study.mid.to_json(), v, study.workload) for v in VARIANTS],
+                                "fig 19", study.jobs))}
+    if study.simulator:
+        data["rtl"] = rtl_runs(study.small, study.workload, study.simulator, study.out)
+    return data
+
+
+FIGURE = Figure("fig19", compute, 3, plot, markdown)

@@ -7,9 +7,11 @@ from pathlib import Path
 import numpy as np
 
 from golden import Config
+from golden.pe import ACCUMULATORS
 
 from ...workload import make_workload
-from .common import pyplot, save
+from .common import pyplot, save, sweep
+from .figure import Figure
 
 __all__ = ["BLOCK_THRESHOLDS", "point", "plot", "markdown"]
 
@@ -102,3 +104,11 @@ def markdown(d: dict) -> list[str]:
         "",
     ]
     return lines
+
+
+def compute(study) -> list:
+    points = [(study.mid.to_json(), F, P, n, study.workload) for F, P in BLOCK_THRESHOLDS for n in ACCUMULATORS]
+    return sweep(point, points, "fig 20 block", study.jobs)
+
+
+FIGURE = Figure("fig20", compute, 10, lambda out, data: plot(out, data["fig20"]), markdown)

@@ -7,7 +7,8 @@ from pathlib import Path
 from golden import Config
 from golden.cycle_model import baseline_tile_slots, kaleido_tables, kaleido_tile_slots, split_cycles
 
-from .common import pyplot, quantized, save
+from .common import pyplot, quantized, save, sweep
+from .figure import Figure
 
 __all__ = ["ARRAY_SIZES", "TOTAL_PES", "point", "plot", "markdown"]
 
@@ -67,3 +68,11 @@ def markdown(d: dict) -> list[str]:
         "",
     ]
     return lines
+
+
+def compute(study) -> dict:
+    points = [(study.mid.to_json(), s, study.workload) for s in ARRAY_SIZES]
+    return {str(s): r for s, r in sweep(point, points, "fig 21", study.jobs)}
+
+
+FIGURE = Figure("fig21", compute, 4, plot, markdown)

@@ -6,8 +6,10 @@ from pathlib import Path
 
 from golden import Config, run_attention
 from golden.cycle_model import baseline_cycles, kaleido_cycles
+from .. import THRESHOLDS
 
-from .common import legend, pyplot, quantized, save
+from .common import legend, pyplot, quantized, save, sweep
+from .figure import Figure
 
 __all__ = ["point", "plot", "markdown"]
 
@@ -62,3 +64,10 @@ def markdown(d: dict) -> list[str]:
         "",
     ]
     return lines
+
+
+def compute(study) -> list:
+    return sweep(point, [(study.mid.to_json(), F, P, study.workload) for F, P in THRESHOLDS], "fig 23", study.jobs)
+
+
+FIGURE = Figure("fig23", compute, 5, plot, markdown)

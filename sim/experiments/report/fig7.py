@@ -11,7 +11,8 @@ from golden.attention import quality
 from golden.config import GROUPS
 from golden.reuse_stats import AXES
 
-from .common import output, pyplot, quantized, save
+from .common import output, pyplot, quantized, save, sweep
+from .figure import Figure
 
 __all__ = ["point", "plot", "markdown"]
 
@@ -65,3 +66,15 @@ def markdown(d: dict) -> list[str]:
         "",
     ]
     return lines
+
+
+def compute(study) -> dict:
+    """Each group's quality along each axis, on the golden study's head."""
+    data = {g: {} for g in GROUPS}
+    points = [(study.big.to_json(), g, a, study.workload) for g in GROUPS for a in AXES]
+    for g, a, mse in sweep(point, points, "fig 7", study.jobs):
+        data[g][a] = mse
+    return data
+
+
+FIGURE = Figure("fig7", compute, 1, plot, markdown)

@@ -8,7 +8,8 @@ from pathlib import Path
 from golden import Config, int_gemm, run_attention
 from golden.attention import mask_skip, quality, topk_output
 
-from .common import output, pyplot, quantized, save
+from .common import output, pyplot, quantized, save, sweep
+from .figure import Figure
 
 __all__ = ["SKIP_SWEEP", "point", "plot", "markdown"]
 
@@ -71,3 +72,10 @@ def markdown(d: dict) -> list[str]:
         "",
     ]
     return lines
+
+
+def compute(study) -> list:
+    return sweep(point, [(study.big.to_json(), F, P, study.workload) for F, P in SKIP_SWEEP], "fig 9", study.jobs)
+
+
+FIGURE = Figure("fig9", compute, 2, plot, markdown)

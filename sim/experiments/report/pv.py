@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from golden import Config
 
+from .common import sweep
+from .figure import Figure
+
 __all__ = ["point", "markdown"]
 
 
@@ -33,3 +36,10 @@ def markdown(d: dict) -> list[str]:
                      f"{100 * p['share_of_bound']:.0f} % | {p['executed_over_oracle']:.2f} |")
     return lines + ["", "Real video's static regions repeat in every channel, so many keys fold; the "
                     "proxy's random embedding decorrelates channels, so few do.", ""]
+
+
+def compute(study) -> list:
+    return sweep(point, [(study.mid.to_json(), name) for name in ("proxy", *study.clips)], "P V~", study.jobs)
+
+
+FIGURE = Figure("pv", compute, 9, markdown=markdown)

@@ -8,10 +8,12 @@ import numpy as np
 
 from golden import Config, run_attention
 from golden.cycle_model import baseline_cycles, kaleido_cycles
+from golden.dispatchers import design_blocks
 from golden.pe import ACCUMULATORS
 
-from .. import FIGURE_DISPATCHERS
-from .common import pyplot, quantized, save
+from .. import FIGURE_DISPATCHERS, THRESHOLDS
+from .common import pyplot, quantized, save, sweep
+from .figure import Figure
 
 __all__ = ["SPEED_DIMS", "SPEED_DISPATCHERS", "point", "pe_areas", "plot", "markdown"]
 
@@ -63,7 +65,7 @@ def pe_areas(cfg: Config, liberty, windows=tuple(sorted({w for w, _ in SPEED_DIS
     for n in ACCUMULATORS:
         for w in windows:
             at = cfg.with_(accumulators=n, issue_window=w)
-            out[_pe_key(n, w)] = block_area("window-pe" if w else "pe", at, liberty)[key]
+            out[_pe_key(n, w)] = block_area(design_blocks(at, "kaleido").pe, at, liberty)[key]
     return out
 
 
@@ -165,3 +167,20 @@ def markdown(d: dict) -> list[str]:
         "",
     ]
     return lines
+
+
+def compute(study) -> dict:
+    """Speed over the head dimension and over the thresholds, for both PEs behind each
+    dispatcher the figure draws, and the PEs' areas."""
+    mid, w = study.mid, study.workload
+    over_d = [(mid.with_(partition=Config.for_model("wan2.1", D).partition, max_channels=None,
+                         acc_bits=None, pe_acc_bits=None).to_json(), n, w, W)
+              for D in SPEED_DIMS for n in ACCUMULATORS for W in SPEED_DISPATCHERS]
+    over_fp = [(mid.with_(full_bits=F, partial_bits=P).to_json(), n, w, W)
+               for F, P in THRESHOLDS for n in ACCUMULATORS for W in SPEED_DISPATCHERS]
+    return {"over_d": sweep(point, over_d, "speed over D", study.jobs),
+            "over_fp": sweep(point, over_fp, "speed over F,P", study.jobs),
+            "pe_area": pe_areas(mid, study.liberty)}
+
+
+FIGURE = Figure("speed", compute, 8, lambda out, data: plot(out, data["speed"]), markdown)

@@ -8,7 +8,9 @@ from golden import Config, quantize, run_attention
 from golden.cycle_model import baseline_cycles, kaleido_cycles
 
 from .. import THRESHOLDS
-from .common import legend, pyplot, quantized, save
+from ...workload import DEFAULT_CLIP
+from .common import legend, pyplot, quantized, save, sweep
+from .figure import Figure
 
 __all__ = ["NOISE_SWEEP", "clips_point", "noise_point", "plot_noise", "markdown", "noise_markdown"]
 
@@ -101,3 +103,19 @@ def noise_markdown(d: dict) -> list[str]:
         lines.append(f"| {p['sigma']:.1f} | {100 * p['oracle_reduction']:.1f} % | {p['oracle_bound']:.2f}x | "
                      f"{p['speedup']:.3f}x | {100 * p['speedup'] / p['oracle_bound']:.0f} % |")
     return lines + [""]
+
+
+def compute_clips(study) -> list:
+    points = [(study.mid.to_json(), name, F, P) for name in ("proxy", *study.clips) for F, P in THRESHOLDS]
+    return sweep(clips_point, points, "workloads", study.jobs)
+
+
+def compute_noise(study) -> dict:
+    """The noise sweep, on the study's clip (the default clip when it runs on the proxy)."""
+    clip = DEFAULT_CLIP if study.workload == "proxy" else study.workload
+    return {"clip": clip,
+            "points": sweep(noise_point, [(study.mid.to_json(), clip, s) for s in NOISE_SWEEP], "noise", study.jobs)}
+
+
+FIGURE = Figure("workloads", compute_clips, 6, markdown=markdown)
+NOISE = Figure("noise", compute_noise, 7, plot_noise, noise_markdown)

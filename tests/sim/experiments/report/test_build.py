@@ -24,6 +24,14 @@ def _area_by_lines(text, top, liberty=None, clock_mhz=None):
             "area_um2": float(n), "sequential_area_um2": float(n // 4 + 1)}
 
 
+def test_every_figure_is_registered_once_with_its_own_key():
+    from sim.experiments.report.figures import FIGURES
+    keys = [f.key for f in FIGURES]
+    assert len(keys) == len(set(keys))
+    sections = [f.section for f in FIGURES if f.markdown]
+    assert len(sections) == len(set(sections))        # each section has its place in report.md
+
+
 def test_report_writes_its_figures(tmp_path, monkeypatch):
     """`kaleido report` in every `make test`: every figure but the energy one, on tiny
     design points, with Yosys stood in for, and the two widest sweeps at two points
@@ -31,10 +39,10 @@ def test_report_writes_its_figures(tmp_path, monkeypatch):
     from sim.experiments.report import fig20, speed
     monkeypatch.setattr(area, "CACHE", tmp_path / "cache")
     monkeypatch.setattr(area, "synthesize", _area_by_lines)
-    from sim.experiments.report import build, workloads
+    from sim.experiments.report import build, fig18, fig23, workloads
     monkeypatch.setattr(speed, "SPEED_DIMS", speed.SPEED_DIMS[:2])
     monkeypatch.setattr(fig20, "BLOCK_THRESHOLDS", fig20.BLOCK_THRESHOLDS[:1])
-    for module in (build, workloads):
+    for module in (fig18, fig23, speed, workloads):
         monkeypatch.setattr(module, "THRESHOLDS", module.THRESHOLDS[::3])
     tiny = Config.for_model("wan2.1", 16, grid=(2, 4, 4), rows=2, cols=2)
     sizes = {"golden": tiny, "cycle_model": tiny, "rtl": tiny,

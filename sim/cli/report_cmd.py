@@ -1,0 +1,50 @@
+"""``kaleido report``: the paper's figures from this project's RTL and models
+(:mod:`sim.experiments.report`), and their publication into the docs."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+
+from ..experiments.report import build_report, publish
+from ..workload import DEFAULT_CLIP
+from .common import UserError, check_output_dir
+
+__all__ = ["cmd_report", "register"]
+
+
+def cmd_report(args) -> int:
+    check_output_dir(args.out)
+    if args.publish:
+        check_output_dir(args.publish, "--publish")
+    if args.jobs < 1:
+        raise UserError(f"--jobs {args.jobs} must be 1 or more")
+    if args.seed < 0:
+        raise UserError(f"--seed {args.seed} must be 0 or more")
+    out = Path(args.out)
+    data = build_report(out, seed=args.seed, jobs=args.jobs, rtl=not args.no_rtl,
+                        simulator=args.simulator, workload=args.workload)
+    print(f"report: {out}/report.md ({data['seconds']:.0f} s), figures fig7, fig9, fig19, fig21, "
+          f"fig23, the noise sweep, speed against the bound{' and fig18' if 'fig18' in data else ''} "
+          f"as PNG, data in report.json")
+    if args.publish:
+        print(f"report: published as {publish(out, Path(args.publish))}, figures in {args.publish}/figures")
+    return 0
+
+
+def register(sub) -> None:
+    p = sub.add_parser("report", help="the paper's figures from our RTL and models, as Markdown + PNG")
+    p.add_argument("--out", default="out/report", metavar="DIR", help="output folder (default out/report)")
+    p.add_argument("--workload", default=DEFAULT_CLIP, metavar="proxy|CLIP|PATH",
+                   help=f"what every figure runs on: proxy, a bundled clip or a video file "
+                        f"(default {DEFAULT_CLIP})")
+    p.add_argument("--seed", type=int, default=1, help="seed of the workload's model (default 1)")
+    p.add_argument("--jobs", type=int, default=max(1, min(4, os.cpu_count() or 1)),
+                   help="worker processes (default: up to 4, one per core)")
+    p.add_argument("--no-rtl", action="store_true", help="skip the RTL runs of Fig. 19")
+    p.add_argument("--publish", metavar="DIR", help="also write DIR/results.md and DIR/figures/ from the "
+                   "report (make report: the project's docs)")
+    p.add_argument("--simulator", choices=["verilator", "icarus"],
+                   help="default: verilator when it can run here, else icarus")
+    p.set_defaults(func=cmd_report)
