@@ -27,7 +27,7 @@ from amaranth.lib.wiring import In, Out
 from golden.config import Config, require_config
 from golden.pe import Mode
 
-__all__ = ["Dispatcher", "dispatch_signature", "state_entry", "choice_layout"]
+__all__ = ["Dispatcher", "DispatchSignature", "dispatch_signature", "state_entry", "choice_layout"]
 
 
 def state_entry(rows: int, cols: int) -> data.StructLayout:
@@ -40,21 +40,74 @@ def choice_layout(width: int) -> data.StructLayout:
     return data.StructLayout({"take": 2, "sel": data.ArrayLayout(range(max(2, width)), 2)})
 
 
-def dispatch_signature(cfg: Config, width: int, groups: int) -> wiring.Signature:
-    """The ports of a dispatcher that reads ``width`` channels a slot for ``groups`` groups
-    (see :class:`Dispatcher`'s members)."""
-    G = cfg.group_width
-    chan = range(max(2, G))
-    return wiring.Signature({
-        "wr_en": In(1), "wr_chan": In(chan), "wr_data": In(state_entry(cfg.rows, cfg.cols)),
-        "mode": In(Mode), "single": In(1),
-        "opening": In(1), "advance": In(1), "recorded": In(G), "late": In(1),
-        "sets": In(G).array(groups),
-        "found": Out(1).array(width), "chan": Out(chan).array(width),
-        "choice": Out(choice_layout(width)).array(groups),
-        "rest": Out(G).array(groups),
-        "more": Out(1),
-    })
+class DispatchSignature(wiring.Signature):
+    """The ports of a dispatcher that reads ``width`` channels a slot for ``groups``
+    groups (see :class:`Dispatcher`'s members), and how its steps reach the array.
+
+    Parameters
+    ----------
+    cfg : Config
+        Gives ``group_width`` (the channel sets and table entries), ``rows`` and
+        ``cols`` (each entry's states).
+    width, groups : int
+        Channels read a slot, and groups that take their own steps.
+    per_group : bool
+        Each group picks its own steps from the words read, rather than every
+        row and column taking the same ones.
+
+    The engine routes by these properties, never by the unit's name: per group,
+    or every row and column taking the same step and, where ``paired``, a second
+    one on the other byte.
+    """
+
+    def __init__(self, cfg: Config, width: int, groups: int, per_group: bool = False):
+        if width < 1 or groups < 1:
+            raise ValueError(f"a dispatcher reads at least one channel for one group, not {width} for {groups}")
+        self._shape = (cfg.group_width, cfg.rows, cfg.cols, width, groups, bool(per_group))
+        G = cfg.group_width
+        chan = range(max(2, G))
+        super().__init__({
+            "wr_en": In(1), "wr_chan": In(chan), "wr_data": In(state_entry(cfg.rows, cfg.cols)),
+            "mode": In(Mode), "single": In(1),
+            "opening": In(1), "advance": In(1), "recorded": In(G), "late": In(1),
+            "sets": In(G).array(groups),
+            "found": Out(1).array(width), "chan": Out(chan).array(width),
+            "choice": Out(choice_layout(width)).array(groups),
+            "rest": Out(G).array(groups),
+            "more": Out(1),
+        })
+
+    @property
+    def width(self) -> int:
+        return self._shape[3]
+
+    @property
+    def groups(self) -> int:
+        return self._shape[4]
+
+    @property
+    def per_group(self) -> bool:
+        return self._shape[5]
+
+    @property
+    def paired(self) -> bool:
+        """Every row and column takes the same steps, two a slot on the two bytes."""
+        return self.width > 1 and not self.per_group
+
+    def __eq__(self, other):
+        return type(other) is type(self) and other._shape == self._shape
+
+    def __hash__(self):
+        return hash(self._shape)
+
+    def __repr__(self):
+        G, R, C, W, NG, per_group = self._shape
+        return f"DispatchSignature(group_width={G}, rows={R}, cols={C}, width={W}, groups={NG}, per_group={per_group})"
+
+
+def dispatch_signature(cfg: Config, width: int, groups: int, per_group: bool = False) -> DispatchSignature:
+    """The ports of a dispatcher (:class:`DispatchSignature`)."""
+    return DispatchSignature(cfg, width, groups, per_group)
 
 
 class Dispatcher(wiring.Component):
@@ -115,4 +168,4 @@ class Dispatcher(wiring.Component):
     def __init__(self, cfg: Config, width: int, groups: int):
         self.cfg = require_config(cfg, self)
         self.width, self.groups = width, groups
-        super().__init__(dispatch_signature(cfg, width, groups))
+        super().__init__(DispatchSignature(cfg, width, groups, type(self).per_group))

@@ -70,7 +70,7 @@ from golden.reuse import State
 
 from .array import BaselineArray, KaleidoArray
 from .channel_window import group_count, rows_choose
-from .dispatch import choice_layout
+from .dispatch import DispatchSignature, choice_layout
 from .dispatchers import DISPATCHERS, dispatcher_of
 from .matcher import INVALID, lane_masks, pe_masks
 from .sequencer import GROUP_SLOTS, MAX_PARTNERS, NeedBits, Sequencer, routing
@@ -222,8 +222,17 @@ class AttentionEngine(wiring.Component):
         })
 
     def elaborate(self, platform):
-        m = Module()
         cfg, kaleido = self.cfg, self.design == "kaleido"
+        name = dispatcher_of(cfg, self.matcher)
+        match = DISPATCHERS[name](cfg)
+        sig = match.signature
+        # The engine routes by the unit's signature: one group (every row and column
+        # takes the same steps, one or two a slot), or one a column or row.
+        if not isinstance(sig, DispatchSignature) or sig.groups != (group_count(cfg) if sig.per_group else 1):
+            match._MustUse__silence = True          # refused, so never elaborated
+            raise TypeError(f"dispatcher {name!r}: the engine routes one group, or one a column or row "
+                            f"({group_count(cfg)}), not {sig!r}")
+        m = Module()
         R, C = cfg.rows, cfg.cols
         eb = entry_bits(self.design)
 
@@ -234,10 +243,8 @@ class AttentionEngine(wiring.Component):
                      kw.en.eq(self.k_wr_en), kw.addr.eq(self.k_wr_addr), kw.data.eq(self.k_wr_data)]
         # The dispatcher picks each slot's channels (hw.dispatch): one read port per
         # side for each channel it may read in a slot.
-        name = dispatcher_of(cfg, self.matcher)
-        match = DISPATCHERS[name](cfg)
         m.submodules[name.replace("-", "_")] = match
-        reads = [(_ReadPort(m, qmem, f"q_read{w}"), _ReadPort(m, kmem, f"k_read{w}")) for w in range(match.width)]
+        reads = [(_ReadPort(m, qmem, f"q_read{w}"), _ReadPort(m, kmem, f"k_read{w}")) for w in range(sig.width)]
         needs = NeedBits(group_count(cfg), cfg.group_width)
         if kaleido:
             # Beside each buffer, a plane of 3 bits a word: which reuse states its

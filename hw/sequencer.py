@@ -35,7 +35,7 @@ def routing(match) -> tuple[bool, bool]:
     """How a dispatcher's steps reach the array: ``(per_group, paired)``. Per group,
     each column or row picks its own from the words read; otherwise every row and
     column takes the same step, and with ``paired`` a second one on the other byte."""
-    return match.per_group, match.width > 1 and not match.per_group
+    return match.signature.per_group, match.signature.paired
 
 
 class NeedBits:

@@ -91,3 +91,38 @@ def test_each_dispatcher_takes_its_models_slots(name, rng):
     sim.add_clock(1e-8)
     sim.add_testbench(bench)
     sim.run()
+
+
+def test_a_unit_is_routed_by_its_signature():
+    """Each unit's signature says how the engine routes its steps; equal parameters
+    give equal signatures, and the engine refuses a unit whose groups it cannot route."""
+    from amaranth.back import rtlil
+
+    from hw.dispatch import DispatchSignature
+    from hw.engine import AttentionEngine
+
+    def signature(name, at):
+        unit = DISPATCHERS[name](at)
+        unit._MustUse__silence = True            # built for its signature only, never elaborated
+        return unit
+
+    cfg = Config(partition=(6, 3, 2), rows=2, cols=3, issue_window=4)
+    window, matcher = signature("channel-window", cfg), signature("matcher", cfg.with_(issue_window=0))
+    assert window.signature.per_group and not window.signature.paired and window.signature.groups == 3
+    assert matcher.signature.paired and matcher.signature.width == 2 and matcher.signature.groups == 1
+    assert window.signature == DispatchSignature(cfg, 4, 3, per_group=True) != DispatchSignature(cfg, 4, 3)
+    assert not signature("in-order", cfg).signature.paired
+
+    class TwoGroups(Dispatcher):          # neither one group nor one a column or row
+        model = MODELS["in-order"]
+
+        def __init__(self, cfg):
+            super().__init__(cfg, width=1, groups=2)
+
+    old = DISPATCHERS["in-order"]
+    DISPATCHERS["in-order"] = TwoGroups
+    try:
+        with pytest.raises(TypeError, match="the engine routes one group"):
+            rtlil.convert(AttentionEngine(cfg.with_(issue_window=0), "kaleido", 4, 4, matcher=False))
+    finally:
+        DISPATCHERS["in-order"] = old
