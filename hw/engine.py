@@ -1,7 +1,8 @@
 """The attention engine: operand buffers, the pass controller, and an array.
 
-This is the top that simulations run. This module holds the buffers, the
-operand stage (S1) and the counters; the controller (S0) is :mod:`hw.sequencer`. Before ``start`` the operand buffers are
+This is the top that simulations run. This module holds the buffers and the
+counters; the controller (S0) is :mod:`hw.sequencer`, the operand stage (S1)
+:mod:`hw.operand_stage`, their shared layouts :mod:`hw.buffers`. Before ``start`` the operand buffers are
 filled through their write ports (one word per channel per tile: a word holds
 the entries of all R rows, or all C columns); the controller then runs every
 tile group of every channel group on its own and drains each finished score,
@@ -58,22 +59,21 @@ image guarantees the sum is at most 127. The PE sees a plain pass-A product.
 
 from __future__ import annotations
 
-from amaranth import Array, Cat, Const, Module, Mux, Signal, Value, signed
+from amaranth import Cat, Module, Mux, Signal, Value, signed
 from amaranth.lib import data, wiring
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
-from golden.channel_window import row_groups
 from golden.config import Config, require_config
-from golden.pe import Load, Mode
 from golden.reuse import State
 
 from .array import BaselineArray, KaleidoArray
-from .channel_window import group_count, rows_choose
-from .dispatch import DispatchSignature, choice_layout
+from .buffers import entry_bits, entry_layout, pair_entry, slot_layout, token_entry, word_layout
+from .channel_window import group_count
+from .dispatch import DispatchSignature
 from .dispatchers import DISPATCHERS, dispatcher_of
-from .matcher import INVALID, lane_masks, pe_masks
-from .sequencer import GROUP_SLOTS, MAX_PARTNERS, NeedBits, Sequencer, routing
+from .operand_stage import operand_stage
+from .sequencer import GROUP_SLOTS, MAX_PARTNERS, NeedBits, Sequencer
 
 __all__ = ["AttentionEngine", "pair_entry", "token_entry", "entry_layout", "word_layout", "entry_bits",
            "slot_layout",
@@ -81,47 +81,6 @@ __all__ = ["AttentionEngine", "pair_entry", "token_entry", "entry_layout", "word
 
 COUNTER_BITS = 48        # the cycle and lane-work counters: 2**48 cycles outlast any simulation
 COUNTER_SETTLE = 2       # cycles after busy falls until the counters hold their final values
-
-
-#: One entry of the Kaleido engine's buffers: a pair's two values on one channel,
-#: the partner's reuse state there (golden.reuse codes), and whether the pair exists.
-pair_entry = data.StructLayout({"x0": signed(8), "x1": signed(8), "state": State, "valid": 1})
-
-#: One entry of the baseline engine's buffers: a token's value on one channel.
-token_entry = data.StructLayout({"x": signed(8), "valid": 1})
-
-
-def slot_layout(channels: int, cols: int, window: int = 0, groups: int = 0) -> data.StructLayout:
-    """What the sequencer (S0) hands the operand stage (S1) about one slot
-    (with a channel window of ``window`` channels, each of ``groups``' steps)."""
-    extra = {"choice": data.ArrayLayout(choice_layout(window), groups)} if window else {}
-    return data.StructLayout({
-        "valid": 1,                       # the slot issues (a step, a drain, or both)
-        "steps": 1,                       # it carries a channel step
-        "pair": 1,                        # and a second, paired one (matcher)
-        "first": 1,                       # the first slot of a pass: its hand-over
-        "drain": 1,                       # it drains the previous pass's score
-        "flush": 1,                       # the final drain slot
-        "mode": Mode,                     # the pass
-        "part": range(3),                 # linear: which partner a pass B serves
-        "chan": range(max(2, channels)),  # the step's channel
-        **extra,
-    })
-
-
-def entry_layout(design: str) -> data.StructLayout:
-    """The buffer entry of ``design``."""
-    return pair_entry if design == "kaleido" else token_entry
-
-
-def word_layout(design: str, entries: int) -> data.ArrayLayout:
-    """One buffer word: a channel of a tile, ``entries`` (rows or columns) entries."""
-    return data.ArrayLayout(entry_layout(design), entries)
-
-
-def entry_bits(design: str) -> int:
-    """Bits of one buffer entry."""
-    return entry_layout(design).size
 
 
 class AttentionEngine(wiring.Component):
@@ -268,143 +227,9 @@ class AttentionEngine(wiring.Component):
 
         s1 = Signal(slot_layout(self.channels, C, self.window, group_count(cfg)), name="s1")
         Sequencer(self, m, s1, needs, reads, match).build()
-        self._operand_stage(m, s1, needs, reads, match, array)
+        operand_stage(self, m, s1, needs, reads, match, array)
         self._counters(m, array)
         return m
-
-    def _operand_stage(self, m, s1, needs, reads, match, array):
-        """S1: the slot's buffer words become the array's edge bundles (operands,
-        flags, hand-over, drain); in pass A it also computes the need bits."""
-        cfg, kaleido = self.cfg, self.design == "kaleido"
-        R, C = cfg.rows, cfg.cols
-        per_group, paired = routing(match)
-        (qr, kr), *partner = reads
-        s1_valid, s1_steps, s1_first, s1_drain = s1.valid, s1.steps, s1.first, s1.drain
-        s1_pass, s1_flush, s1_pair, s1_c = s1.mode, s1.flush, s1.pair, s1.chan
-        a_in_s1 = needs.a_in_s1
-        q_word = data.View(word_layout(self.design, R), qr.data)
-        k_word = data.View(word_layout(self.design, C), kr.data)
-        rows = [q_word[i] for i in range(R)]
-        cols = [k_word[j] for j in range(C)]
-        # Hand-overs: A (and LINEAR) start afresh; B takes T1 (linear: partners 1 and 3
-        # from R1, partner 2 from R2); C takes T2; D takes T3.
-        takes_r2 = (s1_pass == Mode.C) | ((s1_pass == Mode.B) & (s1.part == 1))
-        load_of = Mux(s1_flush, Load.CLEAR,
-                      Mux(s1_first, Mux((s1_pass == Mode.A) | (s1_pass == Mode.LINEAR), Load.CLEAR,
-                                        Mux(takes_r2, Load.R2, Load.R1)), Load.KEEP))
-        if kaleido:
-            qv = [e.valid for e in rows]
-            kv = [e.valid for e in cols]
-            sq = [e.state for e in rows]
-            sk = [e.state for e in cols]
-            use_x0 = (s1_pass == Mode.A) | (s1_pass == Mode.B) | (s1_pass == Mode.LINEAR)
-            use_k0 = (s1_pass == Mode.A) | (s1_pass == Mode.C) | (s1_pass == Mode.LINEAR)
-            if paired:
-                qr2, kr2 = partner[0]
-                q_word2 = data.View(word_layout(self.design, R), qr2.data)
-                k_word2 = data.View(word_layout(self.design, C), kr2.data)
-            rows2 = [q_word2[i] for i in range(R)] if paired else rows
-            cols2 = [k_word2[j] for j in range(C)] if paired else cols
-            if per_group:
-                self._window_operands(m, s1, reads, array, load_of, use_x0, use_k0)
-            for i, (e, e2) in enumerate(zip(rows, rows2) if not per_group else ()):
-                steps = Mux(s1_pair, 3, 1)
-                # The dense schedule's folded key: the row adder forms P0 + P1 (<= 127).
-                fold = self.dense & (e.state == State.FULL)
-                a0 = Mux(fold, (e.x0 + e.x1)[:8], Mux(use_x0, e.x0, e.x1))
-                m.d.sync += [
-                    array.row_in[i].a0.eq(a0),
-                    array.row_in[i].a1.eq(Mux(s1_pair, Mux(use_x0, e2.x0, e2.x1), 0)),
-                    array.row_in[i].sq0.eq(Mux(self.dense, 0, sq[i])),
-                    array.row_in[i].sq1.eq(Mux(s1_pair, e2.state, 0)),
-                    array.row_in[i].mode.eq(s1_pass),
-                    array.row_in[i].steps.eq(Mux(s1_valid & s1_steps & qv[i], steps, 0)),
-                    array.row_in[i].load.eq(Mux(s1_valid, load_of, Load.KEEP)),
-                    array.row_in[i].drain.eq(s1_valid & s1_drain),
-                ]
-            # A paired slot carries each step's column operand on its own byte.
-            for j, (e, e2) in enumerate(zip(cols, cols2) if not per_group else ()):
-                m.d.sync += [
-                    array.col_in[j].b0.eq(Mux(use_k0, e.x0, e.x1)),
-                    array.col_in[j].b1.eq(Mux(s1_pair, Mux(use_k0, e2.x0, e2.x1), 0)),
-                    array.col_in[j].sk0.eq(sk[j]),
-                    array.col_in[j].sk1.eq(Mux(s1_pair, e2.state, 0)),
-                    array.col_valid[j].eq(kv[j]),
-                ]
-            # The dispatcher keeps every row's and column's state (the in-order one ignores them).
-            m.d.comb += [match.wr_en.eq(a_in_s1), match.wr_chan.eq(s1_c)]
-            m.d.comb += [match.wr_data.sq[i].eq(Mux(qv[i], sq[i], INVALID)) for i in range(R)]
-            m.d.comb += [match.wr_data.sk[j].eq(Mux(kv[j], sk[j], INVALID)) for j in range(C)]
-            if per_group:
-                # Per group: a column needs the channel in B (D) when some PE of it has
-                # work there, a row in C likewise; the matcher's masks over that entry
-                # (an invalid row or column needs nothing).
-                for p, mode in enumerate((Mode.B, Mode.C, Mode.D)):
-                    some, _ = pe_masks(m, match.wr_data, lane_masks(m, Const(mode, Mode), cfg.accumulators),
-                                       R, C, f"needs_{'BCD'[p]}")
-                    if row_groups(mode):
-                        m.d.comb += [needs.groups[p][i].eq(some[i * C:(i + 1) * C].any()) for i in range(R)]
-                    else:
-                        m.d.comb += [needs.groups[p][j].eq(Cat(*(some[i * C + j] for i in range(R))).any())
-                                     for j in range(C)]
-        else:
-            for i, e in enumerate(rows):
-                m.d.sync += [
-                    array.row_in[i].a.eq(e.x),
-                    array.row_in[i].valid.eq(s1_valid & s1_steps & e.valid),
-                    array.row_in[i].clear.eq(s1_valid & (s1_first | s1_flush)),
-                    array.row_in[i].drain.eq(s1_valid & s1_drain),
-                ]
-            for j, e in enumerate(cols):
-                m.d.sync += [array.col_in[j].eq(e.x), array.col_valid[j].eq(e.valid)]
-
-    def _window_operands(self, m, s1, reads, array, load_of, use_x0, use_k0):
-        """S1 of a channel-window engine: the broadcast side carries all ``W``
-        channels' bytes, the choosing side (columns in B and D, rows in C) its
-        own steps' bytes at positions 0 and 1 with their window positions."""
-        cfg = self.cfg
-        R, C, W = cfg.rows, cfg.cols, self.window
-        by_rows = Signal()
-        m.d.comb += by_rows.eq(rows_choose(s1.mode))
-        q_words = [data.View(word_layout(self.design, R), q.data) for q, _ in reads]
-        k_words = [data.View(word_layout(self.design, C), k.data) for _, k in reads]
-        issued = s1.valid & s1.steps
-        for i in range(R):
-            es = [q_words[w][i] for w in range(W)]
-            # The dense schedule's folded key: the row adder forms P0 + P1 (<= 127).
-            fold = self.dense & (es[0].state == State.FULL)
-            a = [Mux(use_x0, e.x0, e.x1) for e in es]
-            a[0] = Mux(fold, (es[0].x0 + es[0].x1)[:8], a[0])
-            sq = [Mux(self.dense, 0, e.state) for e in es]
-            choice = s1.choice[i]
-            row = array.row_in[i]
-            for w in range(W):
-                own = w < 2
-                m.d.sync += [
-                    row.a[w].eq(Mux(by_rows, Array(a)[choice.sel[w]], a[w]) if own else a[w]),
-                    row.sq[w].eq(Mux(by_rows, Array(sq)[choice.sel[w]], sq[w]) if own else sq[w]),
-                ]
-            m.d.sync += [
-                row.sel.eq(choice.sel),
-                row.take.eq(Mux(issued & es[0].valid, Mux(by_rows, choice.take, 0b11), 0)),
-                row.mode.eq(s1.mode),
-                row.load.eq(Mux(s1.valid, load_of, Load.KEEP)),
-                row.drain.eq(s1.valid & s1.drain),
-            ]
-        for j in range(C):
-            es = [k_words[w][j] for w in range(W)]
-            b = [Mux(use_k0, e.x0, e.x1) for e in es]
-            sk = [e.state for e in es]
-            choice = s1.choice[j]
-            col = array.col_in[j]
-            for w in range(W):
-                own = w < 2
-                m.d.sync += [
-                    col.b[w].eq(Mux(by_rows, b[w], Array(b)[choice.sel[w]]) if own else b[w]),
-                    col.sk[w].eq(Mux(by_rows, sk[w], Array(sk)[choice.sel[w]]) if own else sk[w]),
-                ]
-            m.d.sync += [col.sel.eq(choice.sel), col.take.eq(Mux(by_rows, 0b11, choice.take)),
-                         array.col_valid[j].eq(es[0].valid)]
 
     def _counters(self, m, array):
         """The cycle and lane-work counters, from the cycle after ``start`` while busy.

@@ -1,7 +1,7 @@
 """The attention engine's sequencer (S0): it walks channel groups, tile groups
 and passes, has the dispatcher pick each slot's channel(s), applies the drain
 rule of :mod:`golden.drain`, addresses the operand buffers and fills the slot
-register ``s1`` that the operand stage (S1, :mod:`hw.engine`) turns into the
+register ``s1`` that the operand stage (S1, :mod:`hw.operand_stage`) turns into the
 array's edge bundles.
 
 It is built in stages, each a method of :class:`Sequencer`, in the order the
