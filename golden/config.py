@@ -18,7 +18,8 @@ from dataclasses import dataclass, field, fields, replace
 from enum import Enum
 
 from .channel_window import WINDOW_WIDTHS
-from .pe import ACCUMULATORS, DEFAULT_PE_STAGES, PE_STAGES, PEKind
+from .pe import ACCUMULATORS, DEFAULT_PE_STAGES, PE_STAGES
+from .pe_kinds import PE_KINDS, pe_kind_of
 
 #: How the dispatcher's scheduler orders a batch of pairs: ``weight`` (heaviest work
 #: first, the default; see :mod:`golden.scheduler`) or ``pivots`` (the paper's Hamming
@@ -72,6 +73,17 @@ class Part(str, Enum):
     REUSE = "the reuse rule"
     LINEAR = "a linear layer"
     CHIP = "the chip"
+
+
+def _shown(part) -> list:
+    """The fields of a sub-config that its repr and :meth:`Config.to_json` show: a
+    *quiet* field at its default is left out, so that the Verilog's header, and
+    every cache keyed by the design point, read as they did before the field."""
+    return [f for f in fields(part) if not (f.metadata.get("quiet") and getattr(part, f.name) == f.default)]
+
+
+def _repr_shown(part) -> str:
+    return f"{type(part).__name__}({', '.join(f'{f.name}={getattr(part, f.name)!r}' for f in _shown(part))})"
 
 
 def _knob(default, part: Part, help: str, choices=None, metavar: str | None = None, shown=None, quiet=False):
@@ -191,6 +203,10 @@ class PEConfig:
         or 4 (the exact PE: executed MACs equal the oracle count; see
         :func:`golden.pe.step_need`). Either way a score takes at most three
         additions per channel, so ``pe_acc_bits`` is the same.
+    pe_kind : str
+        A kind of augmented PE by name (:data:`golden.pe_kinds.PE_KINDS`), for a
+        kind beyond the two that ``accumulators`` picks; its registers must equal
+        ``accumulators``. Empty (the default): the kind ``accumulators`` picks.
     pe_stages : int
         Register stages of a PE, both the Kaleido and the baseline one, from
         its operands to its accumulators: 1 (the canonical MAC), 2 (the lane
@@ -231,20 +247,33 @@ class PEConfig:
     acc_bits: int | None = _knob(None, Part.ACCUMULATOR, "dense accumulator width", metavar="BITS",
                                  shown="the least that cannot overflow")
     pe_acc_bits: int | None = None
+    pe_kind: str = _knob("", Part.KALEIDO_PE, "the Kaleido PE's kind, by name (paper, exact or one registered "
+                         "in golden.pe_kinds)", metavar="NAME",
+                         shown="by --accumulators: paper with 3, exact with 4", quiet=True)
 
     def __post_init__(self):
         if self.accumulators not in ACCUMULATORS:
             raise ConfigError(f"accumulators must be one of {ACCUMULATORS}, got {self.accumulators}")
+        if self.pe_kind:
+            kind = PE_KINDS.get(self.pe_kind)
+            if kind is None:
+                raise ConfigError(f"unknown PE kind {self.pe_kind!r}; choose one of {', '.join(PE_KINDS)}")
+            if kind.registers != self.accumulators:
+                raise ConfigError(f"PE kind {self.pe_kind} has {kind.registers} registers: give it "
+                                  f"accumulators={kind.registers}, not {self.accumulators}")
         if self.pe_stages not in PE_STAGES:
             raise ConfigError(f"PE stages must be one of {PE_STAGES}, got {self.pe_stages}")
         if (self.data_bits, self.nibble_bits) != (8, 4):
             raise ConfigError(
                 f"Kaleido fixes 8-bit data and 4-bit lanes, got {self.data_bits} and {self.nibble_bits}")
 
+    def __repr__(self) -> str:
+        return _repr_shown(self)
+
     @property
-    def kind(self) -> PEKind:
-        """The augmented PE this builds (its ``accumulators`` registers)."""
-        return PEKind(self.accumulators)
+    def kind(self):
+        """The augmented PE this builds (:func:`golden.pe_kinds.pe_kind_of`)."""
+        return pe_kind_of(self)
 
 
 @dataclass(frozen=True)
@@ -342,10 +371,7 @@ class DispatchConfig:
                 f"{self.clusters} clusters of {self.cluster_capacity} cannot hold a queue of {self.queue_depth}")
 
     def __repr__(self) -> str:
-        # A quiet field at its default is left out, as in Config.to_json: the
-        # Verilog's header, and every cache keyed by it, read as before the field.
-        shown = (f for f in fields(self) if not (f.metadata.get("quiet") and getattr(self, f.name) == f.default))
-        return f"{type(self).__name__}({', '.join(f'{f.name}={getattr(self, f.name)!r}' for f in shown)})"
+        return _repr_shown(self)
 
     @property
     def parts(self) -> tuple[bool, bool]:
@@ -492,10 +518,8 @@ class Config:
         import json
         from dataclasses import asdict
         out = asdict(self)
-        for part, cls in PARTS.items():
-            for f in fields(cls):
-                if f.metadata.get("quiet") and out[part][f.name] == f.default:
-                    del out[part][f.name]
+        for part in PARTS:
+            out[part] = {f.name: out[part][f.name] for f in _shown(getattr(self, part))}
         return json.dumps(out, sort_keys=True)
 
     @classmethod
@@ -508,11 +532,6 @@ class Config:
         return replace(self, **kwargs)
 
     # -- derived quantities ---------------------------------------------------------------
-
-    @property
-    def pe_kind(self) -> PEKind:
-        """The augmented PE this design point builds (its ``accumulators`` registers)."""
-        return self.pe.kind
 
     @property
     def head_dim(self) -> int:

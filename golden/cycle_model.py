@@ -27,6 +27,7 @@ golden PE model uses.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -34,7 +35,7 @@ from . import drain
 from .config import VARIANTS, Config
 from .dispatchers import dispatched_slots
 from .matcher import PAIRED_MODES, lanes_of, pe_needs
-from .pe import ACCUMULATORS, Mode
+from .pe import Mode
 from .scheduler import cluster_tables, operand_stream, schedule
 from .tiling import TileGroup, pair_tables, tile_groups
 
@@ -131,14 +132,17 @@ def scheduler_busy(q, k, cfg: Config) -> int:
     """Cycles the scheduler works on a head: every batch of ``Q``'s stream and of ``K``'s."""
     return sum(ready[-1] for ready in _scheduler_runs((pair_tables(q, cfg), pair_tables(k, cfg)), cfg))
 
-def lanes_table(accumulators: int = 3) -> np.ndarray:
-    """``[mode, sq, sk]``: lanes a single channel step turns on in one PE (the matcher's table)."""
-    return np.stack([lanes_of(mode, accumulators) for mode in range(4)])
+@lru_cache(maxsize=None)
+def lanes_table(kind=3) -> np.ndarray:
+    """``[mode, sq, sk]``: lanes a single channel step turns on in one PE of
+    ``kind`` (the matcher's table; read-only, built once per kind)."""
+    table = np.stack([lanes_of(mode, kind) for mode in range(4)])
+    table.flags.writeable = False
+    return table
 
 
 #: The paper's PE's table (3 accumulators); ``lanes_table(4)`` is the exact PE's.
 LANES = lanes_table(3)
-_TABLES = {n: lanes_table(n) for n in ACCUMULATORS}
 
 
 @dataclass
@@ -207,7 +211,7 @@ def kaleido_tile_slots(qt, kt, cfg: Config, with_matcher: bool) -> tuple[np.ndar
     """Issued slots and lane work of every pass of every tile group (both
     ``[tiles, 4]``; slots before any drain wait), in the controller's order."""
     tiles = tile_groups(qt, kt, cfg)
-    lanes = _TABLES[cfg.accumulators]
+    lanes = lanes_table(cfg.pe.kind)
     slots = np.zeros((len(tiles), 4), np.int64)
     work = np.zeros((len(tiles), 4), np.int64)
     for t, tile in enumerate(tiles):
@@ -215,7 +219,7 @@ def kaleido_tile_slots(qt, kt, cfg: Config, with_matcher: bool) -> tuple[np.ndar
             issued = int(chans.sum())
             if mode in PAIRED_MODES:
                 issued = dispatched_slots(
-                    np.flatnonzero(chans), lambda: pe_needs(mode, sq, sk, cfg.accumulators).reshape(-1, len(sq), len(sk)),
+                    np.flatnonzero(chans), lambda: pe_needs(mode, sq, sk, cfg.pe.kind).reshape(-1, len(sq), len(sk)),
                     mode, cfg, with_matcher)
             slots[t, mode] = issued
             per_channel = np.einsum("ca,ab,cb->c", nq, lanes[mode], nk)
@@ -227,14 +231,14 @@ def tile_lane_needs(qt, kt, cfg: Config):
     """Per tile group, in the controller's order: ``(slots of pass A, {pass: lanes
     [Dg, Rv, Cv]})`` for passes B, C and D, each valid PE's lanes per channel
     (0 where it has nothing to do): the work a dispatcher packs."""
-    lanes = _TABLES[cfg.accumulators]
+    lanes = lanes_table(cfg.pe.kind)
     for tile in tile_groups(qt, kt, cfg):
         work, a_slots = {}, 0
         for mode, chans, _, _, sq, sk in _passes(tile, qt, kt, lanes):
             if mode == Mode.A:
                 a_slots = int(chans.sum())
                 continue
-            needs = pe_needs(mode, sq, sk, cfg.accumulators)
+            needs = pe_needs(mode, sq, sk, cfg.pe.kind)
             work[mode] = needs.reshape(needs.shape[0], sq.shape[0], sk.shape[0])
         yield a_slots, work
 
@@ -246,7 +250,7 @@ def matcher_trace(qt, kt, cfg: Config, tiles: int = 8) -> tuple:
     (``sq[r][c]``, ``sk[j][c]``, over the group's channels) and the channels each of
     passes B, C and D streams (a bit mask each). Plain tuples, so that the trace
     keys the gate-level run that measures it (:mod:`synth.actions`)."""
-    lanes = _TABLES[cfg.accumulators]
+    lanes = lanes_table(cfg.pe.kind)
     # The whole tile groups, counted per group without listing them (a full-size
     # head has tens of millions), in the controller's order: group, Q tile, K tile.
     shape = [(a.pairs // cfg.rows, b.pairs // cfg.cols) for a, b in zip(qt, kt)]
@@ -293,7 +297,7 @@ def kaleido_products(qt, kt, cfg: Config) -> dict:
     clustering change when products run, never which, so the variant does not matter."""
     full = nibble = 0
     tiles = tile_groups(qt, kt, cfg)
-    table = _TABLES[cfg.accumulators]
+    table = lanes_table(cfg.pe.kind)
     for tile in tiles:
         for mode, chans, nq, nk, _, _ in _passes(tile, qt, kt, table):
             def products(lanes):

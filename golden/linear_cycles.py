@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from .config import Config
-from .cycle_model import CycleReport, SCHEDULES, _TABLES, baseline_cycles, engine_cycles, tail_cycles
+from .cycle_model import CycleReport, SCHEDULES, baseline_cycles, engine_cycles, lanes_table, tail_cycles
 from .dispatchers import dispatched_slots
 from .matcher import pe_needs
 from .pe import Mode
@@ -30,7 +30,7 @@ def linear_tile_slots(tables, outputs: int, cfg: Config, with_matcher: bool):
     """Issued slots, lane work and nibble products of every pass of every tile
     group, as lists (one ``[passes]`` array per tile group, in the controller's
     order). A pass's whole products are its lane work less its nibbles, halved."""
-    lanes = _TABLES[cfg.accumulators]
+    lanes = lanes_table(cfg.pe.kind)
     slots, work, nibbles = [], [], []
     for tile in window_tiles(tables, outputs, cfg):
         table = tables[tile.group]
@@ -51,7 +51,7 @@ def linear_tile_slots(tables, outputs: int, cfg: Config, with_matcher: bool):
                     chans = streamed
                     issued = len(chans)
                     if with_matcher:
-                        needs = pe_needs(Mode.B, np.zeros((rv, G), np.int64), first, cfg.accumulators)
+                        needs = pe_needs(Mode.B, np.zeros((rv, G), np.int64), first, cfg.pe.kind)
                         issued = dispatched_slots(chans, lambda: needs.reshape(len(needs), rv, -1), Mode.B, cfg)
                 s.append(issued)
                 need = lanes[Mode.B, 0][state[:, chans]]

@@ -51,24 +51,24 @@ def paired_pass_slots(issued):
 
 
 @lru_cache(maxsize=None)
-def lanes_of(mode: int, accumulators: int = 3) -> np.ndarray:
-    """``[sq, sk]``: lanes one step of ``mode`` takes in a PE with those flags.
+def lanes_of(mode: int, kind=3) -> np.ndarray:
+    """``[sq, sk]``: lanes one step of ``mode`` takes in a PE of ``kind`` with those flags.
 
     Built once per (mode, PE kind): the cycle model asks for it once per tile and
     pass, millions of times on a full-size head. The table is read-only."""
-    table = np.array([[need_lanes(step_need(mode, sq, sk, accumulators)[0]) for sk in range(3)]
+    table = np.array([[need_lanes(step_need(mode, sq, sk, kind)[0]) for sk in range(3)]
                       for sq in range(3)], dtype=np.int64)
     table.flags.writeable = False
     return table
 
 
-def pe_needs(mode: int, sq: np.ndarray, sk: np.ndarray, accumulators: int = 3) -> np.ndarray:
+def pe_needs(mode: int, sq: np.ndarray, sk: np.ndarray, kind=3) -> np.ndarray:
     """Lane needs ``[Dg, Rv * Cv]`` of every channel in every valid PE (row-major).
 
     ``sq`` is ``[Rv, Dg]`` (valid rows), ``sk`` is ``[Cv, Dg]`` (valid columns);
     PEs of rows or columns that do not exist are left out (they need nothing).
     """
-    table = lanes_of(mode, accumulators)
+    table = lanes_of(mode, kind)
     sq, sk = np.asarray(sq, np.int64), np.asarray(sk, np.int64)
     per = table[sq.T[:, :, None], sk.T[:, None, :]]          # [Dg, Rv, Cv]
     return per.reshape(per.shape[0], -1)

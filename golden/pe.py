@@ -27,80 +27,15 @@ same cycle parity are fewer than ``2*rows`` cycles apart (:mod:`golden.drain`).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from enum import IntEnum
 
-__all__ = ["Mode", "Load", "Need", "Target", "PEKind", "ACCUMULATORS", "PE_STAGES", "lane_adds", "need_lanes",
+from .pe_encoding import Load, Mode, Need, Target, lane_adds, need_lanes
+from .pe_kinds import ACCUMULATORS, PEKindModel, pe_kind_of
+
+__all__ = ["Mode", "Load", "Need", "Target", "PEKindModel", "pe_kind_of", "ACCUMULATORS", "PE_STAGES",
+           "lane_adds", "need_lanes",
            "RowIn", "ColIn", "LaneOp", "Decoded", "decode",
            "PEModel", "BaselinePEModel", "step_need", "wrap"]
 
-
-class Mode(IntEnum):
-    """Pass of the 2x2 tile-group dataflow (docs/design.md, "How the PE works"), or the linear-layer mode."""
-
-    A = 0       # R0=T0, R1=T1, R2=T2; q0 x k0
-    B = 1       # R0=T1, R1=T3;        q0 x k1~
-    C = 2       # R0=T2, R1=T3;        q1~ x k0
-    D = 3       # R0=T3;               q1~ x k1~
-    LINEAR = 4  # R0 = a window's reference token, R1.. = its partners; w x x_ref
-
-
-class Load(IntEnum):
-    """Register hand-over, applied before the cycle's products are added."""
-
-    KEEP = 0
-    CLEAR = 1      # R0..R3 <- 0
-    R1 = 2         # R0 <- R1, R1 <- R3 (0 in a 3-register PE)
-    R2 = 3         # R0 <- R2
-
-
-class Need(IntEnum):
-    """What one channel step needs of one PE's lanes."""
-
-    NONE = 0
-    LO = 1         # a * lo(b): one lane, unsigned nibble, no shift
-    HI = 2         # 16 * a * hi(b): one lane, signed nibble, shifted
-    FULL = 3       # a * b: both lanes
-    ROW = 4        # b * lo(a): lane 0 multiplies the column byte by the row's low nibble
-
-
-def need_lanes(need: Need) -> int:
-    """Lanes a step with this need takes: a full product two, a nibble or ROW product one."""
-    return 2 if need == Need.FULL else 0 if need == Need.NONE else 1
-
-
-class Target(IntEnum):
-    """What a step adds into one register. A lane's *tap* is the part of its
-    product that comes from the high nibble of its 8-bit operand (the row
-    operand, or the column byte in a ``ROW`` step)."""
-
-    NO = 0
-    ALL = 1        # the product
-    HIGH = 2       # the high lane's product: 16 * a * hi(b)
-    TAPS = 3       # both lanes' taps: 16 * hi(a) * b (a ROW step: 16 * hi(b) * lo(a))
-    HIGH_TAP = 4   # the high lane's tap: 256 * hi(a) * hi(b)
-
-
-class PEKind(IntEnum):
-    """Which augmented PE; its value is its register count (``Config.accumulators``).
-
-    The kind decides everything that differs between the two: the registers, the
-    lane table of :func:`step_need` (from which the matcher's lanes, the engine's
-    pass-D rule and the hand-over come), and the exact PE's taps and ``ROW`` steps.
-    """
-    PAPER = 3       #: the paper's PE: R0-R2
-    EXACT = 4       #: the exact PE: R3 holds T3's reuse; executes exactly the oracle count
-
-    @property
-    def registers(self) -> int:
-        return int(self)
-
-    @property
-    def exact(self) -> bool:
-        return self is PEKind.EXACT
-
-
-#: ``Config.accumulators``' values: the register count of each :class:`PEKind`.
-ACCUMULATORS = tuple(int(k) for k in PEKind)
 
 #: Register stages of a PE from its operands to its accumulators (``Config.pe_stages``):
 #: 1; 2, the products registered first; 3, besides, the PE decodes each step's
@@ -120,76 +55,11 @@ def activity_lag(stages: int) -> int:
     return 1 if stages == 3 else 0
 
 
-def step_need(mode: Mode, sq: int, sk: int, accumulators: int = 3) -> tuple[Need, tuple[Target, ...]]:
-    """What one channel step computes in a PE, and where it goes.
-
-    Returns ``(need, targets)``, one target per register. With 3 registers this
-    is docs/design.md, "How the PE works" table. With 4 (the exact PE), R3 collects T3's reuse
-    in pass A, the lanes' taps give the row-side split (``16*hi(q0)*k``), and
-    a partial row (``sq = 1``) runs as a ``ROW`` step in C (``lo(q1)*k0``) and
-    in D at ``sk = 0`` (``lo(q1)*k1``), so each pass executes exactly the
-    oracle count of docs/concepts.md, "Operation counts and the oracle bound":
-
-    ======  ==================================================================
-    pass    4-register schedule (R0=T0, R1=T1, R2=T2, R3=T3 in A; B, C, D as
-            with 3, R1 taking R3 in B's hand-over)
-    ======  ==================================================================
-    A       full q0*k0. R0 all; R1 all (sk=2) / HIGH (sk=1); R2 all (sq=2) /
-            TAPS (sq=1); R3 all (2,2), HIGH (2,1), TAPS (1,2), HIGH_TAP (1,1)
-    B       sk=1 LO, sk=0 full. R0 all; R1 all (sq=2) / TAPS (sq=1, sk=0)
-    C       sq=1 ROW, sq=0 full. R0 all; R1 all (sk=2), TAPS (ROW, sk=1) /
-            HIGH (full, sk=1)
-    D       nothing if sq=2 or sk=2; (0|1, 1) LO; (1, 0) ROW; (0, 0) full. R0 all
-    ======  ==================================================================
-    """
-    X, A_, H, T, HT = Target.NO, Target.ALL, Target.HIGH, Target.TAPS, Target.HIGH_TAP
-    if PEKind(accumulators).exact and mode in (Mode.A, Mode.B, Mode.C, Mode.D):
-        if mode == Mode.A:
-            r1 = {2: A_, 1: H, 0: X}[sk]
-            r2 = {2: A_, 1: T, 0: X}[sq]
-            r3 = {(2, 2): A_, (2, 1): H, (1, 2): T, (1, 1): HT}.get((sq, sk), X)
-            return Need.FULL, (A_, r1, r2, r3)
-        if mode == Mode.B:
-            if sk == 2:
-                return Need.NONE, (X, X, X, X)
-            r1 = A_ if sq == 2 else T if (sq, sk) == (1, 0) else X
-            return (Need.LO if sk == 1 else Need.FULL), (A_, r1, X, X)
-        if mode == Mode.C:
-            if sq == 2:
-                return Need.NONE, (X, X, X, X)
-            r1 = A_ if sk == 2 else X if sk == 0 else T if sq == 1 else H
-            return (Need.ROW if sq == 1 else Need.FULL), (A_, r1, X, X)
-        if sq == 2 or sk == 2:
-            return Need.NONE, (X, X, X, X)
-        need = Need.LO if sk == 1 else Need.ROW if sq == 1 else Need.FULL
-        return need, (A_, X, X, X)
-    pad = (X,) * (accumulators - 3)
-    if mode == Mode.A:
-        r1 = A_ if sk == 2 else H if sk == 1 else X
-        return Need.FULL, (A_, r1, A_ if sq == 2 else X) + pad
-    if mode == Mode.B:
-        if sk == 2:
-            return Need.NONE, (X, X, X) + pad
-        return (Need.LO if sk == 1 else Need.FULL), (A_, A_ if sq == 2 else X, X) + pad
-    if mode == Mode.C:
-        if sq == 2:
-            return Need.NONE, (X, X, X) + pad
-        return Need.FULL, (A_, A_ if sk == 2 else H if sk == 1 else X, X) + pad
-    if mode == Mode.D:
-        if sq == 2:
-            need = {2: Need.FULL, 1: Need.HI, 0: Need.NONE}[sk]
-        else:
-            need = {2: Need.NONE, 1: Need.LO, 0: Need.FULL}[sk]
-        return need, (A_, X, X) + pad
-    if mode == Mode.LINEAR:
-        # The column carries a window's reference activation and the row a weight;
-        # R0 holds the reference's output and R1.. its partners' outputs. A window
-        # has one state per channel (docs/concepts.md, "Reuse states"), so the column's flag ``sk``
-        # decides for every partner: the whole product when it is a full reuse,
-        # the high part 16*w*hi(x_ref) when partial (its low part comes in pass B).
-        pick = {2: A_, 1: H, 0: X}[sk]
-        return Need.FULL, (A_,) + (pick,) * (accumulators - 1)
-    return Need.NONE, (X, X, X) + pad          # modes 5..7 are reserved: no operation
+def step_need(mode: Mode, sq: int, sk: int, kind=3) -> tuple[Need, tuple[Target, ...]]:
+    """What one channel step computes in a PE of ``kind`` (a kind, its name or
+    a built-in kind's register count), and where it goes:
+    :meth:`golden.pe_kinds.PEKindModel.step_need`."""
+    return pe_kind_of(kind).step_need(mode, sq, sk)
 
 
 @dataclass(frozen=True)
@@ -207,29 +77,23 @@ class Decoded:
     tap: tuple[tuple[bool, bool], ...] = ()    # tap[r][lane]: the lane's tap (4 registers)
 
 
-def lane_adds(target: Target, lane_is_high: bool) -> tuple[bool, bool]:
-    """(product, tap) of one lane that ``target`` adds."""
-    return (target == Target.ALL or (target == Target.HIGH and lane_is_high),
-            target == Target.TAPS or (target == Target.HIGH_TAP and lane_is_high))
-
-
 def _decoded(lanes, targets, high_lane) -> Decoded:
     enable = tuple(tuple(lane_adds(t, high_lane[l])[0] and lanes[l].on for l in (0, 1)) for t in targets)
     tap = tuple(tuple(lane_adds(t, high_lane[l])[1] and lanes[l].on for l in (0, 1)) for t in targets)
     return Decoded(tuple(lanes), enable, tap)
 
 
-def _single(mode: int, sq: int, sk: int, second: bool, accumulators: int) -> Decoded:
+def _single(mode: int, sq: int, sk: int, second: bool, kind) -> Decoded:
     # One step on the whole column byte: low part in lane 0, high part in lane 1;
     # a ROW step uses lane 0 alone, on the column byte and the row's low nibble.
-    need, tgt = step_need(mode, sq, sk, accumulators)
+    need, tgt = kind.step_need(mode, sq, sk)
     l0 = LaneOp(on=need in (Need.FULL, Need.LO, Need.ROW), second=second, row=need == Need.ROW)
     l1 = LaneOp(on=need in (Need.FULL, Need.HI), high=True, second=second)
     return _decoded((l0, l1), tgt, (False, True))
 
 
 def decode(mode: int, steps: int, sq0: int, sk0: int, sq1: int, sk1: int,
-           accumulators: int = 3) -> Decoded:
+           kind=3) -> Decoded:
     """Lane operations and accumulate enables of one PE cycle.
 
     ``steps`` has bit 0 set when channel step 1 is present and bit 1 when step 2
@@ -240,18 +104,19 @@ def decode(mode: int, steps: int, sq0: int, sk0: int, sq1: int, sk1: int,
     the one nibble product it needs; a step that would need both lanes then
     adds nothing (the dispatcher never pairs such steps, :mod:`golden.matcher`).
     """
-    regs = accumulators
+    kind = pe_kind_of(kind)
+    regs = kind.registers
     off = Decoded((LaneOp(), LaneOp()), ((False, False),) * regs, ((False, False),) * regs)
-    need1 = step_need(mode, sq0, sk0, regs)[0] if steps & 1 else Need.NONE
-    need2 = step_need(mode, sq1, sk1, regs)[0] if steps & 2 else Need.NONE
+    need1 = kind.step_need(mode, sq0, sk0)[0] if steps & 1 else Need.NONE
+    need2 = kind.step_need(mode, sq1, sk1)[0] if steps & 2 else Need.NONE
     if need2 == Need.NONE:
-        return _single(mode, sq0, sk0, False, regs) if need1 != Need.NONE else off
+        return _single(mode, sq0, sk0, False, kind) if need1 != Need.NONE else off
     if need1 == Need.NONE:
-        return _single(mode, sq1, sk1, True, regs)
+        return _single(mode, sq1, sk1, True, kind)
     lanes, targets = [LaneOp(), LaneOp()], [[Target.NO, Target.NO] for _ in range(regs)]
     highs = [False, False]
     for lane, (sq, sk) in enumerate(((sq0, sk0), (sq1, sk1))):
-        need, tgt = step_need(mode, sq, sk, regs)
+        need, tgt = kind.step_need(mode, sq, sk)
         if need_lanes(need) != 1:
             continue
         # The lane plays its step's low part (LO, ROW) or high part (HI), and adds as that part would.
@@ -334,22 +199,28 @@ class PEModel:
 
     With ``stages = 2`` the cycle's products, enables, hand-over and drain are
     registered first and act on the accumulators one edge later; with 3, two
-    edges later."""
+    edges later. ``kind`` is the PE's kind (:mod:`golden.pe_kinds`): a kind,
+    its name, or a built-in kind's register count."""
 
     acc_bits: int
-    accumulators: int = 3
+    kind: object = 3
     r: list = None
     out: int = 0
     out_valid: bool = False
     stages: int = 1
 
+    @property
+    def accumulators(self) -> int:
+        return self.kind.registers
+
     def __post_init__(self):
+        self.kind = pe_kind_of(self.kind)
         if self.r is None:
             self.r = [0] * self.accumulators
         self._pending = [_Action(adds=(0,) * self.accumulators)] * (self.stages - 1)
 
     def tick(self, row: RowIn, col: ColIn, out_in: int = 0, out_in_valid: bool = False):
-        dec = decode(row.mode, row.steps, row.sq0, col.sk0, row.sq1, col.sk1, self.accumulators)
+        dec = decode(row.mode, row.steps, row.sq0, col.sk0, row.sq1, col.sk1, self.kind)
         lanes = [_lane(row.a0, row.a1, col.b0, col.b1, dec.lanes[lane]) for lane in (0, 1)]
         adds = tuple(sum(lanes[l][0] for l in (0, 1) if dec.enable[k][l])
                      + sum(lanes[l][1] for l in (0, 1) if dec.tap[k][l]) for k in range(self.accumulators))
@@ -362,7 +233,7 @@ class PEModel:
             self.out, self.out_valid = regs[0], True
         elif out_in_valid or self.out_valid:       # an idle link keeps its invalid score
             self.out, self.out_valid = out_in, out_in_valid
-        r3 = regs[3] if PEKind(self.accumulators).exact else 0
+        r3 = regs[3] if self.kind.taps else 0
         if action.load == Load.CLEAR:
             regs = [0] * self.accumulators
         elif action.load == Load.R1:

@@ -9,7 +9,8 @@ demo's design points are presets, so each is written once.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from types import MappingProxyType
+from typing import Mapping, NamedTuple
 
 from .config import Config
 
@@ -21,7 +22,7 @@ class Preset(NamedTuple):
     description: str
     model: str | None = None            #: a model whose RoPE split of ``head_dim`` is the partition
     head_dim: int | None = None
-    changes: dict = {}
+    changes: Mapping = MappingProxyType({})     #: read-only: a preset's default is shared
 
     def config(self, **more) -> Config:
         """The design point, with ``more`` changes over it."""

@@ -81,7 +81,7 @@ class ChannelWindow(Dispatcher):
         cfg = self.cfg
         G, R, C, W, NG = cfg.group_width, cfg.rows, cfg.cols, cfg.issue_window, group_count(cfg)
         table = state_table(m, self, G, state_entry(R, C))
-        lanes = lane_masks(m, self.mode, cfg.accumulators)
+        lanes = lane_masks(m, self.mode, cfg.pe.kind)
         by_rows = Signal()
         m.d.comb += by_rows.eq(rows_choose(self.mode))
 

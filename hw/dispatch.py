@@ -27,7 +27,7 @@ from amaranth.lib.wiring import In, Out
 from golden.config import Config, require_config
 from golden.pe import Mode
 
-__all__ = ["Dispatcher", "DispatchSignature", "dispatch_signature", "state_entry", "choice_layout"]
+__all__ = ["Dispatcher", "DispatchSignature", "state_entry", "choice_layout"]
 
 
 def state_entry(rows: int, cols: int) -> data.StructLayout:
@@ -105,13 +105,8 @@ class DispatchSignature(wiring.Signature):
         return f"DispatchSignature(group_width={G}, rows={R}, cols={C}, width={W}, groups={NG}, per_group={per_group})"
 
 
-def dispatch_signature(cfg: Config, width: int, groups: int, per_group: bool = False) -> DispatchSignature:
-    """The ports of a dispatcher (:class:`DispatchSignature`)."""
-    return DispatchSignature(cfg, width, groups, per_group)
-
-
 class Dispatcher(wiring.Component):
-    """What every dispatcher is: a component with :func:`dispatch_signature`'s ports.
+    """What every dispatcher is: a component with a :class:`DispatchSignature`'s ports.
 
     Parameters
     ----------

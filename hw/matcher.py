@@ -154,14 +154,14 @@ def state_table(m, unit, channels: int, layout, bypass: bool = True) -> Array:
     return table
 
 
-def lane_masks(m, mode, accumulators: int):
-    """The lane table of the pass ``mode`` (:func:`golden.matcher.lanes_of`) as two
+def lane_masks(m, mode, kind):
+    """The lane table of the pass ``mode`` in a PE of ``kind`` (:func:`golden.matcher.lanes_of`) as two
     3x3 masks ``(some, whole)``: a PE with flags ``(sq, sk)`` uses some lane, or both."""
     some = [[Signal(name=f"some_{a}{b}") for b in range(3)] for a in range(3)]
     whole = [[Signal(name=f"whole_{a}{b}") for b in range(3)] for a in range(3)]
     with m.Switch(mode):
         for pass_ in PAIRED_MODES:
-            lanes = lanes_of(pass_, accumulators)
+            lanes = lanes_of(pass_, kind)
             with m.Case(pass_):
                 m.d.comb += [some[a][b].eq(int(lanes[a][b] >= 1)) for a in range(3) for b in range(3)]
                 m.d.comb += [whole[a][b].eq(int(lanes[a][b] == 2)) for a in range(3) for b in range(3)]
@@ -260,7 +260,7 @@ class Matcher(Dispatcher):
         table = state_table(m, self, G, layout, bypass=False)
         # The pass's lane table, registered: ``mode`` changes as a pass begins, and
         # its first slot only loads the window, so no decision waits on the decode.
-        fresh = lane_masks(m, self.mode, cfg.accumulators)
+        fresh = lane_masks(m, self.mode, cfg.pe.kind)
         lanes = tuple([[Signal(name=f"{x.name}_q") for x in row] for row in mask] for mask in fresh)
         for held_mask, mask in zip(lanes, fresh):
             m.d.sync += [q.eq(x) for q_row, row in zip(held_mask, mask) for q, x in zip(q_row, row)]

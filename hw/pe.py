@@ -13,7 +13,7 @@ from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In, Out
 
 from golden.config import Config, require_config
-from golden.pe import Load, Mode, Need, PEKind, lane_adds, step_need
+from golden.pe import Load, Mode, Need, lane_adds
 from golden.reuse import State
 
 from .adders import full_adders
@@ -171,8 +171,10 @@ class PE(wiring.Component):
     decoded from ``row_in`` and ``col_in`` and registered
     (:func:`golden.pe.activity_lag`).
 
-    **The exact PE** (``cfg.accumulators = 4``) decodes by the 4-register table of
-    :func:`golden.pe.step_need` (the case table is generated from it). It adds
+    The decode is generated from the step table of the design point's PE kind
+    (:mod:`golden.pe_kinds`), so a kind that runs on one of the two datapaths
+    needs no RTL of its own. **The exact PE's datapath** (a kind with ``taps``,
+    ``cfg.accumulators = 4``) adds
     R3, which collects T3's reuse in pass A and moves to R1 in B's hand-over
     (``Load.R1``: R0 <- R1, R1 <- R3). Each lane is built as two 4x4 products
     split by its 8-bit operand's nibbles, so the part from the high nibble (the
@@ -184,7 +186,8 @@ class PE(wiring.Component):
 
     def __init__(self, cfg: Config):
         self.cfg = require_config(cfg, self)
-        self.registers = cfg.accumulators
+        self.kind = cfg.pe.kind
+        self.registers = self.kind.registers
         acc = signed(cfg.pe_acc_bits)
         regs = {f"r{k}": Out(acc) for k in range(self.registers)}
         super().__init__({
@@ -214,7 +217,7 @@ class PE(wiring.Component):
             for mode in Mode:
                 for sqv in range(3):
                     for skv in range(3):
-                        need, targets = step_need(mode, sqv, skv, n)
+                        need, targets = self.kind.step_need(mode, sqv, skv)
                         bits = [need in (Need.LO, Need.FULL, Need.ROW), need in (Need.HI, Need.FULL),
                                 need == Need.ROW]
                         for target in targets:
@@ -230,7 +233,7 @@ class PE(wiring.Component):
     def elaborate(self, platform):
         m = Module()
         n = self.registers
-        exact = PEKind(n).exact
+        exact = self.kind.taps
         row, col = self.row_in, self.col_in
         m.d.sync += [self.row_out.eq(row), self.col_out.eq(col)]
         stages = self.cfg.pe_stages

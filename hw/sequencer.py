@@ -16,7 +16,7 @@ from __future__ import annotations
 from amaranth import Array, Const, Mux, Signal
 
 from golden.drain import drain_spacing, tail_cycles
-from golden.pe import Mode, Need, step_need
+from golden.pe import Mode, Need
 
 from .channel_window import group_count
 
@@ -53,16 +53,16 @@ class NeedBits:
         self.group_now = [[Signal(channels, name=f"group_now_{p}{g}") for g in range(groups)] for p in "BCD"]
 
 
-def need_bits(qs, ks, accumulators: int) -> list:
+def need_bits(qs, ks, kind) -> list:
     """A channel's need bits for passes B, C and D, from the states present in its
     row word (``qs``) and column word (``ks``): B needs it when a column is not a
     full reuse, C when a row is not, and D when a row and a column meet whose pair
-    the PE's lane table gives work in D (the paper's PE still computes (2,2) and
+    the lane table of the PE's ``kind`` gives work in D (the paper's PE still computes (2,2) and
     (2,1) there; the exact PE only pairs where neither side is a full reuse)."""
     d_work = Const(0)
     for a in range(3):
         for b in range(3):
-            if step_need(Mode.D, a, b, accumulators)[0] != Need.NONE:
+            if kind.step_need(Mode.D, a, b)[0] != Need.NONE:
                 d_work = d_work | (qs[a] & ks[b])
     return [ks[1] | ks[0], qs[1] | qs[0], d_work]
 
@@ -161,7 +161,7 @@ class Sequencer:
             m.d.comb += [needs.q_plane.addr.eq(self.q_tile + chan),
                          needs.k_plane.addr.eq(self.k_tile + self.k_off + chan)]
             m.d.comb += [b.eq(x) for b, x in zip(bits, need_bits(needs.q_plane.data, needs.k_plane.data,
-                                                                 cfg.accumulators))]
+                                                                 cfg.pe.kind))]
         # Each set's value after this cycle's clear and record, for the pass set below.
         need_next = [Signal(G, name=f"need_next_{p}") for p in "BCD"]
         recorded_bit = Signal(G)

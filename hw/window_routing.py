@@ -75,7 +75,7 @@ def window_need_bits(m, match, needs, cfg) -> None:
     # work there, a row in C likewise; the matcher's masks over that entry
     # (an invalid row or column needs nothing).
     for p, mode in enumerate((Mode.B, Mode.C, Mode.D)):
-        some, _ = pe_masks(m, match.wr_data, lane_masks(m, Const(mode, Mode), cfg.accumulators),
+        some, _ = pe_masks(m, match.wr_data, lane_masks(m, Const(mode, Mode), cfg.pe.kind),
                            R, C, f"needs_{'BCD'[p]}")
         if row_groups(mode):
             m.d.comb += [needs.groups[p][i].eq(some[i * C:(i + 1) * C].any()) for i in range(R)]

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+from golden import plugins
 from golden.config import Config
 from hw import blocks
 
@@ -226,8 +227,10 @@ def test(top: str, simulator: str, build_dir: Path, test_module: str, work_dir: 
     log = work_dir / "sim.log"
     xml = work_dir / f"results_{simulator}.xml"
     xml.unlink(missing_ok=True)
-    run_env = {"KALEIDO_CONFIG": cfg.to_json(),
-               "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
+    # The testbench imports the modules that registered any dispatcher or PE kind
+    # the design point may name beyond the built-in ones (golden.plugins).
+    run_env = {"KALEIDO_CONFIG": cfg.to_json(), plugins.ENV: ",".join(plugins.modules()),
+               "PYTHONPATH": os.pathsep.join([str(ROOT), os.getcwd(), os.environ.get("PYTHONPATH", "")]),
                **(env or {})}
     start = time.perf_counter()
     try:

@@ -67,8 +67,10 @@ from amaranth.lib import wiring
 from amaranth.sim import Simulator
 
 from golden.config import Config
+from golden.dispatchers import DISPATCHERS
 from golden.matcher import PAIRED_MODES
 from golden.pe import Load, Mode
+from golden.pe_kinds import ExactPE
 from golden.softmax import softmax_cycles, softmax_scale, softmax_spec
 from hw import blocks
 from hw.pe import PE, BaselinePE
@@ -92,16 +94,17 @@ SOFTMAX_SPAN = 1 << 10
 #: Blocks with a ``run`` action: one measured on a trace of a run's own data.
 TRACED = ("matcher", "scheduler")
 
-#: What only the exact PE does.
-EXACT_ACTIONS = ("row_nibble", "tapped_mac")
+#: What only the exact PE does (its kind's own actions).
+EXACT_ACTIONS = ExactPE.actions
 
 
 def actions(block: str, cfg: Config) -> tuple[str, ...]:
-    """The actions ``block`` has at ``cfg`` (the exact PE has :data:`EXACT_ACTIONS` too)."""
+    """The actions ``block`` has at ``cfg``: an augmented PE's block has its
+    kind's own too (the exact PE's :data:`EXACT_ACTIONS`)."""
     if block not in ACTIONS:
         raise ValueError(f"energy per action is measured for {', '.join(ACTIONS)}, not {block!r}")
-    exact = block in ("pe", "window-pe") and cfg.pe_kind.exact
-    return ACTIONS[block] + (EXACT_ACTIONS if exact else ())
+    pe_blocks = {unit.pe_block for unit in DISPATCHERS.values()}
+    return ACTIONS[block] + (cfg.pe.kind.actions if block in pe_blocks else ())
 
 
 def _augmented(action: str, rnd: random.Random) -> tuple[dict, dict, dict]:

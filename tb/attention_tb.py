@@ -30,14 +30,14 @@ from golden.cycle_model import baseline_cycles, gemm_cycles, kaleido_cycles, kal
 from golden.scheduler import Assignment
 from hw.engine import COUNTER_SETTLE
 
-from .common import start
+from .common import design_point, start
 from .engine_image import Scoreboard, baseline_image, check_run, driver_image, gemm_image
 
 WORK = Path(os.environ.get("KALEIDO_WORK", "."))
 DESIGN = os.environ.get("KALEIDO_DESIGN", "kaleido")
 SCHEDULE = os.environ.get("KALEIDO_SCHEDULE", "auto")
 PRODUCT = os.environ.get("KALEIDO_PRODUCT", "qk")        # "qk" (Q K^T with reuse) or "gemm" (final operands)
-CFG = Config.from_json(os.environ["KALEIDO_CONFIG"]) if "KALEIDO_CONFIG" in os.environ else Config()
+CFG = design_point()
 
 
 class Loader:

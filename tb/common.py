@@ -2,10 +2,23 @@
 
 from __future__ import annotations
 
+import os
+
 from cocotb.clock import Clock
 from cocotb.triggers import FallingEdge, RisingEdge
 
-__all__ = ["start", "reset"]
+from golden import plugins
+from golden.config import Config
+
+__all__ = ["start", "reset", "design_point"]
+
+
+def design_point(var: str = "KALEIDO_CONFIG") -> Config:
+    """The design point the runner passed in ``$var`` (the default one without),
+    after importing the modules that register what it may name beyond the
+    built-in dispatchers and PE kinds (:func:`golden.plugins.load_from_env`)."""
+    plugins.load_from_env()
+    return Config.from_json(os.environ[var]) if var in os.environ else Config()
 
 
 async def start(dut, edges: int = 2) -> None:

@@ -39,7 +39,7 @@ from amaranth.lib import wiring
 from amaranth.lib.wiring import In
 
 from golden.config import Config
-from golden.pe import Load, Mode, PEKind, activity_lag
+from golden.pe import Load, Mode, activity_lag
 from hw.pe import PE, BaselinePE, col_layout, drain_signature, row_layout
 
 __all__ = ["PROOFS", "prove", "ProofResult"]
@@ -128,7 +128,7 @@ class OverflowHarness(wiring.Component):
             with m.Case(Load.CLEAR):
                 m.d.comb += [b.eq(0) for b in base]
             with m.Case(Load.R1):          # R0 <- R1, R1 <- R3 (or 0)
-                m.d.comb += [base[0].eq(count[1]), base[1].eq(count[3] if PEKind(n).exact else 0)]
+                m.d.comb += [base[0].eq(count[1]), base[1].eq(count[3] if self.cfg.pe.kind.taps else 0)]
             with m.Case(Load.R2):
                 m.d.comb += base[0].eq(count[2])
         nxt = [Signal(range(limit + 3), name=f"next{k}") for k in range(n)]

@@ -22,20 +22,18 @@ from pathlib import Path
 import cocotb
 import numpy as np
 
-from golden.config import Config
 from golden.linear import linear_layer
 from golden.linear_cycles import baseline_linear_cycles, kaleido_linear_cycles
 
 from .attention_tb import run_image
-from .common import start
+from .common import design_point, start
 from .engine_image import baseline_image, check_run, linear_image
 
 WORK = Path(os.environ.get("KALEIDO_WORK", "."))
 DESIGN = os.environ.get("KALEIDO_DESIGN", "kaleido")
 SCHEDULE = os.environ.get("KALEIDO_SCHEDULE", "auto")
-ENGINE_CFG = Config.from_json(os.environ["KALEIDO_CONFIG"]) if "KALEIDO_CONFIG" in os.environ else Config()
-HEAD_CFG = Config.from_json(os.environ["KALEIDO_HEAD_CONFIG"]) if "KALEIDO_HEAD_CONFIG" in os.environ \
-    else ENGINE_CFG
+ENGINE_CFG = design_point()
+HEAD_CFG = design_point("KALEIDO_HEAD_CONFIG") if "KALEIDO_HEAD_CONFIG" in os.environ else ENGINE_CFG
 
 
 @cocotb.test()

@@ -14,22 +14,20 @@ cocotb's ``COCOTB_RANDOM_SEED``.
 
 from __future__ import annotations
 
-import os
 import random
 
 import cocotb
 import numpy as np
 from cocotb.triggers import FallingEdge, ReadOnly
 
-from golden.config import Config
 from golden.matcher import FILL_SLOTS, PAIRED_MODES, match, paired_pass_slots, pe_needs
 from hw.matcher import INVALID, state_entry
 
 from .packing import pack
-from .common import start
+from .common import design_point, start
 
 SEED = cocotb.RANDOM_SEED       # COCOTB_RANDOM_SEED, which the runner sets from the test's seed
-CFG = Config.from_json(os.environ["KALEIDO_CONFIG"]) if "KALEIDO_CONFIG" in os.environ else Config()
+CFG = design_point()
 
 
 @cocotb.test()
@@ -115,7 +113,7 @@ async def matcher_sequences(dut):
             if len(issued) > G:
                 raise AssertionError(f"seed={SEED} trial {trial}: no end")
         dut.advance.value = 0
-        want = match(chans, pe_needs(mode, sq[:rv], sk[:cv], CFG.accumulators), L)
+        want = match(chans, pe_needs(mode, sq[:rv], sk[:cv], CFG.pe.kind), L)
         assert issued == want, f"seed={SEED} trial {trial} set {chans}: RTL {issued} != golden {want}"
         assert slots == paired_pass_slots(len(want)), f"seed={SEED} trial {trial}: {slots} slots"
         await FallingEdge(dut.clk)

@@ -14,16 +14,15 @@ import random
 import cocotb
 from cocotb.triggers import FallingEdge, ReadOnly, RisingEdge
 
-from golden.config import Config
-from golden.pe import BaselinePEModel, ColIn, Load, Mode, PEModel, RowIn
+from golden.pe import BaselinePEModel, ColIn, Load, Mode, PEModel, RowIn, pe_kind_of
 from hw.pe import baseline_row_layout, col_layout, row_layout
 
-from .common import start
+from .common import design_point, start
 from .packing import pack, unpack
 
 SEED = cocotb.RANDOM_SEED       # COCOTB_RANDOM_SEED, which the runner sets from the test's seed
 CYCLES = int(os.environ.get("KALEIDO_CYCLES", "2000"))
-CFG = Config.from_json(os.environ["KALEIDO_CONFIG"]) if "KALEIDO_CONFIG" in os.environ else Config()
+CFG = design_point()
 
 
 def _signed(handle) -> int:
@@ -98,7 +97,7 @@ async def _begin(dut):
 async def augmented_pe_random(dut):
     """Random cycles against the golden PE model."""
     await _begin(dut)
-    stim, model = Stimulus(SEED), PEModel(CFG.pe_acc_bits, CFG.accumulators, stages=CFG.pe_stages)
+    stim, model = Stimulus(SEED), PEModel(CFG.pe_acc_bits, pe_kind_of(CFG), stages=CFG.pe_stages)
     registers = tuple(f"r{k}" for k in range(CFG.accumulators))
     driver, monitor = Driver(dut, row_layout, CFG.pe_acc_bits), Monitor(dut, registers)
     checker = Checker("augmented PE")

@@ -21,14 +21,13 @@ import cocotb
 from cocotb.clock import Clock
 from cocotb.triggers import FallingEdge, ReadOnly
 
-from golden.config import Config
 from golden.cycle_model import group_ready
 from golden.scheduler import Assignment, schedule
 
-from .common import reset
+from .common import design_point, reset
 
 WORK = Path(os.environ.get("KALEIDO_WORK", "."))
-CFG = Config.from_json(os.environ["KALEIDO_CONFIG"]) if "KALEIDO_CONFIG" in os.environ else Config()
+CFG = design_point()
 
 
 async def run_stream(dut, strings, last):

@@ -19,14 +19,13 @@ from pathlib import Path
 import cocotb
 import numpy as np
 
-from golden.config import Config
 from golden.softmax import softmax_codes, softmax_cycles, softmax_spec
 
-from .common import start
+from .common import design_point, start
 from .softmax_agents import run_rows
 
 WORK = Path(os.environ.get("KALEIDO_WORK", "."))
-CFG = Config.from_json(os.environ["KALEIDO_CONFIG"]) if "KALEIDO_CONFIG" in os.environ else Config()
+CFG = design_point()
 
 
 @cocotb.test()

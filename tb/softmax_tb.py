@@ -11,22 +11,20 @@ random and extreme scales. Seeded by ``COCOTB_RANDOM_SEED``.
 
 from __future__ import annotations
 
-import os
 import random
 
 import cocotb
 import numpy as np
 from cocotb.triggers import FallingEdge
 
-from golden.config import Config
 from golden.softmax import softmax_codes, softmax_cycles, softmax_spec
 
-from .common import start
+from .common import design_point, start
 from .softmax_agents import run_rows
 from .softmax_rows import ROW_KINDS, head_scale, row_scores
 
 SEED = cocotb.RANDOM_SEED       # COCOTB_RANDOM_SEED, which the runner sets from the test's seed
-CFG = Config.from_json(os.environ["KALEIDO_CONFIG"]) if "KALEIDO_CONFIG" in os.environ else Config()
+CFG = design_point()
 
 @cocotb.test()
 async def softmax_rows(dut):

@@ -1,17 +1,23 @@
-"""A dispatcher that no module of the project knows, added through the registries
-alone (``tests/test_toys.py``): it issues one step a slot, the *highest* channel
-still to take, so its order is its own while its slot count is the in-order one.
-It lives in a module of its own so that Dask's worker processes can import it."""
+"""A dispatcher and a PE kind that no module of the project knows, added through
+the registries alone (``tests/test_toys.py``).
+
+The dispatcher issues one step a slot, the *highest* channel still to take, so
+its order is its own while its slot count is the in-order one. The PE kind
+computes a partial reuse whole: it reuses only full matches, so a partially
+reused key costs both lanes in pass B instead of one. Both live in a module of
+their own so that Dask's worker processes can import them."""
 
 from __future__ import annotations
 
 from amaranth import Const, Module, Signal
 
 from golden.dispatchers import DispatcherModel, register
+from golden.pe import Mode
+from golden.pe_kinds import PaperPE, register as register_kind
 from hw.dispatch import Dispatcher
 from hw.dispatchers import register as register_unit
 
-__all__ = ["Descending", "DescendingUnit"]
+__all__ = ["Descending", "DescendingUnit", "WholeProducts"]
 
 
 @register
@@ -47,3 +53,17 @@ class DescendingUnit(Dispatcher):
                      self.found[0].eq(sets.any()), self.chan[0].eq(top), self.choice[0].take.eq(sets.any()),
                      self.rest[0].eq(rest), self.more.eq(rest.any())]
         return m
+
+
+@register_kind
+class WholeProducts(PaperPE):
+    """The paper's PE and datapath, with partial reuse left unused: in passes A to
+    D a partial state reads as no reuse (every state is still exact to treat so).
+    The linear layers' pass is the paper PE's."""
+    name = "toy-whole"
+
+    @classmethod
+    def step_need(cls, mode, sq, sk):
+        if mode in (Mode.A, Mode.B, Mode.C, Mode.D):
+            sq, sk = (0 if s == 1 else s for s in (sq, sk))
+        return super().step_need(mode, sq, sk)

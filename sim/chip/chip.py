@@ -1,7 +1,9 @@
 """The chip: every parameter of an accelerator of many arrays, its presets, and
 what the chip model takes from the rest of the project.
 
-* :class:`Chip`: ``arrays`` arrays of ``rows x cols`` PEs at ``clock_mhz``, a
+* :class:`Chip`: ``arrays`` arrays at ``clock_mhz``, each the RTL's array
+  (``array``, the design point's own :class:`~golden.config.ArrayConfig`: the
+  chip and every head's design point share one owner of ``rows x cols``), a
   share of them Kaleido's (``kaleido_share``, the rest plain), a softmax vector
   unit of ``softmax_lanes`` lanes, a global buffer and an accumulation buffer
   (SRAM in banks of a width and a number of ports), ``dram_channels`` DDR
@@ -24,6 +26,7 @@ import json
 from dataclasses import asdict, dataclass, fields, replace
 
 from golden import drain
+from golden.config import ArrayConfig, ConfigError
 from golden.cycle_model import baseline_cycles, scheduler_busy, tail_cycles, variant_parts
 from golden.opcount import oracle_macs
 from golden.reuse import pair_reuse
@@ -57,7 +60,7 @@ class ChipError(ValueError):
 
 #: The largest value each chip field takes: beyond, a figure is not a chip's
 #: (an infinite clock, a 100 GHz one, a 10 V supply) and the model would print nonsense.
-CHIP_LIMITS = {"arrays": 1 << 24, "rows": 256, "cols": 256, "softmax_lanes": 1 << 20, "dram_channels": 1024,
+CHIP_LIMITS = {"arrays": 1 << 24, "softmax_lanes": 1 << 20, "dram_channels": 1024,
                "clock_mhz": 20000.0, "vdd": 2.5, "global_buffer_mib": 1 << 20, "acc_buffer_mib": 1 << 20,
                "dram_mtps": 100000.0, "sram_bank_bits": 8192, "sram_ports": 8}
 
@@ -68,10 +71,18 @@ class Chip:
 
     Members
     -------
-    arrays, rows, cols : int
-        Arrays, and PEs per array.
+    arrays : int
+        Arrays.
+    array : ArrayConfig
+        Each array's PEs (``rows``, ``cols``, which the chip reads as its own):
+        the design point's part that the RTL is built from, so each head's
+        :class:`~golden.config.Config` takes it as it is. A chip file gives
+        ``rows`` and ``cols`` (:func:`chip_from`).
     clock_mhz : float
-        The chip clock.
+        The chip clock at the chip's node. Not the design point's
+        ``clock_mhz``: that is the OSU018 sign-off clock the blocks are mapped
+        and timed for, which the chip model brings to the node by the delay
+        equations and checks against this one.
     node_nm, vdd, flavour : int, float, str
         The node the chip is built in, its supply voltage, and the HP or LP
         flavour of :mod:`sim.chip.node_scaling`.
@@ -105,8 +116,7 @@ class Chip:
 
     name: str = "paper"
     arrays: int = 128 * 128
-    rows: int = 4
-    cols: int = 4
+    array: ArrayConfig = ArrayConfig()
     clock_mhz: float = 1000.0
     node_nm: int = 16
     vdd: float = 0.8
@@ -132,7 +142,9 @@ class Chip:
         share = self.kaleido_share
         if isinstance(share, bool) or not isinstance(share, (int, float)) or not 0 <= share <= 1:
             raise ChipError(f"chip kaleido_share must be a number from 0 to 1, got {share!r}")
-        for f in ("arrays", "rows", "cols", "softmax_lanes", "dram_channels", "sram_bank_bits", "sram_ports"):
+        if not isinstance(self.array, ArrayConfig):
+            raise ChipError(f"chip array must be an ArrayConfig, got {self.array!r}")
+        for f in ("arrays", "softmax_lanes", "dram_channels", "sram_bank_bits", "sram_ports"):
             v = getattr(self, f)
             # A JSON true is an int to Python; a chip of `true` arrays is a typo.
             if type(v) is not int or v < 1 or v > CHIP_LIMITS.get(f, 1 << 40):
@@ -152,6 +164,14 @@ class Chip:
         if min(factors) <= 0:
             raise ChipError(f"chip vdd {self.vdd:g} V is outside the range the {self.node_nm} nm scaling equations "
                             "fit (a delay, energy or power factor comes out at or below 0)")
+
+    @property
+    def rows(self) -> int:
+        return self.array.rows
+
+    @property
+    def cols(self) -> int:
+        return self.array.cols
 
     @property
     def node(self) -> tuple[int, float]:
@@ -229,12 +249,21 @@ def chip_from(spec: str) -> Chip:
         raise ChipError(f"--chip {spec}: cannot read it as JSON ({exc})") from None
     if not isinstance(data, dict):
         raise ChipError(f"--chip {spec}: expected a JSON object of chip fields")
-    known = {f.name for f in fields(Chip)}
+    shape = {f.name for f in fields(ArrayConfig)}
+    known = ({f.name for f in fields(Chip)} - {"array"}) | shape
     unknown = sorted(set(data) - known)
     if unknown:
         raise ChipError(f"--chip {spec}: unknown field(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")
+    given = {k: data.pop(k) for k in shape & set(data)}
+    for name, v in given.items():
+        # A JSON true is an int to Python; an array of `true` rows is a typo.
+        if type(v) is not int:
+            raise ChipError(f"--chip {spec}: chip {name} must be an integer, got {v!r}")
+    paper = CHIPS["paper"]
     try:
-        return replace(CHIPS["paper"], **data)
+        return replace(paper, array=replace(paper.array, **given), **data)
+    except ConfigError as exc:
+        raise ChipError(f"--chip {spec}: chip {exc}") from None
     except TypeError as exc:
         raise ChipError(f"--chip {spec}: {exc}") from None
 

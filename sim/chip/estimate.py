@@ -66,8 +66,7 @@ SOFTMAX_REFERENCE_GRID = (8, 16, 16)
 
 def shard_config(model: VDiT, resolution: str, chip: Chip, **design) -> Config:
     """The design point of one head of ``model`` at ``resolution`` on ``chip``'s arrays."""
-    return Config.for_model(model.name, model.head_dim, grid=model.grid(resolution), rows=chip.rows,
-                            cols=chip.cols, **design)
+    return Config.for_model(model.name, model.head_dim, grid=model.grid(resolution), array=chip.array, **design)
 
 
 def shard_operands(model: VDiT, cfg: Config, workload: str, step: int, layer: int, head: int,
@@ -399,14 +398,14 @@ def dask_client(scheduler: str | None, workers: int | None):
     """A callable that gives a Dask client, made the first time it is called (a
     run whose shards are all on disk starts no cluster), closed with its cluster
     when the block ends."""
-    from .worker_plugins import DispatcherRegistry
+    from .worker_plugins import Registries
 
     made = []
 
     def client():
         if not made:
             made.append(_client(scheduler, workers))
-            made[0].register_plugin(DispatcherRegistry())
+            made[0].register_plugin(Registries())
         return made[0]
     try:
         yield client

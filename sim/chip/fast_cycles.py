@@ -67,10 +67,10 @@ QUANTITIES = ("slots", "lane_work", "full_products", "nibble_products")
 _CHUNK = 4096
 
 
-def _padded_tables(accumulators: int) -> np.ndarray:
+def _padded_tables(kind) -> np.ndarray:
     # [mode, sq, sk] lanes with a row and column of zeros for NO_TOKEN.
     table = np.zeros((4, 4, 4), np.int8)
-    table[:, :3, :3] = lanes_table(accumulators)
+    table[:, :3, :3] = lanes_table(kind)
     return table
 
 
@@ -145,7 +145,7 @@ def tile_costs(sq: np.ndarray, sk: np.ndarray, cfg: Config, dispatchers=("in-ord
     some row needs; D one some PE has lanes for; a paired pass takes the slots
     its dispatcher issues.
     """
-    table = _padded_tables(cfg.accumulators)
+    table = _padded_tables(cfg.pe.kind)
     s, _, dg = sq.shape
     real_q, real_k = sq < NO_TOKEN, sk < NO_TOKEN
     streamed = {Mode.A: np.ones((s, dg), bool),

@@ -1,29 +1,32 @@
 """What every Dask worker of a run needs set up before its first shard.
 
-A design point may name a dispatcher that was registered in the process that
-starts the run (a user's own, :func:`golden.dispatchers.register`) and that a
-fresh worker process has never imported. :class:`DispatcherRegistry` registers
-each such one on every worker, present or joining later."""
+A design point may name a dispatcher or a PE kind that was registered in the
+process that starts the run (a user's own, :func:`golden.dispatchers.register`
+or :func:`golden.pe_kinds.register`) and that a fresh worker process has never
+imported. :class:`Registries` registers each such one on every worker, present
+or joining later."""
 
 from __future__ import annotations
 
+import importlib
+
 from distributed.diagnostics.plugin import WorkerPlugin
 
-from golden.dispatchers import DISPATCHERS, register
+from golden import plugins
 
-__all__ = ["DispatcherRegistry"]
+__all__ = ["Registries"]
 
 
-class DispatcherRegistry(WorkerPlugin):
-    """The dispatchers registered here beyond the built-in ones, registered on each
-    worker too. Each travels as a reference to its class, which the worker imports
-    (so it must live in a module the workers can import)."""
+class Registries(WorkerPlugin):
+    """The dispatchers and PE kinds registered here beyond the built-in ones
+    (:func:`golden.plugins.added`), registered on each worker too. Each travels
+    as its class, which the worker imports or, for a script's own, rebuilds."""
 
-    name = "kaleido-dispatchers"
+    name = "kaleido-registries"
 
     def __init__(self):
-        self.models = [d for d in DISPATCHERS.values() if d.__module__ != "golden.dispatchers"]
+        self.added = plugins.added()      # (the registry's module, by name, and the class)
 
     def setup(self, worker):
-        for model in self.models:
-            register(model)
+        for registry, entry in self.added:
+            importlib.import_module(registry).register(entry)

@@ -13,6 +13,7 @@ join the outputs, and ``stats.json`` gains the stages' cycles.
 
 from __future__ import annotations
 
+import json
 import math
 import shutil
 
@@ -106,11 +107,7 @@ def cmd_sim_attention(args) -> int:
             "hardware_reduction": 1 - rtl["executed_macs"] / golden.dense_macs,
             "oracle_reduction": golden.oracle_reduction,
             "scores_match": bool(np.array_equal(rtl["scores"], expected)),
-            "rows": cfg.rows, "cols": cfg.cols, "grid": list(cfg.grid),
-            "partition": list(cfg.partition), "full_bits": cfg.full_bits, "accumulators": cfg.accumulators,
-            "lookahead": cfg.lookahead, "issue_window": cfg.issue_window, "cluster_rule": cfg.cluster_rule,
-            "pe_stages": cfg.pe_stages, "chip_clock_mhz": cfg.clock_mhz,
-            "partial_bits": cfg.partial_bits, "tile_groups": model["tiles"],
+            "config": json.loads(cfg.to_json()), "chip_clock_mhz": cfg.clock_mhz, "tile_groups": model["tiles"],
             "sim_cycles_per_second": rtl["cycles"] / rtl["test_seconds"] if rtl["test_seconds"] else None,
         }
         if v is not None:

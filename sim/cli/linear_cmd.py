@@ -8,6 +8,7 @@ command writes ``out.npy`` and ``stats.json``.
 
 from __future__ import annotations
 
+import json
 import shutil
 
 import numpy as np
@@ -65,10 +66,7 @@ def cmd_sim_linear(args) -> int:
             "oracle_bound": layer.dense_macs / layer.reuse_macs if layer.reuse_macs else None,
             "out_match": bool(np.array_equal(rtl["out"], expected)),
             "tokens": x.shape[0], "channels": x.shape[1], "outputs": w.shape[1], "heads": heads,
-            "rows": cfg.rows, "cols": cfg.cols, "grid": list(cfg.grid), "partition": list(cfg.partition),
-            "window": cfg.window, "full_bits": cfg.full_bits, "partial_bits": cfg.partial_bits,
-            "accumulators": cfg.accumulators, "lookahead": cfg.lookahead, "issue_window": cfg.issue_window,
-            "pe_stages": cfg.pe_stages, "tile_groups": model["tiles"], "chip_clock_mhz": cfg.clock_mhz,
+            "config": json.loads(cfg.to_json()), "tile_groups": model["tiles"], "chip_clock_mhz": cfg.clock_mhz,
         }
         if args.timing:
             stats.update(_clock(cfg, args.design, stats["cycles"]))

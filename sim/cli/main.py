@@ -15,7 +15,7 @@ import os
 import re
 import sys
 
-from golden import ConfigError
+from golden import ConfigError, plugins
 from golden.workload import WorkloadError
 
 from ..workload import DEFAULT_CLIP
@@ -53,6 +53,10 @@ def _join_negative_lists(argv: list[str]) -> list[str]:
 
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="kaleido", description="Generate and verify the Kaleido accelerator.")
+    p.add_argument("--plugin", action="append", default=[], metavar="MODULE",
+                   help="import MODULE first, so that the dispatchers and PE kinds it registers "
+                        "(golden.dispatchers.register, golden.pe_kinds.register) are names a design point "
+                        "may give (--dispatcher, --pe-kind); repeatable (default: none)")
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
     golden_cmd.register(sub, _Parser)
     blocks_cmd.register(sub, _Parser)
@@ -103,6 +107,10 @@ def main(argv=None) -> int:
     argv = _join_negative_lists(list(sys.argv[1:] if argv is None else argv))
     try:
         args = build_parser().parse_args(argv)
+        try:
+            plugins.load(args.plugin)
+        except (ImportError, ValueError) as exc:
+            raise UserError(str(exc)) from None
         _say_what_is_computed()
         return args.func(args)
     except BrokenPipeError:

@@ -50,7 +50,8 @@ def add_knobs(p, *names: str, notes: dict | None = None) -> None:
         field = KNOBS[name]
         meta = field.metadata
         choices = meta["choices"]
-        kind = _clock if name == "clock_mhz" else type(choices[0]) if choices else int
+        kind = (_clock if name == "clock_mhz" else type(choices[0]) if choices
+                else str if isinstance(field.default, str) else int)
         extra = {"choices": choices} if choices and kind is str else {}
         if choices and kind is int:
             extra = {"choices": choices, "metavar": "{" + ",".join(map(str, choices)) + "}"}
@@ -124,7 +125,7 @@ def design_knobs(design: str, variant: str, issue_window: int = 0, linear: bool 
         reads.add("window")
     if design == "kaleido":
         scheduler, matcher = VARIANTS[variant]
-        reads.add("accumulators")
+        reads |= {"accumulators", "pe_kind"}
         if scheduler and not linear:         # a linear layer's windows are never reordered
             reads.add("cluster_rule")
         if matcher:

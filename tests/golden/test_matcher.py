@@ -13,7 +13,7 @@ def test_pe_needs_follow_the_lane_budget():
     # Pass D: each PE by its own row and column; the 3-register PE recomputes (2, 2).
     sq = np.array([[2, 2, 2], [0, 0, 0]])
     assert pe_needs(Mode.D, sq, sk).tolist() == [[2, 0], [1, 1], [0, 2]]
-    assert pe_needs(Mode.D, sq, sk, accumulators=4).tolist() == [[0, 0], [0, 1], [0, 2]]
+    assert pe_needs(Mode.D, sq, sk, kind=4).tolist() == [[0, 0], [0, 1], [0, 2]]
     # Pass C in the exact PE: a partial row is one lane, whatever the column.
     assert pe_needs(Mode.C, np.array([[0, 1, 2]]), np.array([[0, 1, 2]]), 4).ravel().tolist() == [2, 1, 0]
     assert lanes_of(Mode.A).min() == 2

@@ -91,7 +91,7 @@ def test_decode_is_the_design_table():
     assert d.lanes[1].second and not d.lanes[0].second
     # Two partial rows of pass C pair in the exact PE: a ROW product on each lane.
     # R1 (T3) takes step 1's tap (sk=1) and step 2's whole product (sk=2).
-    d = decode(Mode.C, 3, 1, 1, 1, 2, accumulators=4)
+    d = decode(Mode.C, 3, 1, 1, 1, 2, kind=4)
     assert [(l.on, l.row, l.second) for l in d.lanes] == [(True, True, False), (True, True, True)]
     assert d.enable[0] == (True, True) and d.enable[1] == (False, True) and d.tap[1] == (True, False)
     # Paired, only one step with work here: it runs whole, on its own operands.
@@ -109,7 +109,7 @@ def test_lane_products_and_wrap():
     pe.tick(RowIn(a0=-3, a1=5, mode=Mode.D, steps=3, sq0=0, sq1=2, load=Load.CLEAR),
             ColIn(b0=0x3F, b1=0x9C, sk0=1, sk1=1))   # lane 0: -3*lo(0x3F); lane 1: 16*5*hi(0x9C)
     assert pe.r[0] == -3 * 15 + 16 * 5 * int(hi(np.int8(-0x64))) and int(lo(0x3F)) == 15
-    pe = PEModel(acc_bits=24, accumulators=4)
+    pe = PEModel(acc_bits=24, kind=4)
     pe.tick(RowIn(a0=0x37, a1=-0x25, mode=Mode.C, steps=3, sq0=1, sq1=1, load=Load.CLEAR),
             ColIn(b0=-5 & 0xFF, b1=0x7F, sk0=0, sk1=2))       # two ROW products: b * lo(a)
     assert pe.r[0] == -5 * 7 + 127 * int(lo(np.int8(-0x25)))

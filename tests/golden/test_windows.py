@@ -46,7 +46,7 @@ def test_tables_hold_x_tilde(data):
 
 def _pe_outputs(table, j, wcol, accumulators):
     """Drained R0 of one PE running a window's passes on the golden PE model."""
-    pe = PEModel(acc_bits=48, accumulators=accumulators)
+    pe = PEModel(acc_bits=48, kind=accumulators)
     outs = []
     passes = [(Mode.LINEAR, Load.CLEAR, table.x0[j], table.state[j, 0] if table.partners else
                np.zeros(table.width, int))]

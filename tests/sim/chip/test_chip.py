@@ -87,3 +87,22 @@ def test_sign_off_figures_are_brought_to_the_chips_node():
         Unit(1.0, {"full_mac": 7.0, "idle": 1.0}, 0.0), "nibble_mac", chip), 7.0)     # no nibble: a full product
 
 
+
+
+def test_the_array_has_one_owner(tmp_path):
+    """A chip's array is the design point's own part: a chip file's rows and cols
+    set it, checked by its rule, and every head's design point takes it as is."""
+    from golden.config import ArrayConfig
+    from sim.chip.estimate import shard_config
+    from sim.chip.vdits import VDITS
+
+    path = tmp_path / "chip.json"
+    path.write_text(json.dumps({"rows": 8, "arrays": 64}))
+    chip = chip_from(str(path))
+    assert chip.array == ArrayConfig(rows=8, cols=4) and (chip.rows, chip.cols) == (8, 4)
+    model = next(iter(VDITS.values()))
+    assert shard_config(model, "480p", chip).array is chip.array
+    for bad, message in (({"rows": True}, "rows must be an integer"), ({"cols": 0}, "cols must be between 1 and 256")):
+        path.write_text(json.dumps(bad))
+        with pytest.raises(ChipError, match=message):
+            chip_from(str(path))

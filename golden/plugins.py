@@ -1,0 +1,58 @@
+"""Dispatchers and PE kinds beyond the built-in ones, and how another process
+gets them.
+
+A user's dispatcher or PE kind is a class registered by a module of theirs
+(:func:`golden.dispatchers.register`, :func:`golden.pe_kinds.register`). A
+process that starts another, a simulator running a testbench or a command
+given ``--plugin``, names those modules in :data:`ENV`; the other process
+imports them (:func:`load_from_env`) before it reads a design point that
+names what they register.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+
+from . import dispatchers, pe_kinds
+
+__all__ = ["ENV", "added", "modules", "load", "load_from_env"]
+
+#: The environment variable that names the modules to import, comma-separated.
+ENV = "KALEIDO_PLUGINS"
+
+
+def added() -> list[tuple[str, type]]:
+    """``(registry module, class)`` of every dispatcher and PE kind registered
+    beyond the built-in ones."""
+    return [(registry.__name__, entry)
+            for registry, table in ((dispatchers, dispatchers.DISPATCHERS), (pe_kinds, pe_kinds.PE_KINDS))
+            for entry in table.values() if entry.__module__ != registry.__name__]
+
+
+def modules() -> list[str]:
+    """The importable modules that registered them (a script's own, ``__main__``,
+    cannot be imported by another process and is left out)."""
+    return sorted({entry.__module__ for _, entry in added()} - {"__main__"})
+
+
+def load(names) -> None:
+    """Import each module in ``names`` (the current directory first on the path,
+    as for a script), so that what it registers is known here. A module that
+    cannot be imported raises :class:`ImportError` naming it; one whose
+    registration is refused (:func:`golden.pe_kinds.register`), ValueError."""
+    if os.getcwd() not in sys.path:
+        sys.path.insert(0, os.getcwd())
+    for name in names:
+        try:
+            importlib.import_module(name)
+        except ImportError as e:
+            raise ImportError(f"cannot import plugin module {name!r}: {e}") from e
+        except ValueError as e:
+            raise ValueError(f"plugin module {name!r}: {e}") from e
+
+
+def load_from_env() -> None:
+    """:func:`load` the modules :data:`ENV` names."""
+    load(n for n in os.environ.get(ENV, "").split(",") if n)

@@ -1,0 +1,38 @@
+"""What another process needs to know of the dispatchers and PE kinds registered
+here, and how it imports them."""
+
+import sys
+
+import pytest
+
+from golden import plugins
+from golden.pe_kinds import PE_KINDS
+
+
+def test_added_names_what_a_module_registered():
+    import tests.toys                                           # registers a dispatcher and a PE kind
+    added = plugins.added()
+    assert ("golden.dispatchers", tests.toys.Descending) in added
+    assert ("golden.pe_kinds", tests.toys.WholeProducts) in added
+    assert all(entry.__module__ not in ("golden.dispatchers", "golden.pe_kinds") for _, entry in added)
+    assert "tests.toys" in plugins.modules()
+
+
+def test_load_from_env_imports_the_modules_it_names(monkeypatch, tmp_path):
+    (tmp_path / "kaleido_env_plugin.py").write_text(
+        "from golden.pe_kinds import PaperPE, register\n\n"
+        "@register\nclass Mine(PaperPE):\n    name = 'toy-env'\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setenv(plugins.ENV, "kaleido_env_plugin")
+    try:
+        plugins.load_from_env()
+        assert PE_KINDS["toy-env"].__module__ == "kaleido_env_plugin"
+        assert "kaleido_env_plugin" in plugins.modules()
+    finally:
+        PE_KINDS.pop("toy-env", None)
+        sys.modules.pop("kaleido_env_plugin", None)
+
+
+def test_a_module_that_cannot_be_imported_is_named():
+    with pytest.raises(ImportError, match="cannot import plugin module 'no_such_kaleido_plugin'"):
+        plugins.load(["no_such_kaleido_plugin"])
