@@ -20,6 +20,8 @@ from enum import Enum
 from .channel_window import WINDOW_WIDTHS
 from .pe import ACCUMULATORS, DEFAULT_PE_STAGES, PE_STAGES
 from .pe_kinds import PE_KINDS, pe_kind_of
+from .errors import ConfigError
+from .rope import DIRECTIONS, GROUPS, MODELS, model_partition
 
 #: How the dispatcher's scheduler orders a batch of pairs: ``weight`` (heaviest work
 #: first, the default; see :mod:`golden.scheduler`) or ``pivots`` (the paper's Hamming
@@ -94,57 +96,6 @@ def _knob(default, part: Part, help: str, choices=None, metavar: str | None = No
     results cached under them) from before it was added read as they did."""
     return field(default=default, metadata={"part": part, "help": help, "choices": choices,
                                              "metavar": metavar, "shown": shown, "quiet": quiet})
-
-
-class ConfigError(ValueError):
-    """A design point that cannot be built; the message is meant for a user."""
-
-
-#: Channel groups in the order they sit inside a head (docs/concepts.md, "Channel groups and reuse directions").
-GROUPS = ("t", "y", "x")
-
-#: The grid axis (0 = t, 1 = y, 2 = x) along which each group reuses (paper §4.1):
-#: t-channels reuse along x, y-channels along t, x-channels along y.
-DIRECTIONS = {"t": 2, "y": 0, "x": 1}
-
-
-def _hunyuan(d: int) -> tuple[int, int, int]:
-    # rope_dim_list = [16, 56, 56] at d = 128: an eighth for time, the rest halved.
-    t = d // 8
-    y = (d - t) // 2
-    return t, y, d - t - y
-
-
-def _wan(d: int) -> tuple[int, int, int]:
-    # Wan2.1's rope_params: d - 4*(d//6) for time, 2*(d//6) each for height and width.
-    return d - 4 * (d // 6), 2 * (d // 6), 2 * (d // 6)
-
-
-def _cogvideox(d: int) -> tuple[int, int, int]:
-    # CogVideoX: d/4 for time, 3d/8 each for height and width.
-    t = d // 4
-    y = 3 * d // 8
-    return t, y, d - t - y
-
-
-MODELS = {
-    "hunyuanvideo": _hunyuan,
-    "wan2.1": _wan,
-    "turbodiffusion": _wan,
-    "cogvideox": _cogvideox,
-}
-
-
-def model_partition(model: str, head_dim: int) -> tuple[int, int, int]:
-    """The ``(Dt, Dy, Dx)`` split a model's 3-D RoPE uses for ``head_dim`` channels."""
-    try:
-        rule = MODELS[model.lower()]
-    except KeyError:
-        raise ConfigError(
-            f"unknown model {model!r}; choose one of {', '.join(sorted(MODELS))}") from None
-    if head_dim < 1:
-        raise ConfigError(f"head dimension must be positive, got {head_dim}")
-    return rule(head_dim)
 
 
 def require_config(cfg, owner) -> "Config":

@@ -1,6 +1,6 @@
 import pytest
 
-from golden import Config, ConfigError, model_partition
+from golden import Config, ConfigError
 
 
 def test_defaults_are_the_papers():
@@ -9,18 +9,6 @@ def test_defaults_are_the_papers():
     assert (cfg.rows, cfg.cols) == (4, 4)
     assert (cfg.queue_depth, cfg.clusters, cfg.cluster_capacity, cfg.string_bits) == (64, 4, 16, 16)
     assert cfg.head_dim == 128 and cfg.acc_bits == 2 * 8 + 7 + 1
-
-
-@pytest.mark.parametrize("model, d, expect", [
-    ("hunyuanvideo", 128, (16, 56, 56)),
-    ("wan2.1", 128, (44, 42, 42)),
-    ("turbodiffusion", 128, (44, 42, 42)),
-    ("cogvideox", 64, (16, 24, 24)),
-    ("wan2.1", 32, (12, 10, 10)),
-])
-def test_model_presets(model, d, expect):
-    assert model_partition(model, d) == expect
-    assert Config.for_model(model, d).partition == expect
 
 
 @pytest.mark.parametrize("kwargs, message", [
@@ -40,11 +28,6 @@ def test_model_presets(model, d, expect):
 def test_bad_configs_say_why(kwargs, message):
     with pytest.raises(ConfigError, match=message.replace("(", r"\(").replace(")", r"\)")):
         Config(**kwargs)
-
-
-def test_unknown_model():
-    with pytest.raises(ConfigError, match="unknown model"):
-        model_partition("sora", 64)
 
 
 def test_frozen_and_hashable():
