@@ -14,10 +14,11 @@ from __future__ import annotations
 import importlib
 import os
 import sys
+from pathlib import Path
 
 from . import dispatchers, pe_kinds
 
-__all__ = ["ENV", "added", "modules", "load", "load_from_env"]
+__all__ = ["ENV", "added", "modules", "roots", "load", "load_from_env"]
 
 #: The environment variable that names the modules to import, comma-separated.
 ENV = "KALEIDO_PLUGINS"
@@ -35,6 +36,19 @@ def modules() -> list[str]:
     """The importable modules that registered them (a script's own, ``__main__``,
     cannot be imported by another process and is left out)."""
     return sorted({entry.__module__ for _, entry in added()} - {"__main__"})
+
+
+def roots() -> list[str]:
+    """The folders another process must have on its path to import :func:`modules`
+    (each module's top package's parent), and no others: a folder put there
+    besides could shadow a library that process imports."""
+    out = []
+    for name in modules():
+        path = Path(sys.modules[name].__file__).resolve()
+        root = str(path.parents[name.count(".") + (path.name == "__init__.py")])
+        if root not in out:
+            out.append(root)
+    return out
 
 
 def load(names) -> None:

@@ -93,7 +93,7 @@ def dispatcher_energy(cfg, q, k, report, liberty: str, cycles: int, clock: float
     ``cycles`` at ``clock`` MHz, as :data:`DISPATCHER_SCOPE` says."""
     from synth.power import energy_per_action
 
-    has_scheduler, has_matcher = cfg.dispatch.parts
+    blocks = design_blocks(cfg, "kaleido")
     used_scheduler, used_matcher = (variant_parts(report.ran_as) if report.schedule == "pairs"
                                     else (False, False))
     def measured(unit, trace):
@@ -105,13 +105,12 @@ def dispatcher_energy(cfg, q, k, report, liberty: str, cycles: int, clock: float
         return per, e["leakage_uw"]
 
     out = {}
-    if has_scheduler:
+    if blocks.scheduler:
         busy = min(cycles, scheduler_busy(q, k, cfg)) if used_scheduler else 0
         strings, last = operand_stream(pair_tables(q, cfg), cfg)
         per, leak = measured("scheduler", (tuple(strings[:TRACE_CYCLES]), tuple(last[:TRACE_CYCLES])))
         out["scheduler"] = unit_energy(cycles, busy, per, leak, clock) / cfg.clusters
-    blocks = design_blocks(cfg, "kaleido")
-    if has_matcher and blocks.unit:
+    if blocks.unit:
         # The unit in the matcher's place (golden.dispatchers), if it is more than a priority encoder.
         unit = blocks.unit
         busy = min(cycles, report.engine_cycles) if used_matcher else 0

@@ -230,7 +230,7 @@ def test(top: str, simulator: str, build_dir: Path, test_module: str, work_dir: 
     # The testbench imports the modules that registered any dispatcher or PE kind
     # the design point may name beyond the built-in ones (golden.plugins).
     run_env = {"KALEIDO_CONFIG": cfg.to_json(), plugins.ENV: ",".join(plugins.modules()),
-               "PYTHONPATH": os.pathsep.join([str(ROOT), os.getcwd(), os.environ.get("PYTHONPATH", "")]),
+               "PYTHONPATH": os.pathsep.join([str(ROOT), *plugins.roots(), os.environ.get("PYTHONPATH", "")]),
                **(env or {})}
     start = time.perf_counter()
     try:

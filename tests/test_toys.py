@@ -13,7 +13,7 @@ from hw.dispatchers import DISPATCHERS as UNITS
 from tb.engine_image import kaleido_image
 from tb.engine_sim import simulate_engine
 from tests.adversarial import operands
-from golden.pe import Mode, Need, Target
+from golden.pe import Mode, Need, Target, decode
 from golden.pe_kinds import PE_KINDS, PaperPE, register
 from tests.toys import Descending, DescendingUnit, WholeProducts
 
@@ -92,6 +92,21 @@ def test_a_kind_must_fit_its_datapath():
     assert "toy-tapless" not in PE_KINDS
 
 
+@pytest.mark.parametrize("stages", [1, 3])
+def test_the_pe_decodes_by_the_toy_kind(stages, seed):
+    """The RTL PE at a toy-kind design point follows the toy's table, cycle by
+    cycle against the golden PE of that kind; and the stimulus tells the two
+    tables apart, so a PE that kept the paper's table would fail."""
+    import random
+
+    from tests.hw.test_pe import check_random_sequences
+
+    cfg = Config(partition=(2, 1, 1), pe_kind="toy-whole", pe_stages=stages)
+    driven = check_random_sequences(cfg, random.Random(seed), cycles=1500)
+    assert any(decode(r.mode, r.steps, r.sq0, c.sk0, r.sq1, c.sk1, WholeProducts)
+               != decode(r.mode, r.steps, r.sq0, c.sk0, r.sq1, c.sk1, PaperPE) for r, c in driven)
+
+
 @pytest.mark.parametrize("variant", ["pe-m", "full"])
 def test_the_toy_pe_kind_runs_in_the_engine(variant, rng):
     cycles, model_at = engine_cycles(rng, variant=variant, pe_kind="toy-whole")
@@ -111,7 +126,8 @@ def test_the_toy_pe_kind_runs_through_an_estimate(tmp_path):
     assert toy["designs"]["kaleido"]["time_s"] > paper["designs"]["kaleido"]["time_s"]
 
 
-def test_both_toys_run_through_sim_attention(tmp_path, rng):
+@pytest.mark.parametrize("simulator", ["icarus", "verilator"])
+def test_both_toys_run_through_sim_attention(tmp_path, rng, simulator):
     """The command line knows neither toy until ``--plugin`` imports their module;
     the testbench's process then imports it too (golden.plugins)."""
     import json
@@ -120,15 +136,15 @@ def test_both_toys_run_through_sim_attention(tmp_path, rng):
     import sys
 
     from sim import runner
-    if runner.missing("icarus"):
-        pytest.skip(runner.missing("icarus"))
+    if runner.missing(simulator):
+        pytest.skip(runner.missing(simulator))
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     cfg = Config(partition=(1, 2, 2), grid=(2, 2, 3))
     q, k = operands("partial", cfg, rng)
     np.save(tmp_path / "q.npy", q)
     np.save(tmp_path / "k.npy", k)
     args = ["sim", "attention", "--q", "q.npy", "--k", "k.npy", "--grid", "2,2,3", "--partition", "1,2,2",
-            "--simulator", "icarus", "--rows", "2", "--cols", "3", "--variant", "pe-m", "--no-energy",
+            "--simulator", simulator, "--rows", "2", "--cols", "3", "--variant", "pe-m", "--no-energy",
             "--pe-kind", "toy-whole", "--dispatcher", "toy-descending", "--out", "rtl"]
     assert args[-6:-4] == ["--pe-kind", "toy-whole"]
     env = dict(os.environ, PYTHONPATH=root)
@@ -145,5 +161,5 @@ def test_both_toys_run_through_sim_attention(tmp_path, rng):
     assert r.returncode == 0, r.stderr
     stats = json.loads((tmp_path / "rtl" / "stats.json").read_text())
     assert stats["scores_match"] and stats["cycles"] == stats["model_cycles"]
-    assert stats["config"]["pe"]["pe_kind"] == "toy-whole"
+    assert stats["simulator"] == simulator and stats["config"]["pe"]["pe_kind"] == "toy-whole"
     assert stats["config"]["dispatch"]["dispatcher"] == "toy-descending"

@@ -2,6 +2,7 @@
 here, and how it imports them."""
 
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -16,6 +17,8 @@ def test_added_names_what_a_module_registered():
     assert ("golden.pe_kinds", tests.toys.WholeProducts) in added
     assert all(entry.__module__ not in ("golden.dispatchers", "golden.pe_kinds") for _, entry in added)
     assert "tests.toys" in plugins.modules()
+    # tests.toys imports from the checkout's root, its top package's parent.
+    assert str(Path(tests.toys.__file__).resolve().parents[1]) in plugins.roots()
 
 
 def test_load_from_env_imports_the_modules_it_names(monkeypatch, tmp_path):
@@ -27,7 +30,7 @@ def test_load_from_env_imports_the_modules_it_names(monkeypatch, tmp_path):
     try:
         plugins.load_from_env()
         assert PE_KINDS["toy-env"].__module__ == "kaleido_env_plugin"
-        assert "kaleido_env_plugin" in plugins.modules()
+        assert "kaleido_env_plugin" in plugins.modules() and str(tmp_path.resolve()) in plugins.roots()
     finally:
         PE_KINDS.pop("toy-env", None)
         sys.modules.pop("kaleido_env_plugin", None)

@@ -89,25 +89,27 @@ def random_row(rnd):
         drain=rnd.random() < 0.15)
 
 
-@sweep("run, accumulators, stages", [1, 2], [3, 4], [1, 2, 3])
-def test_random_sequences_match_golden_pe(run, accumulators, stages, seed):
-    rnd = random.Random(seed)
-    # A narrow accumulator, so wrapping is exercised.
-    cfg = Config(partition=(2, 1, 1), accumulators=accumulators, pe_stages=stages)
-    dut, model = PE(cfg), PEModel(cfg.pe_acc_bits, accumulators, stages=stages)
-    n = accumulators
+def check_random_sequences(cfg: Config, rnd: random.Random, cycles: int = 4000) -> list:
+    """Drive ``cycles`` random cycles into a PE built at ``cfg`` and check it, cycle
+    by cycle, against the golden PE of the design point's kind: activity, registers,
+    drain chain and forwarded operands. Returns the ``(row, col)`` driven."""
+    kind, stages = cfg.pe.kind, cfg.pe_stages
+    dut, model = PE(cfg), PEModel(cfg.pe_acc_bits, kind, stages=stages)
+    n = kind.registers
+    driven = []
 
     async def tb(ctx):
         # The activity outputs belong to the operands of activity_lag cycles ago.
-        decodes = [decode(0, 0, 0, 0, 0, 0, n)] * activity_lag(stages)
-        for cycle in range(4000):
+        decodes = [decode(0, 0, 0, 0, 0, 0, kind)] * activity_lag(stages)
+        for cycle in range(cycles):
             row = random_row(rnd)
             col = ColIn(b0=rnd.randrange(256), b1=rnd.randrange(256), sk0=rnd.randrange(3), sk1=rnd.randrange(3))
+            driven.append((row, col))
             out_in, out_in_valid = rnd.randrange(-100, 100), rnd.random() < 0.5
             drive(ctx, dut, row, col)
             ctx.set(dut.drain_in.score, out_in)
             ctx.set(dut.drain_in.valid, out_in_valid)
-            decodes.append(decode(row.mode, row.steps, row.sq0, col.sk0, row.sq1, col.sk1, n))
+            decodes.append(decode(row.mode, row.steps, row.sq0, col.sk0, row.sq1, col.sk1, kind))
             dec = decodes.pop(0)
             assert ctx.get(dut.lanes) == dec.lanes[0].on | dec.lanes[1].on << 1
             assert ctx.get(dut.acc_en) == sum((dec.enable[k][i] or dec.tap[k][i]) << (2 * k + i)
@@ -121,6 +123,14 @@ def test_random_sequences_match_golden_pe(run, accumulators, stages, seed):
             assert ctx.get(dut.row_out.mode) == row.mode and ctx.get(dut.col_out.sk1) == col.sk1
 
     simulate(dut, tb)
+    return driven
+
+
+@sweep("run, accumulators, stages", [1, 2], [3, 4], [1, 2, 3])
+def test_random_sequences_match_golden_pe(run, accumulators, stages, seed):
+    # A narrow accumulator, so wrapping is exercised.
+    check_random_sequences(Config(partition=(2, 1, 1), accumulators=accumulators, pe_stages=stages),
+                           random.Random(seed))
 
 
 @sweep("run, stages", [1, 2], [1, 2, 3])
