@@ -43,7 +43,7 @@ $(VENV)/bin/uv: | $(VENV)/bin/python
 	$(VENV)/bin/pip install -q uv
 
 $(STAMP): pyproject.toml | $(VENV)/bin/uv
-	$(VENV)/bin/uv pip install -q --python $(VENV)/bin/python -e ".[dev]"
+	$(VENV)/bin/uv pip install -q --python $(VENV)/bin/python -e ".[dev,capture]"
 	@touch $@
 
 # The wheel's own script finds its data from where it really lives, so a

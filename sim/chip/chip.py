@@ -25,10 +25,12 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, dataclass, fields, replace
 
+import numpy as np
+
 from golden import drain
 from golden.config import ArrayConfig, ConfigError
 from golden.cycle_model import baseline_cycles, scheduler_busy, tail_cycles, variant_parts
-from golden.opcount import oracle_macs
+from golden.opcount import oracle_macs, pv_oracle_macs
 from golden.reuse import pair_reuse
 from golden.softmax import ROW_PASSES
 
@@ -344,7 +346,18 @@ class HeadWork:
     (:class:`~sim.chip.fast_linear.LinearWork`): ``linear_slots``,
     ``linear_passes`` (drains), ``linear_full`` and ``linear_nibble`` products;
     ``linear_windows`` whether the windows ran (the share of heads, once
-    averaged). None: dense."""
+    averaged). None: dense.
+
+    ``linear_roles``: the same per linear layer, ``{role: {field: value}}``,
+    where each layer's own input was captured (an activation archive); a layer
+    it names uses its own, the others the ``linear_*`` fields where they take
+    the hidden state, or run dense.
+
+    Why the head ran as it did, and what reuse offered: ``qk_dense_cycles`` and
+    ``qk_paired_cycles`` (the dense schedule's and the best paired schedule's
+    engine cycles, the driver taking the fewer); ``pv_oracle`` and
+    ``linear_oracle`` (``{role: share}``), the share of dense MACs the ideal
+    reuse leaves (docs/concepts.md, "Operation counts and the oracle bound")."""
 
     slots: float
     slots_low: float
@@ -367,6 +380,11 @@ class HeadWork:
     linear_full: float | None = None
     linear_nibble: float | None = None
     linear_windows: float | None = None
+    linear_roles: dict | None = None
+    qk_dense_cycles: float | None = None
+    qk_paired_cycles: float | None = None
+    pv_oracle: float | None = None
+    linear_oracle: dict | None = None
 
 
 def baseline_head(tokens: int, head_dim: int, rows: int, cols: int) -> HeadWork:
@@ -383,8 +401,10 @@ def kaleido_head(q, k, cfg, samples: int | None = None, seed: int = 0, v=None, s
     the fast cycle model: exact with ``samples=None``, else estimated. With int8
     ``v`` and the softmax ``scale``, its ``P V~`` too (:func:`sim.chip.fast_pv.pv_work`,
     exact); with the int8 slice ``x`` (``[N, D]``) of the block's hidden state,
-    the linear layers that take it (:func:`sim.chip.fast_linear.linear_work`, exact)."""
+    the linear layers that take it (:func:`sim.chip.fast_linear.linear_work`, exact);
+    with ``{role: int8 [N, D]}``, each layer on its own input."""
     est = estimate_cycles(q, k, cfg, samples=samples, seed=seed)
+    paired = [o["cycles"] for name, o in est.options.items() if name != "dense"]
     off = tail_cycles(cfg) + est.lead_cycles
     if est.schedule == "dense":
         passes, sch, mat = baseline_cycles(q.shape[0], k.shape[0], cfg).tiles, False, False
@@ -396,8 +416,27 @@ def kaleido_head(q, k, cfg, samples: int | None = None, seed: int = 0, v=None, s
                     dense_macs=n * k.shape[0] * d,
                     oracle_macs=oracle_macs(pair_reuse(q, cfg).states, pair_reuse(k, cfg).states),
                     paired=est.schedule != "dense",
-                    **(pv_figures(pv_work(q, k, v, cfg, scale), cfg) if v is not None else {}),
-                    **(linear_figures(linear_work(x, cfg)) if x is not None else {}))
+                    qk_dense_cycles=est.options["dense"]["cycles"], qk_paired_cycles=min(paired) if paired else None,
+                    **(dict(pv_figures(pv_work(q, k, v, cfg, scale), cfg), pv_oracle=pv_oracle_share(v, cfg))
+                       if v is not None else {}),
+                    **(_linear_fields(x, cfg) if x is not None else {}))
+
+
+def _linear_fields(x, cfg) -> dict:
+    """:class:`HeadWork`'s linear fields: one slice of the hidden state (an array),
+    or each layer's own (a dict of role to array)."""
+    if not isinstance(x, dict):
+        return linear_figures(linear_work(x, cfg))
+    return {"linear_roles": {role: linear_figures(linear_work(xr, cfg)) for role, xr in sorted(x.items())},
+            "linear_oracle": {role: _window_oracle(xr, cfg) for role, xr in sorted(x.items())}}
+
+
+def _window_oracle(x, cfg) -> float:
+    """The share of a linear layer's dense MACs that ideal window reuse leaves."""
+    from golden.reuse import FULL, PARTIAL, window_reuse
+
+    states = window_reuse(x, cfg).states
+    return float(np.where(states == FULL, 0.0, np.where(states == PARTIAL, 0.5, 1.0)).mean())
 
 
 def linear_figures(work: LinearWork) -> dict:
@@ -413,3 +452,9 @@ def pv_figures(work: PvWork, cfg) -> dict:
         tiles = -(-cfg.head_dim // cfg.cols)
         keys, chk = tiles * cfg.tokens, cfg.head_dim * cfg.tokens
     return {"pv_tiles": tiles, "pv_keys": keys, "pv_channel_keys": chk, "pv_shared": float(work.shared)}
+
+
+def pv_oracle_share(v, cfg) -> float:
+    """The share of ``P V~``'s dense MACs that ideal reuse of ``v`` leaves."""
+    states = pair_reuse(v, cfg).states
+    return pv_oracle_macs(1, states) / states.size

@@ -42,17 +42,22 @@ from .chip import DESIGNS, OPS, UNITS, Chip, HeadWork, SignOff, Unit, baseline_h
 from .layer import RESOURCES, chip_area, kinds_of, layer_cost
 from .memories import TABLE as MEMORY_TABLE
 from golden.softmax import row_cycles, softmax_spec
+from .reuse_where import reuse_where
 from .vdits import VDiT, flow_sigmas
 
 from ..errors import UserError
 
-__all__ = ["WORKLOADS", "check_scheduler", "workload_tag", "representative_trace", "computed_steps",
+__all__ = ["WORKLOADS", "ACTIVATIONS", "check_scheduler", "workload_tag", "representative_trace", "computed_steps",
            "shard_config", "shard_operands", "run_shard", "plan_shards", "signoffs", "run_estimate",
            "summarize", "iso_area_arrays", "compute_shards", "dask_client"]
 
 #: ``video``: a real clip at the model's grid, noised per step by the sampler's
 #: flow-matching schedule; ``proxy``: the panned photograph, the same at every step.
 WORKLOADS = ("video", "proxy")
+
+#: A real model's activations from an archive (:mod:`sim.chip.activations`):
+#: the workload of ``--activations DIR``, the folder standing where a clip would.
+ACTIVATIONS = "activations"
 
 DEFAULT_CLIP = "bigbuckbunny"
 
@@ -66,6 +71,8 @@ SOFTMAX_REFERENCE_GRID = (8, 16, 16)
 
 def shard_config(model: VDiT, resolution: str, chip: Chip, **design) -> Config:
     """The design point of one head of ``model`` at ``resolution`` on ``chip``'s arrays."""
+    if model.partition is not None:
+        return Config(partition=model.partition, grid=model.grid(resolution), array=chip.array, **design)
     return Config.for_model(model.name, model.head_dim, grid=model.grid(resolution), array=chip.array, **design)
 
 
@@ -75,6 +82,9 @@ def shard_operands(model: VDiT, cfg: Config, workload: str, step: int, layer: in
     and the head's slice (``D`` channels) of the hidden state they are projected
     from: the synthetic model's seed comes from the layer and head, the noise
     level from the step."""
+    if workload == ACTIVATIONS:
+        from .activations import archive_operands
+        return archive_operands(clip, step, layer, head, cfg.head_dim)
     seed = 1 + 1000 * layer + head
     if workload == "proxy":
         w = proxy_workload(cfg, seed=seed)
@@ -110,15 +120,19 @@ def computed_steps(model: VDiT, steps: int | None) -> list[int]:
     return sorted({round(i * (model.steps - 1) / max(1, steps - 1)) for i in range(steps)})
 
 
-def plan_shards(model: VDiT, per_step: int, seed: int = 0, steps: int | None = None) -> list[tuple[int, int, int]]:
+def plan_shards(model: VDiT, per_step: int, seed: int = 0, steps: int | None = None,
+                captured: dict | None = None) -> list[tuple[int, int, int]]:
     """``per_step`` distinct (layer, head) drawn at random for every computed step
-    (all of them when ``per_step`` covers the step)."""
+    (all of them when ``per_step`` covers the step). ``captured`` (an archive's
+    ``{step: [(layer, head), ...]}``) limits the draw to what was captured."""
     rng = np.random.default_rng(seed)
-    cells = model.layers * model.heads
+    if captured is None:
+        every = [(layer, head) for layer in range(model.layers) for head in range(model.heads)]
+        captured = {step: every for step in computed_steps(model, steps)}
     out = []
-    for step in computed_steps(model, steps):
-        picks = np.arange(cells) if per_step >= cells else rng.choice(cells, per_step, replace=False)
-        out += [(step, int(c) // model.heads, int(c) % model.heads) for c in sorted(picks)]
+    for step, cells in sorted(captured.items()):
+        picks = np.arange(len(cells)) if per_step >= len(cells) else rng.choice(len(cells), per_step, replace=False)
+        out += [(step, *cells[int(c)]) for c in sorted(picks)]
     return out
 
 
@@ -166,8 +180,14 @@ def representative_trace(model: VDiT, cfg: Config, workload: str, clip: str, ste
 
     from ..energy import TRACE_TILES
 
-    picked = computed_steps(model, steps)
-    q, k, *_ = shard_operands(model, cfg, workload, picked[len(picked) // 2], 0, 0, clip)
+    if workload == ACTIVATIONS:
+        from .activations import archive
+        a = archive(clip)
+        step, layer, head = a.steps[len(a.steps) // 2], a.layers[0], a.heads[0]
+    else:
+        picked = computed_steps(model, steps)
+        step, layer, head = picked[len(picked) // 2], 0, 0
+    q, k, *_ = shard_operands(model, cfg, workload, step, layer, head, clip)
     return matcher_trace(*kaleido_tables(q, k, cfg), cfg, TRACE_TILES)
 
 
@@ -179,9 +199,12 @@ def _combine(results: list[dict], model: VDiT, z: float) -> dict:
     cells = model.layers * model.heads
     steps = {}
     for step, heads in sorted(by_step.items()):
-        flags = ("matcher", "paired")
+        flags = ("matcher", "paired") + _PER_ROLE
         mean = {k: float(np.mean([h[k] for h in heads])) for k in heads[0]
                 if k not in flags and all(h.get(k) is not None for h in heads)}
+        for k in _PER_ROLE:                 # {role: figures} (captured inputs): averaged per role and figure
+            if all(h.get(k) for h in heads):
+                mean[k] = _mean_dicts([h[k] for h in heads])
         mean["matcher"] = any(h["matcher"] for h in heads)
         # Shards written before heads said whether they ran paired: a head with a
         # dispatcher at work did.
@@ -194,6 +217,18 @@ def _combine(results: list[dict], model: VDiT, z: float) -> dict:
         steps[step] = HeadWork(**{k: (int(round(v)) if k in ("lead", "scheduler_busy") else v)
                                   for k, v in mean.items()})
     return steps
+
+
+#: HeadWork's fields that hold a figure per linear layer.
+_PER_ROLE = ("linear_roles", "linear_oracle")
+
+
+def _mean_dicts(items: list):
+    """The mean of nested dicts of numbers, over the keys every one has."""
+    if not isinstance(items[0], dict):
+        return float(np.mean(items))
+    keys = set(items[0]).intersection(*items[1:])
+    return {k: _mean_dicts([i[k] for i in items]) for k in sorted(keys)}
 
 
 def iso_area_arrays(chip: Chip, kinds: dict, signs: dict, base_head: HeadWork) -> int:
@@ -255,6 +290,14 @@ _RESOURCE_KEYS = {"compute": "compute_s", "global_buffer": "global_buffer_s", "a
                   "dram": "memory_s"}
 
 
+#: What an estimate on an activation archive stands on (its summary's ``scope``).
+ARCHIVE_SCOPE = ("Q K^T, P V~ and every linear layer whose input was captured (the QKV, output and MLP "
+                 "projections, a cross-attention's query and output) reuse at the captured activations' own level, "
+                 "per head from the fast models; the text's projections, attention to the text and softmax dense; "
+                 "the captured steps and heads stand for the model's others, as sampled heads do. "
+                 "Activations from the archive's model, with the weights it names ({weights}).")
+
+
 def summarize(model: VDiT, resolution: str, chip: Chip, cfg: Config, results: list[dict],
               signs: dict[str, SignOff], confidence: float = 0.95, dense_factor: float = 1.0) -> dict:
     """The whole model on both chips, and on the baseline chip of Kaleido's area,
@@ -305,6 +348,7 @@ def summarize(model: VDiT, resolution: str, chip: Chip, cfg: Config, results: li
         "qk_operation_reduction": {"hardware": 1 - executed / dense, "oracle": 1 - oracle / dense},
         "shards": len(results), "computed_steps": computed, "memory_table": MEMORY_TABLE,
         "pv": _pv_summary(heads, weights, model.head_dim, chip.cols, tokens),
+        "reuse": reuse_where(results, tokens, model.head_dim),
         "linear": _linear_summary(heads, weights),
         "scope": ("Q K^T per head from the cycle model (sampled heads, sampled tile groups); P V~ per head from its "
                   "fast model (V's folds, exact per head); the QKV projection, Wan2.1's cross-attention query and the "
@@ -320,6 +364,14 @@ def summarize(model: VDiT, resolution: str, chip: Chip, cfg: Config, results: li
 def _linear_summary(heads: dict, weights: dict) -> dict:
     """The linear layers that take the hidden state, over the model's steps: the
     share of heads whose windows ran, and the slots saved against dense."""
+    if all(h.linear_roles for h in heads.values()):
+        total = sum(weights.values())
+        roles = sorted(set.intersection(*(set(h.linear_roles) for h in heads.values())))
+        return {"by_role": {r: {"windows_heads": sum(weights[c] * h.linear_roles[r]["linear_windows"]
+                                                     for c, h in heads.items()) / total,
+                                "slot_reduction": 1 - sum(weights[c] * h.linear_roles[r]["linear_slots"]
+                                                          for c, h in heads.items()) / total} for r in roles},
+                "windows_heads": None, "slot_reduction": None}
     if any(h.linear_slots is None for h in heads.values()):
         return {"windows_heads": None, "slot_reduction": None}
     total = sum(weights.values())
@@ -350,6 +402,13 @@ def run_estimate(model: VDiT, resolution: str, chip: Chip, workload: str, out_di
     summary = summarize(model, resolution, chip, cfg, results, signs)
     summary.update(workload=workload, per_step=per_step, tile_samples=samples,
                    shard_seconds=sum(r["seconds"] for r in results))
+    if workload == ACTIVATIONS:
+        from .activations import archive
+        a = archive(clip)
+        summary["scope"] = ARCHIVE_SCOPE.format(weights=a.manifest["model"]["weights"])
+        summary["activations"] = {"path": os.path.abspath(clip), "trained": a.trained, "steps": a.steps,
+                                  "layers": a.layers, "heads": a.heads,
+                                  "sigmas": {st["index"]: st["sigma"] for st in a.manifest["steps"]}}
     return summary
 
 
@@ -366,7 +425,11 @@ def compute_shards(client, model: VDiT, resolution: str, chip: Chip, workload: s
     shard_dir = Path(out_dir) / "shards"
     key = (f"{model.name}-{resolution}-{workload}-{workload_tag(workload, clip)}-{samples}-{hash_config(cfg)}"
            f"-{SHARD_FORMAT}")
-    plan = plan_shards(model, per_step, seed, steps)
+    captured = None
+    if workload == ACTIVATIONS:
+        from .activations import archive, captured_cells
+        captured = captured_cells(archive(clip))
+    plan = plan_shards(model, per_step, seed, steps, captured)
     results, todo = [], []
     for shard in plan:
         path = shard_dir / f"{key}-{shard[0]}-{shard[1]}-{shard[2]}.json"
@@ -446,6 +509,10 @@ def workload_tag(workload: str, clip: str) -> str:
     """What a shard's name says of its operands beyond the workload: the clip of a
     video workload (a bundled name, or a short hash of a file's path), so that a
     rerun with another clip never reuses the old clip's heads."""
+    if workload == ACTIVATIONS:
+        # The archive's own manifest names it: another capture into the same folder is another workload.
+        with open(os.path.join(clip, "manifest.json"), "rb") as fh:
+            return "archive" + hashlib.sha256(fh.read()).hexdigest()[:10]
     if workload != "video":
         return "synthetic"
     if clip.replace("_", "").isalnum():

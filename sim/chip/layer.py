@@ -18,11 +18,13 @@ The operations (:data:`~sim.chip.chip.OPS`):
   (:mod:`sim.chip.fast_pv`) found the engine runs it (V's folded column tiles,
   or dense), on plain arrays dense; shared between the kinds like Q K^T.
 * ``linear``: the QKV and output projections, the MLP, and (Wan2.1) the
-  cross-attention to the text. On Kaleido's arrays the layers that take the
-  block's hidden state (the QKV projection, the MLP's first layer, Wan2.1's
-  cross-attention query) run as each head's slice of it found
-  (:mod:`sim.chip.fast_linear`); the others, whose inputs no workload here
-  models, and every layer on plain arrays, dense.
+  cross-attention to the text. On Kaleido's arrays a layer whose input was
+  captured (an activation archive, :mod:`sim.chip.activations`) runs as each
+  head's slice of its own input found (:mod:`sim.chip.fast_linear`); with a
+  synthetic workload, the layers that take the block's hidden state (the QKV
+  projection, the MLP's first layer, Wan2.1's cross-attention query) run as
+  each head's slice of it found. The others, and every layer on plain arrays,
+  run dense.
 
 What each operation moves, and the resource that bounds it:
 
@@ -281,21 +283,37 @@ def _pv(model: VDiT, tokens: int, kinds: dict, chip: Chip, reads: _Reads) -> _Op
     return op
 
 
-def _linear_rates(kinds: dict, m: int, tokens: int) -> dict:
-    """Each Kaleido kind's rate on a linear layer that takes the hidden state,
-    ``m`` rows of it ``tokens`` video tokens (the rest text, dense): the head's
-    window reuse (:mod:`sim.chip.fast_linear`), whose passes drain partial
-    outputs that later channel groups add to, and whose columns carry a window's
-    reference and partner values."""
+#: The linear layers whose input is the block's hidden state: a synthetic
+#: workload's one slice of it stands for each of them.
+HIDDEN_ROLES = ("qkv", "mlp1", "cross_q")
+
+
+def _linear_factors(w: HeadWork, role: str) -> dict | None:
+    """A head's figures for the linear layer ``role``: its own input's, where it
+    was captured; the hidden state's slice, for a layer that takes it; else none."""
+    if w.linear_roles is not None:
+        return w.linear_roles.get(role)
+    if role in HIDDEN_ROLES and w.linear_slots is not None:
+        return {"linear_slots": w.linear_slots, "linear_passes": w.linear_passes, "linear_full": w.linear_full,
+                "linear_nibble": w.linear_nibble, "linear_windows": w.linear_windows}
+    return None
+
+
+def _linear_rates(kinds: dict, m: int, tokens: int, role: str) -> dict:
+    """Each Kaleido kind's rate on the linear layer ``role``, ``m`` rows of it
+    ``tokens`` video tokens (the rest text, dense): the head's window reuse
+    (:mod:`sim.chip.fast_linear`), whose passes drain partial outputs that later
+    channel groups add to, and whose columns carry a window's reference and
+    partner values."""
     rates = {}
     for name, kind in kinds.items():
-        w = kind.work
-        if w.linear_slots is None or kind.dense_factor != 1.0:
+        f = _linear_factors(kind.work, role)
+        if f is None or kind.dense_factor != 1.0:
             continue
         video, text = tokens / m, (m - tokens) / m
-        rates[name] = _Rate(slots=video * w.linear_slots + text, tiles=video * w.linear_passes + text,
-                            macs=video * w.linear_full + text, nibble=video * w.linear_nibble,
-                            col_bytes=1 + w.linear_windows, accesses=1 + w.linear_windows)
+        rates[name] = _Rate(slots=video * f["linear_slots"] + text, tiles=video * f["linear_passes"] + text,
+                            macs=video * f["linear_full"] + text, nibble=video * f["linear_nibble"],
+                            col_bytes=1 + f["linear_windows"], accesses=1 + f["linear_windows"])
     return rates
 
 
@@ -304,19 +322,19 @@ def _linear(model: VDiT, tokens: int, kinds: dict, chip: Chip, reads: _Reads) ->
     n_all = tokens + (model.text_tokens if model.joint_text else 0)
     half_gb = chip.global_buffer_mib * 2 ** 20 / 2
     op = _Op()
-    # (m, k, n, whether [k, n] is a weight matrix streamed from DRAM, whether the
-    # input is the block's hidden state, the activations the heads' slices model)
-    gemms = [(n_all, hidden, 3 * hidden, True, True), (n_all, hidden, hidden, True, False),
-             (tokens, hidden, model.mlp, True, True), (tokens, model.mlp, hidden, True, False)]
+    # (m, k, n, whether [k, n] is a weight matrix streamed from DRAM, the layer's
+    # role: which input it takes (golden.archive.LINEAR_ROLES; None: the text's, dense))
+    gemms = [(n_all, hidden, 3 * hidden, True, "qkv"), (n_all, hidden, hidden, True, "out"),
+             (tokens, hidden, model.mlp, True, "mlp1"), (tokens, model.mlp, hidden, True, "mlp2")]
     if not model.joint_text:                            # cross-attention to the text (Wan2.1)
         t = model.text_tokens
-        gemms += [(tokens, hidden, hidden, True, True), (t, hidden, 2 * hidden, True, False),
-                  (tokens, hidden, hidden, True, False)]
-        gemms += [(tokens, d, t, False, False)] * h + [(tokens, t, d, False, False)] * h
-    for m, k, n, weights, hidden_input in gemms:
+        gemms += [(tokens, hidden, hidden, True, "cross_q"), (t, hidden, 2 * hidden, True, None),
+                  (tokens, hidden, hidden, True, "cross_out")]
+        gemms += [(tokens, d, t, False, None)] * h + [(tokens, t, d, False, None)] * h
+    for m, k, n, weights, role in gemms:
         slots, tiles = _gemm(m, k, n, chip)
         _dense(op, kinds, chip, slots, tiles, m * k * n, reads,
-               _linear_rates(kinds, m, min(m, tokens)) if hidden_input else None)
+               _linear_rates(kinds, m, min(m, tokens), role) if role else None)
         op.extra_cycles += drain.tail_cycles(chip.rows, chip.cols)
         spill = (m * k + m * n) if m * k > half_gb else 0      # activations that do not stay on chip
         op.dram_bytes += (k * n if weights else 0) + spill

@@ -89,6 +89,9 @@ class VDiT:
         ``resolution -> (frames, height, width)`` in pixels.
     flow_shift : float
         The shift of the sampler's flow-matching schedule (:func:`flow_sigmas`).
+    partition : (int, int, int) or None
+        A head's (t, y, x) channels where the model's own RoPE says so (an
+        activation archive's model); None: ``name``'s split of ``head_dim``.
     """
 
     name: str
@@ -103,6 +106,7 @@ class VDiT:
     joint_text: bool
     video: dict = field(default_factory=dict)
     flow_shift: float = 1.0
+    partition: tuple | None = None
 
     def __post_init__(self):
         if self.heads * self.head_dim != self.hidden:

@@ -15,7 +15,7 @@ from golden.config import KNOBS, Part
 from .common import UserError, atomic_output, check_output_dir, json_safe, print_json
 from .options import add_knobs, add_preset, design_knobs, knobs_of, preset_knobs, refuse_unused
 
-__all__ = ["register", "add_run_arguments", "prepare", "claimed", "progress_bar"]
+__all__ = ["register", "add_run_arguments", "prepare", "claimed", "progress_bar", "use_archive"]
 
 
 #: The design knobs an estimate takes, for Kaleido's heads and sign-off (the
@@ -40,13 +40,18 @@ def add_run_arguments(p) -> None:
 
     from ..chip.estimate import DEFAULT_CLIP, WORKLOADS
 
-    p.add_argument("--model", required=True, choices=list(VDITS), help="the model whose shape runs")
+    p.add_argument("--model", choices=list(VDITS), help="the model whose shape runs (or --activations)")
+    p.add_argument("--activations", metavar="DIR",
+                   help="a real model's activations (an archive of kaleido capture) in place of --model and a "
+                        "synthetic workload: the captured model's shape, steps and heads")
     p.add_argument("--resolution", default="480p", choices=RESOLUTIONS, help="video resolution (default 480p)")
-    p.add_argument("--workload", default="video", choices=WORKLOADS,
+    p.add_argument("--workload", choices=WORKLOADS,
                    help="video: a real clip noised per step by the sampler's schedule; proxy: the panned "
-                        "photograph (default video)")
-    p.add_argument("--clip", default=DEFAULT_CLIP, metavar="CLIP|PATH",
-                   help=f"for --workload video: a bundled clip or a video file (default {DEFAULT_CLIP})")
+                        "photograph (default video). With --activations: the synthetic workload on the archive's "
+                        "model shape, clip and steps, in place of its tensors (the side-by-side)")
+    p.add_argument("--clip", metavar="CLIP|PATH",
+                   help=f"for --workload video: a bundled clip or a video file (default {DEFAULT_CLIP}; with "
+                        "--activations, the archive's clip)")
     p.add_argument("--chip", default="paper", metavar="paper|FILE",
                    help=f"the chip: a preset ({', '.join(CHIPS)}) or a JSON file of its fields (default paper)")
     p.add_argument("--sample", type=int, default=2, metavar="HEADS",
@@ -74,6 +79,7 @@ def prepare(args, sign: bool = True):
 
     from ..chip.estimate import check_scheduler, computed_steps, representative_trace, shard_config, signoffs
 
+    use_archive(args)
     if args.sample < 1:
         raise UserError(f"--sample {args.sample}: compute at least one head per step")
     if args.steps is not None and args.steps < 1:
@@ -99,7 +105,7 @@ def prepare(args, sign: bool = True):
     out = check_output_dir(args.out)
     try:
         chip = chip_from(args.chip)
-        model = vdit(args.model)
+        model = args.archive_model or vdit(args.model)
         model.grid(args.resolution)
     except (ChipError, VDiTError) as exc:
         raise UserError(str(exc)) from None
@@ -117,15 +123,59 @@ def prepare(args, sign: bool = True):
         return model, chip, cfg, knobs, out, liberty, None
     if args.scheduler:
         check_scheduler(args.scheduler)         # before minutes of sign-off, not after
-    print(banner(model, args.resolution, cfg, len(computed_steps(model, args.steps)), args.sample), file=sys.stderr)
+    steps = len(_archive_steps(args) if args.workload == "activations" else computed_steps(model, args.steps))
+    print(banner(model, args.resolution, cfg, steps, args.sample), file=sys.stderr)
     trace = (representative_trace(model, cfg, args.workload, args.clip, args.steps)
              if cfg.dispatch.parts[1] and not cfg.issue_window else None)
     signs = signoffs(cfg, liberty, trace)
     return model, chip, cfg, knobs, out, liberty, signs
 
 
+def use_archive(args) -> None:
+    """With ``--activations DIR``: check the archive, and let it stand for the
+    model, the resolution and the workload (``args`` is updated in place; a
+    second call changes nothing)."""
+    from golden.archive import ArchiveError
+
+    from ..chip.activations import RESOLUTION, archive, archive_model
+    from ..chip.estimate import ACTIVATIONS, DEFAULT_CLIP
+
+    if getattr(args, "archive_model", None) is not None or getattr(args, "sourced", False):
+        return
+    args.sourced = True
+    if not args.activations:
+        if not args.model:
+            raise UserError("name a model (--model) or bring its activations (--activations DIR)")
+        args.archive_model = None
+        args.workload, args.clip = args.workload or "video", args.clip or DEFAULT_CLIP
+        return
+    if args.model:
+        raise UserError(f"--model {args.model} and --activations: the archive names its own model; give one")
+    if args.steps is not None:
+        raise UserError("--steps: with --activations the captured steps are the steps computed")
+    try:
+        a = archive(os.path.abspath(args.activations))
+    except ArchiveError as exc:
+        raise UserError(f"--activations {exc}") from None
+    args.archive_model = archive_model(a)
+    args.model, args.resolution = a.family, RESOLUTION
+    if args.workload:                # the synthetic stand-in on the archive's shape, clip and steps
+        args.clip = args.clip or a.manifest.get("clip") or DEFAULT_CLIP
+    else:
+        if args.clip:
+            raise UserError("--clip: the archive's activations come from its own clip; give --workload too to "
+                            "run a synthetic workload on another")
+        args.workload, args.clip = ACTIVATIONS, a.path
+
+
+def _archive_steps(args) -> list[int]:
+    from ..chip.activations import archive
+    return archive(args.clip).steps
+
+
 def cmd_estimate(args) -> int:
     from ..chip.estimate import run_estimate
+    from ..chip.reuse_where import format_steps, plot_reuse
 
     model, chip, cfg, knobs, out, liberty, signs = prepare(args)
     bar = progress_bar("heads")
@@ -149,6 +199,8 @@ def cmd_estimate(args) -> int:
         with open(tmp, "w") as fh:
             json.dump(json_safe(summary), fh, indent=2, sort_keys=True)
     _plot(summary, os.path.join(out, "estimate.png"))
+    label = _source_label(summary)
+    plot_reuse(summary["reuse"], f"Where the reuse lives: {model.name} ({label})", os.path.join(out, "reuse.png"))
     if args.json:
         print_json(summary)
     else:
@@ -166,10 +218,24 @@ def cmd_estimate(args) -> int:
             print(f"P V~: V's folds run on {100 * pv['shared_heads']:.0f} % of heads, the arrays step through "
                   f"{100 * pv['key_reduction']:.1f} % fewer keys than dense")
         lin = summary["linear"]
+        for role, v in lin.get("by_role", {}).items():
+            print(f"linear {role}: windows run on {100 * v['windows_heads']:.0f} % of heads' slices, "
+                  f"{100 * v['slot_reduction']:.1f} % fewer slots than dense")
         if lin["windows_heads"] is not None:
             print(f"linear layers on the hidden state: windows run on {100 * lin['windows_heads']:.0f} % of heads' "
                   f"slices, {100 * lin['slot_reduction']:.1f} % fewer slots than dense")
+        sigmas = (summary.get("activations") or {}).get("sigmas")
+        for line in format_steps(summary["reuse"], sigmas):
+            print(line)
     return 0
+
+
+def _source_label(summary: dict) -> str:
+    """What the activations are, for a figure's title: never a trained model's unless they are."""
+    a = summary.get("activations")
+    if a is None:
+        return f"synthetic {summary['workload']} workload, not the model's activations"
+    return "captured activations, trained weights" if a["trained"] else "captured activations, RANDOM weights"
 
 
 def banner(model, resolution: str, cfg, steps: int, sample: int) -> str:
@@ -268,7 +334,7 @@ def _plot(summary: dict, path: str) -> None:
                     zorder=3, label=summary["chip"]["schedule"])
     axes[0].legend(fontsize=8)
     fig.suptitle(f"{summary['model']} {summary['resolution']} on the {summary['chip']['name']} chip "
-                 f"(sampled; not the model's activations)", fontsize=9)
+                 f"(sampled; {_source_label(summary)})", fontsize=9)
     fig.tight_layout()
     with atomic_output(path, ".png") as tmp:
         fig.savefig(tmp, dpi=110, format="png")

@@ -10,7 +10,7 @@ import os
 from argparse import Namespace
 
 from .common import UserError, atomic_output, json_safe, print_json
-from .estimate_cmd import add_run_arguments, claimed, prepare, progress_bar
+from .estimate_cmd import add_run_arguments, claimed, prepare, progress_bar, use_archive
 
 __all__ = ["register", "DESIGNS"]
 
@@ -38,6 +38,7 @@ def cmd_explore(args) -> int:
     from sim.chip.estimate import compute_shards, dask_client
     from sim.chip.explore import explore, plot_map
 
+    use_archive(args)
     names = _designs(args.designs)
     # Every design's arguments are checked, and its blocks signed off, before any head runs.
     mine = {name: Namespace(**{**vars(args), **DESIGNS.get(name, {})}) for name in names}

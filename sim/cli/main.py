@@ -19,7 +19,7 @@ from golden import ConfigError, plugins
 from golden.workload import WorkloadError
 
 from ..workload import DEFAULT_CLIP
-from . import (attention_cmd, blocks_cmd, estimate_cmd, explore_cmd, golden_cmd, linear_cmd, report_cmd,
+from . import (attention_cmd, blocks_cmd, capture_cmd, estimate_cmd, explore_cmd, golden_cmd, linear_cmd, report_cmd,
                workload_cmd)
 from .common import UserError
 
@@ -65,6 +65,7 @@ def build_parser() -> argparse.ArgumentParser:
     workload_cmd.register(sub, _Parser)
     estimate_cmd.register(sub, _Parser)
     explore_cmd.register(sub, _Parser)
+    capture_cmd.register(sub, _Parser)
 
     dm = sub.add_parser("demo", help="the main job on the defaults, with a summary")
     dm.add_argument("--out", default="out/demo", metavar="DIR", help="output folder (default out/demo)")

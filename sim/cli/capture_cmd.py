@@ -1,0 +1,107 @@
+"""``kaleido capture``: run a video transformer from ``diffusers`` through a
+denoising loop on a clip's latent and save what the hardware reads (Q, K, V
+after the norms and RoPE, and every linear layer's input, int8) into an
+activation archive that ``estimate --activations`` and ``explore
+--activations`` read (:mod:`sim.capture`, :mod:`golden.archive`).
+
+Without ``--model-path`` the model is the class's tiny configuration with
+seeded random weights (the archive says so); with it, the weights in that
+local folder (local files only: nothing is downloaded)."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from .common import UserError, three, triple
+from .estimate_cmd import progress_bar
+
+__all__ = ["register", "cmd_capture"]
+
+
+def register(sub, parser_class) -> None:
+    from ..capture.families import FAMILIES
+
+    p = sub.add_parser("capture", help="a real video transformer's activations into an archive (needs torch)",
+                       description=__doc__)
+    p.add_argument("--model", required=True, choices=list(FAMILIES), help="the model class to run")
+    p.add_argument("--model-path", metavar="DIR",
+                   help="a local folder of the model's weights (diffusers layout; default: the tiny configuration "
+                        "with random weights)")
+    p.add_argument("--clip", default="bikes", metavar="CLIP|PATH", help="a bundled clip or a video file "
+                   "(default bikes)")
+    p.add_argument("--grid", type=three("grid"), default="3,8,8", metavar="T,H,W",
+                   help="token grid of the video (default 3,8,8; a real model's 480p is 21,30,52)")
+    p.add_argument("--steps", type=int, default=10, metavar="N", help="denoising steps of the loop (default 10)")
+    p.add_argument("--at", default="all", metavar="S[,S...]|all",
+                   help="the steps to capture (default all)")
+    p.add_argument("--layers", default="all", metavar="L[,L...]|all", help="the layers to capture (default all)")
+    p.add_argument("--heads", default="all", metavar="H[,H...]|all", help="the heads to capture (default all)")
+    p.add_argument("--loop", default="denoise", choices=("denoise", "noised"),
+                   help="denoise: Euler steps on the model's own velocity (inference); noised: each step's input "
+                        "is the clip noised to its sigma, as the synthetic video workload (default denoise)")
+    p.add_argument("--device", default="cpu", help="torch device to run on (default cpu; a real model: cuda)")
+    p.add_argument("--dtype", default="float32", choices=("float32", "bfloat16", "float16"),
+                   help="the model's arithmetic (default float32; a real model on a GPU: bfloat16)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the random weights, noise and prompt (default 0)")
+    p.add_argument("--out", required=True, metavar="DIR", help="the archive to write (a new folder)")
+    p.set_defaults(func=cmd_capture)
+
+
+def _indices(spec: str, what: str) -> list[int] | None:
+    if spec == "all":
+        return None
+    try:
+        vals = [int(v) for v in spec.split(",") if v.strip()]
+    except ValueError:
+        raise UserError(f"{what} {spec}: a comma list of integers, or all") from None
+    if not vals or len(set(vals)) != len(vals):
+        raise UserError(f"{what} {spec}: name each index once")
+    return sorted(vals)
+
+
+def cmd_capture(args) -> int:
+    from golden.archive import ArchiveError
+
+    grid = triple(args.grid, "grid")
+    if min(grid) < 1:
+        raise UserError(f"--grid {','.join(map(str, grid))}: every extent at least 1")
+    if args.steps < 1:
+        raise UserError(f"--steps {args.steps} must be at least 1")
+    at = _indices(args.at, "--at")
+    at = list(range(args.steps)) if at is None else at
+    if min(at) < 0 or max(at) >= args.steps:
+        raise UserError(f"--at {args.at}: steps run from 0 to {args.steps - 1}")
+    layers, heads = _indices(args.layers, "--layers"), _indices(args.heads, "--heads")
+    if args.model_path and not os.path.isdir(args.model_path):
+        raise UserError(f"--model-path {args.model_path}: no such folder")
+    if os.path.exists(args.out):
+        raise UserError(f"--out {args.out}: already exists; an archive goes into a new folder")
+    try:
+        import diffusers  # noqa: F401
+        import torch  # noqa: F401
+    except ImportError:
+        raise UserError("capture needs torch and diffusers: pip install -e '.[capture]' (make setup does)") from None
+    from golden.video import clip_path
+
+    from ..capture import CaptureError, capture, family
+    clip_path(args.clip)
+    bar = progress_bar("steps")
+    try:
+        m = capture(family(args.model), args.out, grid, args.steps, at, layers, heads, args.clip, args.loop,
+                    args.model_path, args.seed, progress=bar, device=args.device,
+                    dtype=args.dtype)
+    except (CaptureError, ArchiveError) as exc:
+        raise UserError(str(exc)) from None
+    except OSError as exc:
+        if args.model_path:
+            raise UserError(f"--model-path {args.model_path}: {str(exc).splitlines()[0]}") from None
+        raise
+    finally:
+        bar(None, None)
+    weights = "trained weights" if m["model"]["trained"] else "RANDOM weights (not a trained model)"
+    print(f"{args.out}: {m['model']['class']} ({weights}), grid {'x'.join(map(str, m['grid']))}, "
+          f"steps {','.join(str(s['index']) for s in m['steps'])} of {m['total_steps']}, layers "
+          f"{','.join(map(str, m['layers']))}, heads {','.join(map(str, m['heads']))}; "
+          f"{len(m['tensors'])} int8 files", file=sys.stdout)
+    return 0
