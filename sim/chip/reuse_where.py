@@ -111,6 +111,7 @@ def plot_reuse(where: dict, title: str, path: str) -> None:
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import MaxNLocator
 
     fig, axes = plt.subplots(1, 3, figsize=(14, 4))
     ops = sorted({op for v in where["by_step"].values() for op in v})
@@ -124,6 +125,7 @@ def plot_reuse(where: dict, title: str, path: str) -> None:
             ax.plot(xs, hw, "-o", color=colours[op], ms=3, label=op)
             ax.plot(xs, orc, "--", color=colours[op], lw=1)
         ax.set_xlabel(label)
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         ax.set_ylabel("% of dense MACs saved")
         ax.grid(alpha=0.3)
     axes[0].legend(fontsize=7, ncol=2, title="solid: hardware, dashed: oracle", title_fontsize=7)
