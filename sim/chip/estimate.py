@@ -224,11 +224,13 @@ _PER_ROLE = ("linear_roles", "linear_oracle")
 
 
 def _mean_dicts(items: list):
-    """The mean of nested dicts of numbers, over the keys every one has."""
+    """The mean of nested dicts of numbers, each key over the items that have it
+    (HunyuanVideo's single-stream blocks have no output projection of their own:
+    the layers that have one stand for the layer type)."""
     if not isinstance(items[0], dict):
         return float(np.mean(items))
-    keys = set(items[0]).intersection(*items[1:])
-    return {k: _mean_dicts([i[k] for i in items]) for k in sorted(keys)}
+    keys = set(items[0]).union(*items[1:])
+    return {k: _mean_dicts([i[k] for i in items if k in i]) for k in sorted(keys)}
 
 
 def iso_area_arrays(chip: Chip, kinds: dict, signs: dict, base_head: HeadWork) -> int:
@@ -366,11 +368,12 @@ def _linear_summary(heads: dict, weights: dict) -> dict:
     share of heads whose windows ran, and the slots saved against dense."""
     if all(h.linear_roles for h in heads.values()):
         total = sum(weights.values())
-        roles = sorted(set.intersection(*(set(h.linear_roles) for h in heads.values())))
-        return {"by_role": {r: {"windows_heads": sum(weights[c] * h.linear_roles[r]["linear_windows"]
-                                                     for c, h in heads.items()) / total,
-                                "slot_reduction": 1 - sum(weights[c] * h.linear_roles[r]["linear_slots"]
-                                                          for c, h in heads.items()) / total} for r in roles},
+        roles = sorted(set.union(*(set(h.linear_roles) for h in heads.values())))
+        def share(r, key):              # over the steps whose heads have the layer
+            have = {c: h for c, h in heads.items() if r in h.linear_roles}
+            return sum(weights[c] * h.linear_roles[r][key] for c, h in have.items()) / sum(weights[c] for c in have)
+        return {"by_role": {r: {"windows_heads": share(r, "linear_windows"),
+                                "slot_reduction": 1 - share(r, "linear_slots")} for r in roles},
                 "windows_heads": None, "slot_reduction": None}
     if any(h.linear_slots is None for h in heads.values()):
         return {"windows_heads": None, "slot_reduction": None}

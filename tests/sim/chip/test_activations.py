@@ -92,3 +92,16 @@ def test_each_step_says_which_heads_ran_dense(estimated):
         if sched["dense"]:
             assert sched["extra_share_mean"] >= 0 and "fill and drain" in line
     assert np.isfinite(s["speedup"]) and np.isfinite(s["energy_ratio"])
+
+
+def test_a_layer_type_some_blocks_lack_still_reuses(tmp_path):
+    """HunyuanVideo's single-stream blocks have no output projection or second
+    MLP layer of their own: the dual-stream blocks' inputs price those layers."""
+    path = str(tmp_path / "hy")
+    capture(family("hunyuanvideo"), path, GRID, 2, [1], None, None, "bikes", loop="noised")
+    a = archive(path)
+    assert set(a.roles(1, 0)) == {"qkv", "out", "mlp1", "mlp2"} and set(a.roles(1, 1)) == {"qkv", "mlp1"}
+    s = run_estimate(archive_model(a), RESOLUTION, CHIP, ACTIVATIONS, str(tmp_path / "est"), 4, None, SIGNS,
+                     workers=2, clip=path)
+    assert set(s["linear"]["by_role"]) == {"qkv", "out", "mlp1", "mlp2"}
+    assert all(v["slot_reduction"] > 0 for v in s["linear"]["by_role"].values())
