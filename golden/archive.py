@@ -278,9 +278,9 @@ class ArchiveWriter:
                  tensors=self.tensors)
         with open(os.path.join(self.scratch, "manifest.json"), "w") as fh:
             json.dump(m, fh, indent=1, sort_keys=True, allow_nan=False)
-        open_archive(self.scratch)
+        open_archive(self.scratch)          # checked as a reader will, before it is in place
         os.rename(self.scratch, self.path)
-        return open_archive(self.path)
+        return Archive(self.path, m)
 
     def discard(self) -> None:
         import shutil

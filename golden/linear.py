@@ -14,7 +14,8 @@ import numpy as np
 
 from .attention import int_gemm
 from .config import Config
-from .reuse import FULL, PARTIAL, window_reuse
+from .opcount import linear_oracle_macs
+from .reuse import window_reuse
 
 __all__ = ["LinearResult", "linear_layer"]
 
@@ -37,5 +38,4 @@ def linear_layer(x: np.ndarray, w: np.ndarray, cfg: Config) -> LinearResult:
     approx = int_gemm(reuse.approx, w.T)
     n, c = reuse.states.shape
     o = w.shape[1]
-    per_value = np.where(reuse.states == FULL, 0.0, np.where(reuse.states == PARTIAL, 0.5, 1.0))
-    return LinearResult(exact, approx, reuse.states, n * c * o, float(per_value.sum()) * o)
+    return LinearResult(exact, approx, reuse.states, n * c * o, linear_oracle_macs(o, reuse.states))

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["STATE_COST", "dense_macs", "oracle_macs", "pv_oracle_macs"]
+__all__ = ["STATE_COST", "dense_macs", "oracle_macs", "pv_oracle_macs", "linear_oracle_macs"]
 
 #: Cost of one operand's product by its state code: compute 1, partial 0.5, full 0.
 STATE_COST = np.array([1.0, 0.5, 0.0])
@@ -39,5 +39,12 @@ def pv_oracle_macs(n_q: int, v_states: np.ndarray) -> float:
     """Ideal-reuse MAC count of ``P V~`` (docs/concepts.md, "Operation counts and the oracle bound"): per query row and channel,
     a key token costs 1 as an anchor and ``cost(state)`` as a partner, because a
     reused partner shares its reference's multiply."""
-    half = (2 * STATE_COST).astype(np.int64)[np.asarray(v_states, dtype=np.int64)]
-    return int(n_q) * int(half.sum()) / 2
+    return linear_oracle_macs(n_q, v_states)
+
+
+def linear_oracle_macs(outputs: int, states: np.ndarray) -> float:
+    """Ideal-reuse MAC count of a product whose every output sees each value once
+    at ``cost(state)`` (``X~ W``: per output column, a window's reference costs 1
+    and each other value ``cost(state)``; ``P V~``: per query row)."""
+    half = (2 * STATE_COST).astype(np.int64)[np.asarray(states, dtype=np.int64)]
+    return int(outputs) * int(half.sum()) / 2

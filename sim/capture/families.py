@@ -21,10 +21,13 @@ array's 2R channels.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable
 
-__all__ = ["Family", "FAMILIES", "family"]
+__all__ = ["Family", "FAMILIES", "family", "TINY_TEXT"]
+
+#: Text tokens of the random prompt a tiny model attends to.
+TINY_TEXT = 8
 
 
 @dataclass(frozen=True)
@@ -50,6 +53,14 @@ class Family:
         ``block -> self-attention module``.
     linears : callable
         ``block -> {role: nn.Linear}``.
+    call : callable
+        ``(model, latent, sigma, text) -> velocity``: one forward pass.
+    rope_split : callable
+        ``model -> (t, y, x)``: a head's channels as the class's own RoPE splits them.
+    text_dim : callable
+        ``model -> width`` of the text embeddings it takes.
+    text_tokens : int
+        The released model's prompt length (a tiny model takes :data:`TINY_TEXT`).
     channels_first : bool
         Whether the latent is ``[B, C, F, H, W]`` (else ``[B, F, C, H, W]``).
     """
@@ -62,8 +73,11 @@ class Family:
     blocks: Callable
     attention: Callable
     linears: Callable
+    call: Callable
+    rope_split: Callable
+    text_dim: Callable
+    text_tokens: int
     channels_first: bool = True
-    extra: dict = field(default_factory=dict)
 
     def load(self, model_path: str | None, seed: int):
         """The model: its weights from ``model_path`` (local files only, never the
@@ -85,22 +99,18 @@ class Family:
             model = cls(**self.tiny)
         return model.eval()
 
-    def shape(self, model) -> dict:
+    def shape(self, model, tiny: bool) -> dict:
         """The archive's ``shape``: layers, heads, widths and text tokens."""
         c = model.config
         heads, head_dim = c.num_attention_heads, c.attention_head_dim
         blocks = self.blocks(model)
         mlp = max(lin.out_features for lin in [self.linears(b).get("mlp1") for b in blocks] if lin is not None)
         return {"layers": len(blocks), "heads": heads, "head_dim": head_dim, "hidden": heads * head_dim,
-                "mlp": mlp, "text_tokens": self.extra["text_tokens"](model), "joint_text": self.text != "none"}
+                "mlp": mlp, "text_tokens": TINY_TEXT if tiny else self.text_tokens, "joint_text": self.text != "none"}
 
     def partition(self, model) -> tuple[int, int, int]:
         """The (t, y, x) channels of a head, as the class's own RoPE splits it."""
-        return tuple(int(v) for v in self.extra["partition"](model))
-
-    def call(self, model, latent, sigma: float, text):
-        """The velocity the model predicts for ``latent`` at noise ``sigma``."""
-        return self.extra["call"](model, latent, sigma, text)
+        return tuple(int(v) for v in self.rope_split(model))
 
 
 def _feed_forward(ff) -> dict:
@@ -164,9 +174,6 @@ def _hunyuan_linears(block):
     return out
 
 
-#: Text tokens of the random prompt a tiny model attends to.
-TINY_TEXT = 8
-
 FAMILIES = {
     "wan2.1": Family(
         "wan2.1", "WanTransformer3DModel", "none",
@@ -176,8 +183,7 @@ FAMILIES = {
         5.0, lambda m: list(m.blocks), lambda b: b.attn1,
         lambda b: {"qkv": b.attn1.to_q, "out": b.attn1.to_out[0], "cross_q": b.attn2.to_q,
                    "cross_out": b.attn2.to_out[0], **_feed_forward(b.ffn)},
-        extra={"call": _wan_call, "partition": _wan_partition, "text_dim": lambda m: m.config.text_dim,
-               "text_tokens": lambda m: TINY_TEXT}),
+        call=_wan_call, rope_split=_wan_partition, text_dim=lambda m: m.config.text_dim, text_tokens=512),
     "cogvideox": Family(
         "cogvideox", "CogVideoXTransformer3DModel", "first",
         dict(num_attention_heads=2, attention_head_dim=64, in_channels=16, out_channels=16, time_embed_dim=32,
@@ -185,17 +191,16 @@ FAMILIES = {
              max_text_seq_length=TINY_TEXT, use_rotary_positional_embeddings=True),
         1.0, lambda m: list(m.transformer_blocks), lambda b: b.attn1,
         lambda b: {"qkv": b.attn1.to_q, "out": b.attn1.to_out[0], **_feed_forward(b.ff)},
-        channels_first=False,
-        extra={"call": _cog_call, "partition": _cog_partition, "text_dim": lambda m: m.config.text_embed_dim,
-               "text_tokens": lambda m: TINY_TEXT}),
+        call=_cog_call, rope_split=_cog_partition, text_dim=lambda m: m.config.text_embed_dim, text_tokens=226,
+        channels_first=False),
     "hunyuanvideo": Family(
         "hunyuanvideo", "HunyuanVideoTransformer3DModel", "last",
         dict(in_channels=16, out_channels=16, num_attention_heads=2, attention_head_dim=64, num_layers=1,
              num_single_layers=1, num_refiner_layers=1, text_embed_dim=32, pooled_projection_dim=16,
              rope_axes_dim=(8, 28, 28), guidance_embeds=False),
         7.0, _hunyuan_blocks, lambda b: b.attn, _hunyuan_linears,
-        extra={"call": _hunyuan_call, "partition": lambda m: m.config.rope_axes_dim,
-               "text_dim": lambda m: m.config.text_embed_dim, "text_tokens": lambda m: TINY_TEXT}),
+        call=_hunyuan_call, rope_split=lambda m: m.config.rope_axes_dim,
+        text_dim=lambda m: m.config.text_embed_dim, text_tokens=256),
 }
 
 

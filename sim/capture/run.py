@@ -25,7 +25,7 @@ per head, a linear input whole. A NaN or infinity stops the capture.
 from __future__ import annotations
 
 import contextlib
-import math
+import json
 
 import numpy as np
 
@@ -94,7 +94,7 @@ class _Hooks:
                     lambda m, a, layer=layer, role=role: self._linear(layer, role, a[0])))
 
         def wrapped(query, key, value, *args, **kwargs):
-            if self.on and self.current is not None and self.current not in {k[0] for k in self.seen if k[1] == "q"}:
+            if self.on and self.current is not None and (self.current, "q") not in self.seen:
                 for role, x in zip(QKV, (query, key, value)):
                     x = video_tokens(x[0], self.tokens, self.family.text)          # [heads, N, D]
                     self.seen[(self.current, role)] = _checked(f"layer {self.current} {role}", x[self.heads])
@@ -147,7 +147,7 @@ def capture(family: Family, out: str, grid: tuple[int, int, int], total_steps: i
     except RuntimeError as exc:
         raise CaptureError(f"device {device!r}: {str(exc).splitlines()[0]}") from None
     model = family.load(model_path, seed).to(place, kind)
-    shape = family.shape(model)
+    shape = family.shape(model, tiny=model_path is None)
     layers = list(range(shape["layers"])) if layers is None else layers
     heads = list(range(shape["heads"])) if heads is None else heads
     for what, vals, top in (("--layers", layers, shape["layers"]), ("--heads", heads, shape["heads"])):
@@ -157,7 +157,7 @@ def capture(family: Family, out: str, grid: tuple[int, int, int], total_steps: i
     x0 = clip_latent(clip, grid, family)
     gen = torch.Generator().manual_seed(seed)
     noise = torch.randn(x0.shape, generator=gen)
-    text = torch.randn((1, shape["text_tokens"], family.extra["text_dim"](model)), generator=gen)
+    text = torch.randn((1, shape["text_tokens"], family.text_dim(model)), generator=gen)
     x0, noise, text = (t.to(place, kind) for t in (x0, noise, text))
     sigmas = flow_sigmas(total_steps, family.flow_shift) + [0.0]
     hooks = _Hooks(family, model, tokens, layers, heads)
@@ -180,7 +180,7 @@ def capture(family: Family, out: str, grid: tuple[int, int, int], total_steps: i
                 progress(i + 1, last + 1)
         part = family.partition(model)
         manifest = {
-            "model": {"family": family.name, "class": family.cls, "config": _plain(dict(model.config)),
+            "model": {"family": family.name, "class": family.cls, "config": json.loads(json.dumps(dict(model.config), default=str)),
                       "weights": model_path or f"random (seed {seed})", "trained": bool(model_path)},
             "shape": shape, "grid": list(grid), "partition": list(part), "steps": captured,
             "total_steps": total_steps, "flow_shift": family.flow_shift, "layers": layers, "heads": heads,
@@ -203,15 +203,3 @@ def _save(writer: ArchiveWriter, hooks: _Hooks, step: int, layers, heads) -> Non
                 q, s = quantize(x)
                 writer.add(step, layer, role, q, [s])
 
-
-def _plain(config: dict) -> dict:
-    """A model config as JSON takes it."""
-    out = {}
-    for k, v in config.items():
-        if isinstance(v, (str, int, float, bool)) or v is None:
-            out[k] = v if not (isinstance(v, float) and not math.isfinite(v)) else str(v)
-        elif isinstance(v, (list, tuple)):
-            out[k] = [x if isinstance(x, (str, int, float, bool)) or x is None else str(x) for x in v]
-        else:
-            out[k] = str(v)
-    return out

@@ -25,12 +25,10 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, dataclass, fields, replace
 
-import numpy as np
-
 from golden import drain
 from golden.config import ArrayConfig, ConfigError
 from golden.cycle_model import baseline_cycles, scheduler_busy, tail_cycles, variant_parts
-from golden.opcount import oracle_macs, pv_oracle_macs
+from golden.opcount import linear_oracle_macs, oracle_macs, pv_oracle_macs
 from golden.reuse import pair_reuse
 from golden.softmax import ROW_PASSES
 
@@ -433,10 +431,10 @@ def _linear_fields(x, cfg) -> dict:
 
 def _window_oracle(x, cfg) -> float:
     """The share of a linear layer's dense MACs that ideal window reuse leaves."""
-    from golden.reuse import FULL, PARTIAL, window_reuse
+    from golden.reuse import window_reuse
 
     states = window_reuse(x, cfg).states
-    return float(np.where(states == FULL, 0.0, np.where(states == PARTIAL, 0.5, 1.0)).mean())
+    return linear_oracle_macs(1, states) / states.size
 
 
 def linear_figures(work: LinearWork) -> dict:

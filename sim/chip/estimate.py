@@ -367,7 +367,6 @@ def _linear_summary(heads: dict, weights: dict) -> dict:
     """The linear layers that take the hidden state, over the model's steps: the
     share of heads whose windows ran, and the slots saved against dense."""
     if all(h.linear_roles for h in heads.values()):
-        total = sum(weights.values())
         roles = sorted(set.union(*(set(h.linear_roles) for h in heads.values())))
         def share(r, key):              # over the steps whose heads have the layer
             have = {c: h for c, h in heads.items() if r in h.linear_roles}

@@ -96,7 +96,9 @@ def format_steps(where: dict, sigmas: dict | None = None) -> list[str]:
         parts = " ".join(f"{op} {_pct(v['oracle']).strip()}/{_pct(v['hardware']).strip()}" for op, v in ops.items())
         why = ""
         if sched["dense"]:
-            if sched["extra_share_mean"] is not None:
+            if sched["extra_share_mean"] is None:
+                why = " (their margin is not recorded: shards computed by an older kaleido)"
+            else:
                 why = (f" (pairs would take {100 * sched['extra_share_mean']:+.2f} % cycles, "
                        f"{sched['extra_cycles_mean']:+,.0f} a head: their fill and drain slots outweigh the "
                        "products saved)")

@@ -140,7 +140,7 @@ def use_archive(args) -> None:
     from ..chip.activations import RESOLUTION, archive, archive_model
     from ..chip.estimate import ACTIVATIONS, DEFAULT_CLIP
 
-    if getattr(args, "archive_model", None) is not None or getattr(args, "sourced", False):
+    if getattr(args, "sourced", False):
         return
     args.sourced = True
     if not args.activations:

@@ -14,7 +14,7 @@ from sim.capture import FAMILIES, family  # noqa: E402
 def test_the_tiny_model_says_its_shape(name):
     fam = family(name)
     model = fam.load(None, 0)
-    shape = fam.shape(model)
+    shape = fam.shape(model, tiny=True)
     assert shape["layers"] == len(fam.blocks(model)) == 2 and shape["heads"] == 2
     assert shape["hidden"] == shape["heads"] * shape["head_dim"] and shape["mlp"] == fam.tiny.get("ffn_dim", 4 * shape["hidden"])
     # The class's own RoPE split is the model's rule at this head width.

@@ -3,6 +3,7 @@ classes: the archive is complete, and its Q, K and V equal an independent
 forward pass that takes the projections' outputs with hooks of its own and
 applies the norms and RoPE itself, bit for bit after quantization."""
 
+import dataclasses
 import os
 
 import numpy as np
@@ -14,6 +15,7 @@ pytest.importorskip("diffusers")
 from golden import quantize  # noqa: E402
 from golden.archive import LINEAR_ROLES, open_archive  # noqa: E402
 from sim.capture import CaptureError, capture, clip_latent, family  # noqa: E402
+from sim.capture.families import TINY_TEXT  # noqa: E402
 from sim.chip.vdits import flow_sigmas  # noqa: E402
 
 GRID = (3, 4, 4)
@@ -96,7 +98,12 @@ def test_wan_q_k_v_equal_an_independent_forward_pass(tmp_path):
     assert differ == 0
 
 
-@pytest.mark.parametrize("name", ["cogvideox", "hunyuanvideo"])
+# Where each class's attention processor joins the text: CogVideoX concatenates
+# [text, video], HunyuanVideo [video, text] (written here, not read from the family).
+TEXT_SIDE = {"cogvideox": "first", "hunyuanvideo": "last"}
+
+
+@pytest.mark.parametrize("name", sorted(TEXT_SIDE))
 def test_joint_models_keep_the_video_tokens(tmp_path, name):
     """V (no norm, no RoPE) against the V projection's own output: the text
     tokens the family joins first or last are the ones cut away."""
@@ -111,14 +118,14 @@ def test_joint_models_keep_the_video_tokens(tmp_path, name):
     x0 = clip_latent("bikes", GRID, fam)
     gen = torch.Generator().manual_seed(2)
     noise = torch.randn(x0.shape, generator=gen)
-    text = torch.randn((1, 8, fam.extra["text_dim"](model)), generator=gen)
+    text = torch.randn((1, TINY_TEXT, fam.text_dim(model)), generator=gen)
     with torch.no_grad():
         fam.call(model, noise, 1.0, text)          # sigma 1: the input is the noise
     hook.remove()
     v = got["v"][0]
     n = int(np.prod(GRID))
     if v.shape[0] != n:                             # the joint sequence: cut the text off its side
-        v = v[-n:] if fam.text == "first" else v[:n]
+        v = v[-n:] if TEXT_SIDE[name] == "first" else v[:n]
     v = v.unflatten(1, (attn.heads, -1)).transpose(0, 1)
     for head in (0, 1):
         assert np.array_equal(a.operands(0, 0, head)[4], quantize(v[head].numpy())[0])
@@ -158,8 +165,13 @@ def test_weights_from_a_local_folder(tmp_path):
     only) and captures what the same weights captured in memory did."""
     fam = family("hunyuanvideo")
     fam.load(None, 4).save_pretrained(str(tmp_path / "model" / "transformer"))
-    capture(fam, str(tmp_path / "a"), GRID, 1, [0], None, None, "bikes", model_path=str(tmp_path / "model"), seed=4)
-    capture(fam, str(tmp_path / "b"), GRID, 1, [0], None, None, "bikes", seed=4)
+    capture(fam, str(tmp_path / "real"), GRID, 1, [0], None, [0], "bikes", model_path=str(tmp_path / "model"))
+    # Weights from a folder are a released model's: its prompt is the released length.
+    assert open_archive(str(tmp_path / "real")).shape["text_tokens"] == fam.text_tokens == 256
+    # With the tiny prompt length, the same weights from the folder and from memory capture alike.
+    short = dataclasses.replace(fam, text_tokens=TINY_TEXT)
+    capture(short, str(tmp_path / "a"), GRID, 1, [0], None, None, "bikes", model_path=str(tmp_path / "model"), seed=4)
+    capture(short, str(tmp_path / "b"), GRID, 1, [0], None, None, "bikes", seed=4)
     a, b = open_archive(str(tmp_path / "a")), open_archive(str(tmp_path / "b"))
     assert a.trained and not b.trained
     for layer in (0, 1):
