@@ -27,7 +27,7 @@ from dataclasses import asdict, dataclass, fields, replace
 
 from golden import drain
 from golden.config import ArrayConfig, ConfigError
-from golden.cycle_model import baseline_cycles, scheduler_busy, tail_cycles, variant_parts
+from golden.cycle_model import scheduler_busy, tail_cycles, variant_parts
 from golden.opcount import linear_oracle_macs, oracle_macs, pv_oracle_macs
 from golden.reuse import pair_reuse
 from golden.softmax import ROW_PASSES
@@ -39,7 +39,7 @@ from .memories import dram_gbps, sram_bytes_per_cycle
 from .node_scaling import delay_factor, energy_factor, node_key, power_factor, scale_area, scale_energy
 
 __all__ = ["Chip", "CHIPS", "CHIP_LIMITS", "SCHEDULES", "ChipError", "chip_from", "balanced", "SignOff", "Unit",
-           "HeadWork", "baseline_head", "kaleido_head", "pv_figures", "linear_figures", "DESIGNS", "OPS", "UNITS"]
+           "HeadWork", "QK_FIELDS", "qk_options", "baseline_head", "kaleido_head", "pv_figures", "linear_figures", "DESIGNS", "OPS", "UNITS"]
 
 #: The two chips an estimate compares (and, beside them, the baseline chip of
 #: Kaleido's area).
@@ -331,7 +331,8 @@ class HeadWork:
     ``passes``, the scheduler's ``lead`` and ``scheduler_busy`` cycles, whether
     passes ran with the ``matcher``, the dense and oracle MAC counts, and whether
     the head ran ``paired`` (Kaleido's passes A-D, each array's matcher loading its
-    tile group's features) or dense (operands streamed to the arrays).
+    tile group's features) or dense (operands streamed to the arrays). A step's
+    mean head holds, in ``matcher`` and ``paired``, the share of its heads.
 
     ``P V~`` on the same array, per row tile of queries (:class:`~sim.chip.fast_pv.PvWork`
     as the engine chooses to run it): ``pv_tiles`` column tiles, ``pv_keys`` keys
@@ -355,7 +356,12 @@ class HeadWork:
     ``qk_paired_cycles`` (the dense schedule's and the best paired schedule's
     engine cycles, the driver taking the fewer); ``pv_oracle`` and
     ``linear_oracle`` (``{role: share}``), the share of dense MACs the ideal
-    reuse leaves (docs/concepts.md, "Operation counts and the oracle bound")."""
+    reuse leaves (docs/concepts.md, "Operation counts and the oracle bound").
+
+    ``qk_options``: every schedule the head's ``Q K^T`` could run with, each as
+    its :data:`QK_FIELDS` (:func:`qk_options`), and ``qk_ran_as`` the one these
+    fields hold: the head's fastest, until the chip chooses
+    (:mod:`sim.chip.qk_schedule`)."""
 
     slots: float
     slots_low: float
@@ -365,10 +371,10 @@ class HeadWork:
     passes: float
     lead: int = 0
     scheduler_busy: int = 0
-    matcher: bool = False
+    matcher: bool | float = False
     dense_macs: float = 0.0
     oracle_macs: float = 0.0
-    paired: bool = False
+    paired: bool | float = False
     pv_tiles: float | None = None
     pv_keys: float | None = None
     pv_channel_keys: float | None = None
@@ -383,6 +389,8 @@ class HeadWork:
     qk_paired_cycles: float | None = None
     pv_oracle: float | None = None
     linear_oracle: dict | None = None
+    qk_options: dict | None = None
+    qk_ran_as: str | None = None
 
 
 def baseline_head(tokens: int, head_dim: int, rows: int, cols: int) -> HeadWork:
@@ -403,21 +411,43 @@ def kaleido_head(q, k, cfg, samples: int | None = None, seed: int = 0, v=None, s
     with ``{role: int8 [N, D]}``, each layer on its own input."""
     est = estimate_cycles(q, k, cfg, samples=samples, seed=seed)
     paired = [o["cycles"] for name, o in est.options.items() if name != "dense"]
-    off = tail_cycles(cfg) + est.lead_cycles
-    if est.schedule == "dense":
-        passes, sch, mat = baseline_cycles(q.shape[0], k.shape[0], cfg).tiles, False, False
-    else:
-        (sch, mat), passes = variant_parts(est.ran_as), 4 * est.tiles
+    options = qk_options(est, q, k, cfg)
     n, d = q.shape
-    return HeadWork(est.cycles - off, est.low - off, est.high - off, est.full_products, est.nibble_products,
-                    passes, est.lead_cycles, scheduler_busy(q, k, cfg) if sch else 0, mat,
-                    dense_macs=n * k.shape[0] * d,
+    return HeadWork(**options[est.ran_as], dense_macs=n * k.shape[0] * d,
                     oracle_macs=oracle_macs(pair_reuse(q, cfg).states, pair_reuse(k, cfg).states),
-                    paired=est.schedule != "dense",
                     qk_dense_cycles=est.options["dense"]["cycles"], qk_paired_cycles=min(paired) if paired else None,
+                    qk_options=options, qk_ran_as=est.ran_as,
                     **(dict(pv_figures(pv_work(q, k, v, cfg, scale), cfg), pv_oracle=pv_oracle_share(v, cfg))
                        if v is not None else {}),
                     **(_linear_fields(x, cfg) if x is not None else {}))
+
+
+#: :class:`HeadWork`'s fields that say how its ``Q K^T`` ran: one schedule's
+#: figures (:func:`qk_options`).
+QK_FIELDS = ("slots", "slots_low", "slots_high", "full_products", "nibble_products", "passes", "lead",
+             "scheduler_busy", "matcher", "paired")
+
+
+def qk_options(est, q, k, cfg) -> dict:
+    """``{option: {field: value}}``: :data:`QK_FIELDS` of every schedule the driver
+    may run a head's ``Q K^T`` with (a variant's dispatcher parts, and ``dense``),
+    from the fast cycle model's estimate ``est``. The head's own rule, the
+    fewest engine cycles, compares ``slots + lead`` (the tail is every option's)."""
+    busy = None
+    out = {}
+    for name, o in est.options.items():
+        off = tail_cycles(cfg) + o["lead"]
+        if name == "dense":
+            sch, mat, passes = False, False, o["tiles"]
+        else:
+            (sch, mat), passes = variant_parts(name), 4 * o["tiles"]
+        if sch and busy is None:
+            busy = scheduler_busy(q, k, cfg)
+        out[name] = {"slots": o["cycles"] - off, "slots_low": o["low"] - off, "slots_high": o["high"] - off,
+                     "full_products": o["full_products"], "nibble_products": o["nibble_products"],
+                     "passes": passes, "lead": o["lead"], "scheduler_busy": busy if sch else 0,
+                     "matcher": bool(mat), "paired": name != "dense"}
+    return out
 
 
 def _linear_fields(x, cfg) -> dict:

@@ -42,6 +42,8 @@ from .chip import DESIGNS, OPS, UNITS, Chip, HeadWork, SignOff, Unit, baseline_h
 from .layer import RESOURCES, chip_area, kinds_of, layer_cost
 from .memories import TABLE as MEMORY_TABLE
 from golden.softmax import row_cycles, softmax_spec
+from .qk_schedule import as_option, choose
+from .qk_schedule import fastest as qk_fastest
 from .reuse_where import reuse_where
 from .vdits import VDiT, flow_sigmas
 
@@ -49,7 +51,7 @@ from ..errors import UserError
 
 __all__ = ["WORKLOADS", "ACTIVATIONS", "check_scheduler", "workload_tag", "representative_trace", "computed_steps",
            "shard_config", "shard_operands", "run_shard", "plan_shards", "signoffs", "run_estimate",
-           "summarize", "iso_area_arrays", "compute_shards", "dask_client"]
+           "summarize", "layer_pricer", "iso_area_arrays", "compute_shards", "dask_client"]
 
 #: ``video``: a real clip at the model's grid, noised per step by the sampler's
 #: flow-matching schedule; ``proxy``: the panned photograph, the same at every step.
@@ -61,9 +63,10 @@ ACTIVATIONS = "activations"
 
 DEFAULT_CLIP = "bigbuckbunny"
 
-#: What a shard holds, in its file's name: P V~ and the linear layers beside Q K^T
-#: (a shard written before them is computed again, not read as dense).
-SHARD_FORMAT = "pv-linear"
+#: What a shard holds, in its file's name: P V~ and the linear layers beside Q K^T,
+#: and every Q K^T schedule's figures for the chip to choose between (a shard
+#: written before them is computed again, not read as dense or as fixed).
+SHARD_FORMAT = "qk-options"
 
 #: The head size the softmax unit's sign-off figures are measured at (:func:`signoffs`).
 SOFTMAX_REFERENCE_GRID = (8, 16, 16)
@@ -199,16 +202,17 @@ def _combine(results: list[dict], model: VDiT, z: float) -> dict:
     cells = model.layers * model.heads
     steps = {}
     for step, heads in sorted(by_step.items()):
-        flags = ("matcher", "paired") + _PER_ROLE
+        flags = ("matcher", "paired", "qk_options", "qk_ran_as") + _PER_ROLE
         mean = {k: float(np.mean([h[k] for h in heads])) for k in heads[0]
                 if k not in flags and all(h.get(k) is not None for h in heads)}
         for k in _PER_ROLE:                 # {role: figures} (captured inputs): averaged per role and figure
             if all(h.get(k) for h in heads):
                 mean[k] = _mean_dicts([h[k] for h in heads])
-        mean["matcher"] = any(h["matcher"] for h in heads)
-        # Shards written before heads said whether they ran paired: a head with a
-        # dispatcher at work did.
-        mean["paired"] = any(h.get("paired", h["matcher"] or h["scheduler_busy"] > 0) for h in heads)
+        # The shares of heads that ran with the matcher, and paired. Shards written
+        # before heads said whether they ran paired: a head with a dispatcher at work did.
+        mean["matcher"] = float(np.mean([bool(h["matcher"]) for h in heads]))
+        mean["paired"] = float(np.mean([bool(h.get("paired", h["matcher"] or h["scheduler_busy"] > 0))
+                                        for h in heads]))
         slots = np.array([h["slots"] for h in heads])
         own = sum(((h["slots_high"] - h["slots_low"]) / (2 * z)) ** 2 for h in heads) / len(heads) ** 2
         spread = slots.var(ddof=1) / len(heads) * (1 - len(heads) / cells) if 1 < len(heads) < cells else 0.0
@@ -249,10 +253,12 @@ def iso_area_arrays(chip: Chip, kinds: dict, signs: dict, base_head: HeadWork) -
 
 
 def _price(model: VDiT, tokens: int, chip: Chip, design: str, heads: dict, stands_for: dict, base_head: HeadWork,
-           signs: dict, per_row: int, cross: int, dense_factor: float = 1.0) -> dict:
+           signs: dict, per_row: int, cross: int, dense_factor: float = 1.0, fill: dict | None = None) -> dict:
     """One design's whole model: time (with its interval, and serially), energy
     (with its interval), both by operation, energy by unit, each operation's
-    resources' seconds and what bounds it, and area."""
+    resources' seconds and what bounds it, and area. ``fill``: per computed
+    step, the head whose Q K^T fills the pipeline (each head at its fastest),
+    where the chip chose otherwise for the rest."""
     repeat = model.layers * model.passes_per_step
     total = {"time_s": 0.0, "time_low_s": 0.0, "time_high_s": 0.0, "serial_time_s": 0.0, "energy_j": 0.0,
              "energy_low_j": 0.0, "energy_high_j": 0.0, "time_by_op_s": dict.fromkeys(OPS, 0.0),
@@ -262,13 +268,16 @@ def _price(model: VDiT, tokens: int, chip: Chip, design: str, heads: dict, stand
     for step in range(model.steps):
         head = heads[stands_for[step]]
         kinds = kinds_of(design, chip, {"kaleido": head, "baseline": base_head}, signs, dense_factor)
-        layer = layer_cost(model, tokens, kinds, chip, per_row, cross)
+        filled = fill.get(stands_for[step]) if fill and design == "kaleido" else None
+        fill_kinds = kinds_of(design, chip, {"kaleido": filled, "baseline": base_head}, signs,
+                              dense_factor) if filled else None
+        layer = layer_cost(model, tokens, kinds, chip, per_row, cross, fill_kinds)
         # The energy interval: the layer again at the ends of the slots' interval
         # (the products held at their estimates).
         for end, key in (("slots_low", "energy_low_j"), ("slots_high", "energy_high_j")):
             at = kinds_of(design, chip, {"kaleido": replace(head, slots=getattr(head, end)), "baseline": base_head},
                           signs, dense_factor)
-            total[key] += repeat * layer_cost(model, tokens, at, chip, per_row, cross)["energy_j"]
+            total[key] += repeat * layer_cost(model, tokens, at, chip, per_row, cross, fill_kinds)["energy_j"]
         total["time_s"] += repeat * layer["time_s"]
         total["time_low_s"] += repeat * layer["time_interval_s"][0]
         total["time_high_s"] += repeat * layer["time_interval_s"][1]
@@ -300,26 +309,48 @@ ARCHIVE_SCOPE = ("Q K^T, P V~ and every linear layer whose input was captured (t
                  "Activations from the archive's model, with the weights it names ({weights}).")
 
 
+def layer_pricer(model: VDiT, tokens: int, chip: Chip, signs: dict, base_head: HeadWork, per_row: int, cross: int,
+                 dense_factor: float = 1.0, z: float = 1.96):
+    """``cost(heads, fill)``: one layer on Kaleido's chip (:func:`~sim.chip.layer.layer_cost`)
+    with the mean of ``heads`` (shard head dicts), and of ``fill`` in the steps that
+    fill the pipeline; what :func:`sim.chip.qk_schedule.choose` weighs."""
+    def kinds(hs):
+        mean = _combine([{"shard": [0, 0, 0], "head": h} for h in hs], model, z)[0]
+        return kinds_of("kaleido", chip, {"kaleido": mean, "baseline": base_head}, signs, dense_factor)
+
+    def cost(heads, fill):
+        return layer_cost(model, tokens, kinds(heads), chip, per_row, cross, kinds(fill))
+    return cost
+
+
 def summarize(model: VDiT, resolution: str, chip: Chip, cfg: Config, results: list[dict],
-              signs: dict[str, SignOff], confidence: float = 0.95, dense_factor: float = 1.0) -> dict:
+              signs: dict[str, SignOff], confidence: float = 0.95, dense_factor: float = 1.0,
+              objective="chip") -> dict:
     """The whole model on both chips, and on the baseline chip of Kaleido's area,
     from the computed shards. ``dense_factor`` below 1 is a what-if: Kaleido's
-    arrays need that share of P V's and the linear layers' dense slots."""
+    arrays need that share of P V's and the linear layers' dense slots.
+    ``objective`` chooses each head's Q K^T schedule (:mod:`sim.chip.qk_schedule`)."""
     z = NormalDist().inv_cdf((1 + confidence) / 2)
     tokens = cfg.tokens
-    heads = _combine(results, model, z)
-    if not heads:
+    if not results:
         raise ValueError("no shard computed")
-    # Each model step takes the head work of the nearest computed step.
-    computed = sorted(heads)
-    stands_for = {step: min(computed, key=lambda c: (abs(c - step), c)) for step in range(model.steps)}
     base_head = baseline_head(tokens, model.head_dim, chip.rows, chip.cols)
     spec = softmax_spec(tokens + (model.text_tokens if model.joint_text else 0), cfg.acc_bits)
     per_row = row_cycles(spec, cfg.vector_lanes)
     # A model with cross-attention to its text (not joint) has rows a text long too.
     cross = 0 if model.joint_text else row_cycles(softmax_spec(model.text_tokens, cfg.acc_bits), cfg.vector_lanes)
+
+    step_cost = layer_pricer(model, tokens, chip, signs, base_head, per_row, cross, dense_factor, z)
+    fastest = _combine([{**r, "head": as_option(r["head"], qk_fastest(r["head"]))} if r["head"].get("qk_options")
+                        else r for r in results], model, z)
+    results, decided = choose(results, step_cost, objective)
+    heads = _combine(results, model, z)
+    # Each model step takes the head work of the nearest computed step.
+    computed = sorted(heads)
+    stands_for = {step: min(computed, key=lambda c: (abs(c - step), c)) for step in range(model.steps)}
     args = (heads, stands_for, base_head, signs, per_row, cross)
-    out = {d: _price(model, tokens, chip, d, *args, dense_factor) for d in DESIGNS}
+    fill = {step: fastest[step] for step in decided}
+    out = {d: _price(model, tokens, chip, d, *args, dense_factor, fill) for d in DESIGNS}
     first = heads[computed[0]]
     iso = replace(chip, arrays=iso_area_arrays(chip, kinds_of("kaleido", chip, {"kaleido": first,
                                                                                  "baseline": base_head}, signs),
@@ -350,7 +381,8 @@ def summarize(model: VDiT, resolution: str, chip: Chip, cfg: Config, results: li
         "qk_operation_reduction": {"hardware": 1 - executed / dense, "oracle": 1 - oracle / dense},
         "shards": len(results), "computed_steps": computed, "memory_table": MEMORY_TABLE,
         "pv": _pv_summary(heads, weights, model.head_dim, chip.cols, tokens),
-        "reuse": reuse_where(results, tokens, model.head_dim),
+        "reuse": reuse_where(results, tokens, model.head_dim, decided),
+        "qk_objective": objective,
         "linear": _linear_summary(heads, weights),
         "scope": ("Q K^T per head from the cycle model (sampled heads, sampled tile groups); P V~ per head from its "
                   "fast model (V's folds, exact per head); the QKV projection, Wan2.1's cross-attention query and the "
@@ -395,13 +427,14 @@ def _pv_summary(heads: dict, weights: dict, head_dim: int, cols: int, tokens: in
 def run_estimate(model: VDiT, resolution: str, chip: Chip, workload: str, out_dir: str, per_step: int,
                  samples: int | None, signs: dict[str, SignOff], scheduler: str | None = None,
                  workers: int | None = None, seed: int = 0, clip: str = DEFAULT_CLIP, progress=None,
-                 steps: int | None = None, **design) -> dict:
+                 steps: int | None = None, objective="chip", **design) -> dict:
     """Compute the planned shards on Dask (skipping those ``out_dir/shards`` holds),
-    then :func:`summarize`. ``progress(done, total)`` follows the shards."""
+    then :func:`summarize` (``objective``: how each head's Q K^T schedule is
+    chosen). ``progress(done, total)`` follows the shards."""
     with dask_client(scheduler, workers) as client:
         cfg, results = compute_shards(client, model, resolution, chip, workload, out_dir, per_step, samples, seed,
                                       clip, progress, steps, **design)
-    summary = summarize(model, resolution, chip, cfg, results, signs)
+    summary = summarize(model, resolution, chip, cfg, results, signs, objective=objective)
     summary.update(workload=workload, per_step=per_step, tile_samples=samples,
                    shard_seconds=sum(r["seconds"] for r in results))
     if workload == ACTIVATIONS:

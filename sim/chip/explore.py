@@ -74,19 +74,21 @@ def at_level(model: VDiT, tokens: int, chip: Chip, results: list[dict], level: f
         factor = base * (1 - level) / head["slots"]
         for k in _SCALED:
             head[k] = head[k] * factor
+        head.pop("qk_options", None)           # a what-if head: no schedule to choose between
         out.append({**r, "head": head})
     return out
 
 
 def price_point(model: VDiT, resolution: str, chip: Chip, cfg, results: list[dict], signs: dict,
-                level: float | None, scope: str = "qk") -> dict:
+                level: float | None, scope: str = "qk", objective="chip") -> dict:
     """One design point (a Dask task): ``chip`` at reuse ``level`` (None: the
     workload's own) in Q K^T (P V~ and the linear layers at the workload's own),
     and with ``scope="all"`` in P V and the linear
-    layers too, against the baseline at equal area and at equal arrays."""
+    layers too, against the baseline at equal area and at equal arrays;
+    ``objective`` chooses each head's Q K^T schedule (:mod:`sim.chip.qk_schedule`)."""
     heads = results if level is None else at_level(model, cfg.tokens, chip, results, level)
     factor = 1 - level if scope == "all" and level is not None else 1.0
-    s = summarize(model, resolution, chip, cfg, heads, signs, dense_factor=factor)
+    s = summarize(model, resolution, chip, cfg, heads, signs, dense_factor=factor, objective=objective)
     k, iso = s["designs"]["kaleido"], s["designs"]["baseline_iso_area"]
     return {"level": level, "scope": scope, "lanes": chip.softmax_lanes, "share": chip.kaleido_share,
             "iso_speedup": s["iso_area"]["speedup"], "iso_energy_ratio": s["iso_area"]["energy_ratio"],
@@ -114,7 +116,7 @@ def break_even(points: list[dict], key: str) -> float | None:
 
 
 def explore(model: VDiT, resolution: str, chip: Chip, cfg, results: list[dict], signs: dict, client,
-            levels=REUSE_LEVELS, shares=SHARES, progress=None, design: str = "as-given") -> dict:
+            levels=REUSE_LEVELS, shares=SHARES, progress=None, design: str = "as-given", objective="chip") -> dict:
     """Every design point on ``client`` (a Dask client), the break-even levels of
     each chip, and the workload's own levels; ``design`` names the PE and
     dispatcher that ``cfg`` and ``signs`` describe."""
@@ -124,7 +126,8 @@ def explore(model: VDiT, resolution: str, chip: Chip, cfg, results: list[dict], 
     jobs = [(c, level, scope) for c in chips for scope in SCOPES for level in (None, *levels)
             if level is not None or scope == "qk"]
     scattered = client.scatter(results, broadcast=True)
-    futures = [client.submit(price_point, model, resolution, c, cfg, scattered, signs, level, scope, pure=False)
+    futures = [client.submit(price_point, model, resolution, c, cfg, scattered, signs, level, scope, objective,
+                             pure=False)
                for c, level, scope in jobs]
     done = 0
     for _ in as_completed(futures):

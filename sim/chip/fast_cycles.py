@@ -82,7 +82,7 @@ class CycleEstimate:
     figures of what ran (``ran_as``: a variant's dispatcher parts, or
     ``"dense"``); ``intervals`` gives each its ``confidence`` interval (equal to
     the figure when ``exact``). ``options`` holds every option's cycles and
-    interval, ``tiles`` the head's tile groups (per pair table set) and
+    interval, products and scheduler lead, ``tiles`` the head's tile groups (per pair table set) and
     ``sampled`` how many were computed."""
 
     cycles: float
@@ -321,19 +321,26 @@ def estimate_cycles(q: np.ndarray, k: np.ndarray, cfg: Config, samples: int | No
         half = z * math.sqrt(var)
         options[v] = {"cycles": float(cycles), "low": float(cycles - half), "high": float(cycles + half),
                       "scheduler": sch}
-    dense = baseline_cycles(q.shape[0], k.shape[0], cfg).cycles
-    options["dense"] = {"cycles": float(dense), "low": float(dense), "high": float(dense), "scheduler": None}
+    dense = baseline_cycles(q.shape[0], k.shape[0], cfg)
+    options["dense"] = {"cycles": float(dense.cycles), "low": float(dense.cycles), "high": float(dense.cycles),
+                        "scheduler": None}
+    # Every option's products, so that a caller weighing them (the chip model's
+    # choice, sim.chip.qk_schedule) has what each would execute.
+    n_q, n_k = q.shape[0], k.shape[0]
+    dense_figures = {"lane_work": (2 * cfg.head_dim * n_q * n_k, 0.0),
+                     "full_products": (n_q * n_k * cfg.head_dim, 0.0), "nibble_products": (0, 0.0)}
+    per_set = {sch: {name: _total(values[sch], lambda x, name=name: x[name]) for name in QUANTITIES[1:]}
+               for sch in sets}
+    for v, o in options.items():
+        figs = dense_figures if v == "dense" else per_set[o["scheduler"]]
+        o.update({name: float(m) for name, (m, _) in figs.items()})
+        o["lead"] = lead if v != "dense" and o["scheduler"] else 0
+        o["tiles"] = dense.tiles if v == "dense" else sets[o["scheduler"]].tiles
     best = min(options, key=lambda v: options[v]["cycles"])        # the first of equals: own first
     # Exact when every tile group was computed and the head's sum holds (or ran in order).
     exact = all(s.census or (s.summable and all(whole for _, _, whole in values[sch]))
                 for sch, s in sets.items())
-    if best == "dense":
-        n_q, n_k = q.shape[0], k.shape[0]
-        figures = {"lane_work": (2 * cfg.head_dim * n_q * n_k, 0.0),
-                   "full_products": (n_q * n_k * cfg.head_dim, 0.0), "nibble_products": (0, 0.0)}
-    else:
-        figures = {name: _total(values[options[best]["scheduler"]], lambda x, name=name: x[name])
-                   for name in QUANTITIES[1:]}
+    figures = dense_figures if best == "dense" else per_set[options[best]["scheduler"]]
     intervals = {"cycles": (options[best]["low"], options[best]["high"])}
     for name, (m, var) in figures.items():
         intervals[name] = (float(m - z * math.sqrt(var)), float(m + z * math.sqrt(var)))

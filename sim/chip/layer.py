@@ -48,6 +48,8 @@ blocks of queries whose scores fill half the accumulation buffer: the arrays'
 Q K^T of one block beside the vector unit's softmax of the one before and the
 arrays' P V of the one before that; each step lasts as long as its busiest
 resource, and the first two and last two steps fill and drain the pipeline.
+Nothing hides the Q K^T of the steps that fill it, so it may run another
+schedule there (``fill``: each head's fastest, :mod:`sim.chip.qk_schedule`).
 
 Energy: the PEs' actions as :mod:`golden.energy` counts them (each kind's own;
 gated arrays cost nothing between their slots but their clock gate), the
@@ -71,7 +73,7 @@ from .memories import (DRAM_PJ_PER_BIT, DRAM_REFRESH_W, DRAM_STANDBY_W, LOGIC_LE
                        WIRE_FJ_PER_BIT_MM, feature_pj_per_byte, sram_mm2_per_mib, sram_pj_per_byte)
 from .vdits import VDiT
 
-__all__ = ["Kind", "kinds_of", "layer_cost", "chip_area", "RESOURCES", "ATTENTION"]
+__all__ = ["Kind", "kinds_of", "layer_cost", "chip_area", "fill_share", "RESOURCES", "ATTENTION"]
 
 #: What bounds an operation: ``compute`` is the arrays' (the vector unit's for softmax).
 RESOURCES = ("compute", "global_buffer", "acc_buffer", "dram")
@@ -208,16 +210,15 @@ def _qk(model: VDiT, tokens: int, kinds: dict, chip: Chip, reads: _Reads) -> _Op
         w.slots, w.low, w.high = heads * hw.slots, heads * hw.slots_low, heads * hw.slots_high
         w.tiles, w.full, w.nibble = heads * hw.passes, heads * hw.full_products, heads * hw.nibble_products
         w.scheduler_busy = heads * hw.scheduler_busy
-        if hw.matcher:
-            w.matcher_busy = w.slots                    # each array's matcher, while its engine runs
-        if hw.paired:
-            # Each tile group's features, loaded once into its matcher's buffer, then
-            # fed a slot at a time from there.
-            groups = -(-tokens // (2 * chip.rows)) * -(-tokens // (2 * chip.cols))
-            reads.add(op, heads * groups * 2 * (chip.rows + chip.cols) * d)
-            op.feature_bytes += w.slots * (chip.rows + chip.cols) * kind.sign.port_bytes
-        else:
-            reads.add(op, w.slots * (chip.rows + chip.cols))
+        # The matcher and the paired schedule, on the share of heads that ran them.
+        w.matcher_busy = w.slots * float(hw.matcher)    # each array's matcher, while its engine runs
+        paired = float(hw.paired)
+        # A paired head's tile groups load their features once into the matcher's
+        # buffer, which feeds them a slot at a time; a dense head streams them.
+        groups = -(-tokens // (2 * chip.rows)) * -(-tokens // (2 * chip.cols))
+        reads.add(op, paired * heads * groups * 2 * (chip.rows + chip.cols) * d)
+        op.feature_bytes += paired * w.slots * (chip.rows + chip.cols) * kind.sign.port_bytes
+        reads.add(op, (1 - paired) * w.slots * (chip.rows + chip.cols))
         if kind.sign.scheduler is not None:
             # The engines wait for the scheduler's clusters of each head's first
             # channel group (HeadWork.lead: one scheduler per operand stream). A
@@ -233,7 +234,7 @@ def _qk(model: VDiT, tokens: int, kinds: dict, chip: Chip, reads: _Reads) -> _Op
     op.extra_cycles = drain.tail_cycles(chip.rows, chip.cols) + max(waits)
     # A paired head's passes drain partial scores that later channel groups add
     # to (read-modify-write); a dense tile drains each score whole, once.
-    op.acc_bytes = sum(w.tiles * (2 if kinds[name].work.paired else 1)
+    op.acc_bytes = sum(w.tiles * (1 + float(kinds[name].work.paired))
                        for name, w in op.work.items()) * chip.rows * chip.cols * SCORE_BYTES
     op.dram_bytes = 2 * n_all * model.hidden            # Q and K of every head, as the projection left them
     return op
@@ -374,8 +375,20 @@ def _steps(blocks: int) -> dict[tuple, int]:
     return counts
 
 
-def _layer_time(per_op: dict, chip: Chip, blocks: int) -> float:
-    """The layer's seconds from each operation's resource times ``per_op[name]``."""
+def _filling(running: tuple) -> bool:
+    """Whether a pipelined step fills the pipeline: Q K^T runs, P V not yet."""
+    return running[0] and not running[2]
+
+
+def fill_share(blocks: int) -> float:
+    """The share of a layer's Q K^T that runs in the steps filling the pipeline."""
+    return sum(count for running, count in _steps(blocks).items() if _filling(running)) / blocks
+
+
+def _layer_time(per_op: dict, chip: Chip, blocks: int, fill: dict | None = None) -> float:
+    """The layer's seconds from each operation's resource times ``per_op[name]``;
+    ``fill``, Q K^T's in the steps that fill the pipeline, if it runs another
+    schedule there."""
     alone = {name: max(t.values()) for name, t in per_op.items()}
     if chip.schedule == "serial":
         return sum(alone.values())
@@ -383,17 +396,22 @@ def _layer_time(per_op: dict, chip: Chip, blocks: int) -> float:
     # and P V), the vector unit (softmax), or a memory serving all of them.
     total = 0.0
     for running, count in _steps(blocks).items():
+        times = dict(per_op, qk=fill) if fill is not None and _filling(running) else per_op
         ops = [o for o, on in zip(ATTENTION, running) if on]
-        arrays = sum(per_op[o]["compute"] for o in ops if o != "softmax")
-        vector = per_op["softmax"]["compute"] if "softmax" in ops else 0.0
-        memory = [sum(per_op[o][r] for o in ops) for r in RESOURCES if r != "compute"]
+        arrays = sum(times[o]["compute"] for o in ops if o != "softmax")
+        vector = times["softmax"]["compute"] if "softmax" in ops else 0.0
+        memory = [sum(times[o][r] for o in ops) for r in RESOURCES if r != "compute"]
         total += count * max(arrays, vector, *memory) / blocks
     return total + alone["linear"]
 
 
 def layer_cost(model: VDiT, tokens: int, kinds: dict[str, Kind], chip: Chip, softmax_row_cycles: int,
-               cross_row_cycles: int = 0) -> dict:
+               cross_row_cycles: int = 0, fill: dict[str, Kind] | None = None) -> dict:
     """One layer's forward pass on ``chip`` with arrays of ``kinds`` (:func:`kinds_of`).
+
+    ``fill``: the kinds whose heads' Q K^T runs in the pipelined steps that fill
+    the pipeline (nothing hides them, so the driver runs its fastest schedule
+    there, :mod:`sim.chip.qk_schedule`); by default ``kinds``'.
 
     Per operation: ``time_s`` (alone, the longest of its resources) with its
     interval, each resource's seconds, its ``bound``, bytes moved and
@@ -406,11 +424,15 @@ def layer_cost(model: VDiT, tokens: int, kinds: dict[str, Kind], chip: Chip, sof
     ops = {"qk": _qk(model, tokens, kinds, chip, reads),
            "softmax": _softmax(model, tokens, sign, chip, softmax_row_cycles, cross_row_cycles),
            "pv": _pv(model, tokens, kinds, chip, reads), "linear": _linear(model, tokens, kinds, chip, reads)}
+    ranges = (("time", "slots"), ("low", "low"), ("high", "high"))
     per_op = {e: {n: _seconds(op, chip, sum(getattr(w, a) for w in op.work.values())) for n, op in ops.items()}
-              for e, a in (("time", "slots"), ("low", "low"), ("high", "high"))}
+              for e, a in ranges}
     blocks = _blocks(model, tokens, chip)
-    time_s = _layer_time(per_op["time"], chip, blocks)
-    interval = [_layer_time(per_op[e], chip, blocks) for e in ("low", "high")]
+    fill_op = _qk(model, tokens, fill, chip, reads) if fill is not None and chip.schedule != "serial" else None
+    filled = {e: _seconds(fill_op, chip, sum(getattr(w, a) for w in fill_op.work.values())) if fill_op else None
+              for e, a in ranges}
+    time_s = _layer_time(per_op["time"], chip, blocks, filled["time"])
+    interval = [_layer_time(per_op[e], chip, blocks, filled[e]) for e in ("low", "high")]
     alone = {n: max(t.values()) for n, t in per_op["time"].items()}
     # What runs for the whole layer is shared among the operations by their own times.
     share = {n: t / sum(alone.values()) for n, t in alone.items()}
@@ -419,6 +441,11 @@ def layer_cost(model: VDiT, tokens: int, kinds: dict[str, Kind], chip: Chip, sof
     for name, op in ops.items():
         t = per_op["time"][name]
         energy = _dynamic_energy(op, kinds, chip, cycles * share[name])
+        if name == "qk" and fill_op is not None:
+            # The blocks that fill the pipeline ran the fill's schedule.
+            w = fill_share(blocks)
+            other = _dynamic_energy(fill_op, fill, chip, cycles * share[name])
+            energy = {u: (1 - w) * j + w * other[u] for u, j in energy.items()}
         out[name] = {"time_s": alone[name], "time_interval_s": [max(per_op[e][name].values()) for e in ("low", "high")],
                      "compute_s": t["compute"], "memory_s": t["dram"], "global_buffer_s": t["global_buffer"],
                      "acc_buffer_s": t["acc_buffer"], "bound": max(RESOURCES, key=lambda r: t[r]),

@@ -1,9 +1,10 @@
 """Where the reuse lives in an estimate: per denoising step, per layer and per
 operation, the share of dense MACs that ideal reuse saves (the *oracle*) and
-the share the hardware saved; and per step, the heads whose Q K^T ran dense
-and the margin that decided it (the best paired schedule's engine cycles over
-the dense schedule's: the pairs' fill and drain slots against the products
-they save).
+the share the hardware saved; and per step, how many heads ran each Q K^T
+schedule and the margin that decided it: the best paired schedule's engine
+cycles over the dense schedule's (the pairs' fill and drain slots against the
+products they save), and how much of a pipelined step the arrays fill
+(:mod:`sim.chip.qk_schedule`: what a slower schedule may take for free).
 
 Everything here is read from the computed shards (:func:`reuse_where`), so a
 figure is the mean over the heads computed at a step or layer.
@@ -47,30 +48,41 @@ def _mean(rows: list[dict]) -> dict:
     return out
 
 
-def schedule_census(results: list[dict]) -> dict[int, dict]:
-    """Per step: heads computed, heads whose Q K^T ran dense, and over those the
-    paired schedule's extra engine cycles against dense (mean and least, as a
-    share of dense, and in cycles)."""
+def schedule_census(results: list[dict], decided: dict | None = None) -> dict[int, dict]:
+    """Per step: heads computed, how many ran each ``Q K^T`` schedule (``ran``) and
+    how many would have on their own (``fastest``), and the margin: over the
+    heads, the best paired schedule's extra engine cycles against dense (mean
+    and least, as a share of dense, and in cycles), and, where the chip chose
+    (``decided``, :func:`sim.chip.qk_schedule.choose`), the share of a pipelined
+    step in full flow that the arrays are busy and what bounds the step."""
     by_step: dict[int, list] = {}
     for r in results:
         by_step.setdefault(r["shard"][0], []).append(r["head"])
     out = {}
     for step, heads in sorted(by_step.items()):
-        dense = [h for h in heads if not h.get("paired")]
-        margins = [(h["qk_paired_cycles"] - h["qk_dense_cycles"]) for h in dense
-                   if h.get("qk_paired_cycles") is not None and h.get("qk_dense_cycles")]
-        shares = [(h["qk_paired_cycles"] / h["qk_dense_cycles"] - 1) for h in dense
-                  if h.get("qk_paired_cycles") is not None and h.get("qk_dense_cycles")]
-        out[step] = {"heads": len(heads), "dense": len(dense),
+        ran: dict[str, int] = {}
+        for h in heads:
+            name = h.get("qk_ran_as") or ("paired" if h.get("paired") else "dense")
+            ran[name] = ran.get(name, 0) + 1
+        known = [h for h in heads if h.get("qk_paired_cycles") is not None and h.get("qk_dense_cycles")]
+        margins = [h["qk_paired_cycles"] - h["qk_dense_cycles"] for h in known]
+        shares = [h["qk_paired_cycles"] / h["qk_dense_cycles"] - 1 for h in known]
+        chip = (decided or {}).get(step)
+        fastest: dict[str, int] = {}
+        for name in (chip["fastest"] if chip else []):
+            fastest[name] = fastest.get(name, 0) + 1
+        out[step] = {"heads": len(heads), "dense": ran.get("dense", 0), "ran": ran, "fastest": fastest or None,
                      "extra_cycles_mean": float(np.mean(margins)) if margins else None,
                      "extra_share_mean": float(np.mean(shares)) if shares else None,
-                     "extra_share_least": float(min(shares)) if shares else None}
+                     "extra_share_least": float(min(shares)) if shares else None,
+                     "arrays_share": chip["arrays_share"] if chip else None, "bound": chip["bound"] if chip else None,
+                     "time_s": chip["time_s"] if chip else None, "energy_j": chip["energy_j"] if chip else None}
     return out
 
 
-def reuse_where(results: list[dict], tokens: int, head_dim: int) -> dict:
+def reuse_where(results: list[dict], tokens: int, head_dim: int, decided: dict | None = None) -> dict:
     """``by_step`` and ``by_layer``: ``{index: {op: {oracle, hardware}}}``, and
-    ``schedules``: :func:`schedule_census`."""
+    ``schedules``: :func:`schedule_census` (``decided``: the chip's choice)."""
     by = {"by_step": {}, "by_layer": {}}
     for r in results:
         step, layer, _ = r["shard"]
@@ -78,7 +90,7 @@ def reuse_where(results: list[dict], tokens: int, head_dim: int) -> dict:
         by["by_step"].setdefault(step, []).append(red)
         by["by_layer"].setdefault(layer, []).append(red)
     out = {key: {i: _mean(rows) for i, rows in sorted(v.items())} for key, v in by.items()}
-    out["schedules"] = schedule_census(results)
+    out["schedules"] = schedule_census(results, decided)
     return out
 
 
@@ -87,29 +99,30 @@ def _pct(v) -> str:
 
 
 def format_steps(where: dict, sigmas: dict | None = None) -> list[str]:
-    """One line a step: each operation's oracle / hardware reduction (%), and the
-    heads that ran dense with the margin that decided it."""
+    """One line a step: each operation's oracle / hardware reduction (%), the heads
+    per ``Q K^T`` schedule, and the margin that decided it."""
     lines = []
     for step, ops in where["by_step"].items():
         sched = where["schedules"][step]
         sigma = f" sigma {sigmas[step]:.3f}" if sigmas and step in sigmas else ""
         parts = " ".join(f"{op} {_pct(v['oracle']).strip()}/{_pct(v['hardware']).strip()}" for op, v in ops.items())
-        why = ""
-        if sched["dense"]:
-            if sched["extra_share_mean"] is None:
-                why = " (their margin is not recorded: shards computed by an older kaleido)"
-            else:
-                why = (f" (pairs would take {100 * sched['extra_share_mean']:+.2f} % cycles, "
-                       f"{sched['extra_cycles_mean']:+,.0f} a head: their fill and drain slots outweigh the "
-                       "products saved)")
-        lines.append(f"step {step}{sigma}: oracle/hardware % {parts}; Q K^T dense on {sched['dense']} of "
-                     f"{sched['heads']} heads{why}")
+        ran = ", ".join(f"{n} {name}" for name, n in sorted(sched.get("ran", {}).items()))
+        if sched["extra_share_mean"] is None:
+            why = "; the margin is not recorded (shards computed by an older kaleido)"
+        else:
+            why = f"; paired {100 * sched['extra_share_mean']:+.2f} % Q K^T cycles against dense"
+        if sched.get("arrays_share") is not None:
+            own = ", ".join(f"{n} {name}" for name, n in sorted(sched["fastest"].items()))
+            why += (f", arrays busy {100 * sched['arrays_share']:.0f} % of a full pipelined step "
+                    f"({sched['bound']} bounds it); on their own: {own}")
+        lines.append(f"step {step}{sigma}: oracle/hardware % {parts}; Q K^T of {sched['heads']} heads: {ran}{why}")
     return lines
 
 
 def plot_reuse(where: dict, title: str, path: str) -> None:
     """Each operation's oracle (dashed) and hardware (solid) reduction by step
-    and by layer, and the share of heads whose Q K^T ran dense, as a PNG."""
+    and by layer, and the heads per Q K^T schedule by step (with the share that
+    would run dense on its own), as a PNG."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -131,11 +144,20 @@ def plot_reuse(where: dict, title: str, path: str) -> None:
         ax.set_ylabel("% of dense MACs saved")
         ax.grid(alpha=0.3)
     axes[0].legend(fontsize=7, ncol=2, title="solid: hardware, dashed: oracle", title_fontsize=7)
-    steps = list(where["schedules"])
-    axes[2].bar(steps, [100 * v["dense"] / v["heads"] for v in where["schedules"].values()], color="grey")
+    steps, sched = list(where["schedules"]), list(where["schedules"].values())
+    names = sorted({name for v in sched for name in v.get("ran", {"dense": 0})})
+    bottom = np.zeros(len(steps))
+    for name in names:                  # the chip's choice, stacked
+        share = np.array([100 * v.get("ran", {"dense": v["dense"]}).get(name, 0) / v["heads"] for v in sched])
+        axes[2].bar(steps, share, bottom=bottom, label=name, color="grey" if name == "dense" else None)
+        bottom += share
+    own = [100 * v["fastest"].get("dense", 0) / v["heads"] if v.get("fastest") else np.nan for v in sched]
+    if not np.all(np.isnan(own)):
+        axes[2].plot(steps, own, "k_", ms=10, label="dense on its own")
     axes[2].set_xlabel("denoising step")
-    axes[2].set_ylabel("% of heads whose Q K^T ran dense")
+    axes[2].set_ylabel("% of heads, by the Q K^T schedule run")
     axes[2].set_ylim(0, 105)
+    axes[2].legend(fontsize=7)
     fig.suptitle(title, fontsize=9)
     fig.tight_layout()
     tmp = f"{path}.{os.getpid()}.tmp"

@@ -65,6 +65,11 @@ def add_run_arguments(p) -> None:
                    help="a Dask scheduler to run the shards on (default: a local cluster of this machine's cores)")
     p.add_argument("--workers", type=int, metavar="N", help="workers of the local cluster (default: one per core)")
     p.add_argument("--seed", type=int, default=0, help="seed of the heads' draw (default 0)")
+    p.add_argument("--qk-objective", default="chip", metavar="chip|head|W",
+                   help="how each head's Q K^T schedule (paired, in order or dense) is chosen: chip (default), the "
+                        "least time of the chip's layer, then the least energy, so a slower schedule that the "
+                        "pipeline hides still saves its products; head, each head's fewest engine cycles (the rule "
+                        "of sim attention); or a number W >= 0, the least energy x time^W")
     add_knobs(p, *DESIGN_KNOBS, notes={"variant": "Kaleido's dispatcher; the baseline has none"})
     add_preset(p)
 
@@ -78,10 +83,15 @@ def prepare(args, sign: bool = True):
     from synth.flow import default_liberty
 
     from ..chip.estimate import check_scheduler, computed_steps, representative_trace, shard_config, signoffs
+    from ..chip.qk_schedule import parse_objective
 
     use_archive(args)
     if args.sample < 1:
         raise UserError(f"--sample {args.sample}: compute at least one head per step")
+    try:
+        args.objective = parse_objective(args.qk_objective)
+    except ValueError as exc:
+        raise UserError(f"--qk-objective {exc}") from None
     if args.steps is not None and args.steps < 1:
         raise UserError(f"--steps {args.steps} must be at least 1")
     if args.tile_samples < 0:
@@ -182,7 +192,8 @@ def cmd_estimate(args) -> int:
     with claimed(out):
         summary = run_estimate(model, args.resolution, chip, args.workload, out, args.sample,
                                args.tile_samples or None, signs, scheduler=args.scheduler, workers=args.workers,
-                               seed=args.seed, clip=args.clip, progress=bar, steps=args.steps, **knobs)
+                               seed=args.seed, clip=args.clip, progress=bar, steps=args.steps,
+                               objective=args.objective, **knobs)
         bar(None, None)
     summary["clock"] = _clock_at_node(cfg, chip, liberty)
     if not summary["clock"]["met"]:
@@ -224,10 +235,27 @@ def cmd_estimate(args) -> int:
         if lin["windows_heads"] is not None:
             print(f"linear layers on the hidden state: windows run on {100 * lin['windows_heads']:.0f} % of heads' "
                   f"slices, {100 * lin['slot_reduction']:.1f} % fewer slots than dense")
+        print(schedule_line(summary))
         sigmas = (summary.get("activations") or {}).get("sigmas")
         for line in format_steps(summary["reuse"], sigmas):
             print(line)
     return 0
+
+
+def schedule_line(summary: dict) -> str:
+    """The computed heads per Q K^T schedule over the run, as the chip chose and as
+    each head would have on its own."""
+    ran, own = {}, {}
+    for v in summary["reuse"]["schedules"].values():
+        for name, n in v["ran"].items():
+            ran[name] = ran.get(name, 0) + n
+        for name, n in (v["fastest"] or {}).items():
+            own[name] = own.get(name, 0) + n
+    line = f"Q K^T schedules ({summary['qk_objective']}): " + ", ".join(f"{n} {k}" for k, n in sorted(ran.items()))
+    if own:
+        line += "; each head on its own: " + ", ".join(f"{n} {k}" for k, n in sorted(own.items()))
+    return line + f"; operations saved {100 * summary['qk_operation_reduction']['hardware']:.1f} % (oracle " \
+        f"{100 * summary['qk_operation_reduction']['oracle']:.1f} %)"
 
 
 def _source_label(summary: dict) -> str:

@@ -55,7 +55,7 @@ def cmd_explore(args) -> int:
             bar(None, None)
             bar = progress_bar("points")
             found[name] = explore(model, args.resolution, chip, cfg, results, signs, client(), progress=bar,
-                                  design=name)
+                                  design=name, objective=args.objective)
             bar(None, None)
             found[name].update(workload=args.workload, per_step=args.sample, shards=len(results),
                                tile_samples=args.tile_samples or None, knobs=knobs)

@@ -13,6 +13,7 @@ from sim.chip.activations import RESOLUTION, archive, archive_model  # noqa: E40
 from sim.chip.estimate import ACTIVATIONS, plan_shards, run_estimate  # noqa: E402
 from sim.chip.layer import HIDDEN_ROLES  # noqa: E402
 from sim.chip.reuse_where import format_steps  # noqa: E402
+from sim.cli.estimate_cmd import schedule_line  # noqa: E402
 
 from .test_estimate import CHIP, SIGNS  # noqa: E402
 
@@ -83,15 +84,20 @@ def test_the_layers_run_on_their_own_inputs(estimated):
     assert set(HIDDEN_ROLES) <= set(head.linear_roles)
 
 
-def test_each_step_says_which_heads_ran_dense(estimated):
+def test_each_step_says_which_schedule_its_heads_ran(estimated):
     _, _, s = estimated
     lines = format_steps(s["reuse"], {0: 1.0, 3: 0.5})
     assert len(lines) == 2 and lines[0].startswith("step 0 sigma 1.000:")
     for line, (step, sched) in zip(lines, s["reuse"]["schedules"].items()):
-        assert sched["heads"] == 2 and f"dense on {sched['dense']} of 2 heads" in line
-        if sched["dense"]:
-            assert sched["extra_share_mean"] >= 0 and "fill and drain" in line
+        assert sched["heads"] == 2 == sum(sched["ran"].values()) == sum(sched["fastest"].values())
+        assert f"Q K^T of 2 heads: " in line and "against dense" in line and "bounds it" in line
+        for name, n in sched["ran"].items():
+            assert f"{n} {name}" in line
     assert np.isfinite(s["speedup"]) and np.isfinite(s["energy_ratio"])
+    total = schedule_line(s)
+    assert total.startswith("Q K^T schedules (chip): ") and "each head on its own: " in total
+    ran = sum(n for v in s["reuse"]["schedules"].values() for n in v["ran"].values())
+    assert ran == 4 == sum(int(part.split()[0]) for part in total.split(": ")[1].split(";")[0].split(", "))
 
 
 def test_a_layer_type_some_blocks_lack_still_reuses(tmp_path):

@@ -20,6 +20,8 @@ EXPLORE = [sys.executable, "-m", "sim", "explore"]
     (["--model", "wan2.1", "--variant", "pe", "--cluster-rule", "pivots"], "--cluster-rule sets the scheduler"),
     (["--model", "wan2.1", "--issue-window", "4", "--lookahead", "3"], "channel window in its place"),
     (["--model", "wan2.1", "--accumulators", "5"], "invalid choice: 5"),
+    (["--model", "wan2.1", "--qk-objective", "fast"], "--qk-objective 'fast' is not an objective"),
+    (["--model", "wan2.1", "--qk-objective", "-1"], "a weight W >= 0 of energy x time^W"),
 ])
 @pytest.mark.parametrize("command", [KALEIDO, EXPLORE], ids=["estimate", "explore"])
 def test_bad_input_is_one_line(tmp_path, command, args, message):
