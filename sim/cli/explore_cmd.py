@@ -10,7 +10,7 @@ import os
 from argparse import Namespace
 
 from .common import UserError, atomic_output, json_safe, print_json
-from .estimate_cmd import add_run_arguments, claimed, prepare, progress_bar, use_archive
+from .estimate_cmd import add_run_arguments, claimed, prepare, progress_bar, schedule_line, use_archive
 
 __all__ = ["register", "DESIGNS"]
 
@@ -35,7 +35,8 @@ def register(sub, parser_class) -> None:
 
 
 def cmd_explore(args) -> int:
-    from sim.chip.estimate import compute_shards, dask_client
+    from sim.chip.estimate import compute_shards, dask_client, summarize
+    from sim.chip.reuse_where import format_steps
     from sim.chip.explore import explore, plot_map
 
     use_archive(args)
@@ -55,10 +56,15 @@ def cmd_explore(args) -> int:
             bar(None, None)
             bar = progress_bar("points")
             found[name] = explore(model, args.resolution, chip, cfg, results, signs, client(), progress=bar,
-                                  design=name, objective=args.objective)
+                                  design=name, objective=mine[name].objective)
             bar(None, None)
             found[name].update(workload=args.workload, per_step=args.sample, shards=len(results),
                                tile_samples=args.tile_samples or None, knobs=knobs)
+            # The chip as given, on the workload's own heads: each head's Q K^T schedule as it chose.
+            own = summarize(model, args.resolution, chip, cfg, results, signs, objective=mine[name].objective)
+            found[name].update(qk_objective=own["qk_objective"], schedules=own["reuse"]["schedules"],
+                               qk_operation_reduction=own["qk_operation_reduction"])
+            found[name]["schedule_lines"] = [schedule_line(own), *format_steps(own["reuse"])]
         with atomic_output(os.path.join(out, "explore.json"), ".json") as tmp:
             with open(tmp, "w") as fh:
                 json.dump(json_safe({"designs": found}), fh, indent=2, sort_keys=True)
@@ -75,6 +81,10 @@ def cmd_explore(args) -> int:
             head = f"{name}: " if len(found) > 1 else ""
             print(f"{head}{m['lanes']:>6} lanes, {100 * m['share']:3.0f} % Kaleido arrays, reuse in {where}: "
                   f"{say(m)}")
+    for name, f in found.items():
+        head = f"{name}: " if len(found) > 1 else ""
+        for line in f["schedule_lines"]:
+            print(f"{head}{line}")
     print(f"{out}/explore.json, " + ", ".join(pictures.values()))
     return 0
 
