@@ -19,8 +19,8 @@ from golden import ConfigError, plugins
 from golden.workload import WorkloadError
 
 from ..workload import DEFAULT_CLIP
-from . import (attention_cmd, blocks_cmd, capture_cmd, estimate_cmd, explore_cmd, golden_cmd, linear_cmd, report_cmd,
-               workload_cmd)
+from . import (attention_cmd, blocks_cmd, capture_cmd, estimate_cmd, explore_cmd, fpga_cmd, golden_cmd, linear_cmd,
+               report_cmd, workload_cmd)
 from .common import UserError
 
 __all__ = ["main", "build_parser"]
@@ -60,6 +60,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
     golden_cmd.register(sub, _Parser)
     blocks_cmd.register(sub, _Parser)
+    fpga_cmd.register(sub, _Parser)
     linear_cmd.register(attention_cmd.register(sub, _Parser), _Parser)
     report_cmd.register(sub)
     workload_cmd.register(sub, _Parser)

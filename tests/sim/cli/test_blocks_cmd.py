@@ -122,3 +122,22 @@ def test_power_json_and_refusals(tmp_path):
     assert r.returncode == 2 and "invalid choice: 'array'" in r.stderr
     r = run("timing", "--block", "pe", "--liberty", str(tmp_path))
     assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--block", "pe", "--seeds", "a,b"], "--seeds a,b: give integers"),
+    (["--block", "pe", "--seeds", "1,1"], "distinct integers"),
+    (["--block", "pe", "--seeds", "0"], "each at least 1"),
+    (["--block", "matcher"], "invalid choice: 'matcher'"),
+    (["--block", "pe", "--device", "12k"], "invalid choice: '12k'"),
+])
+def test_fpga_refuses_bad_input_in_one_line(args, message):
+    r = run("fpga", *args)
+    assert r.returncode == 2 and message in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
+
+
+def test_fpga_reports_both_designs():
+    r = run("fpga", "--block", "pe", "--seeds", "1", "--json")
+    assert r.returncode == 0, r.stderr
+    res = json.loads(r.stdout)
+    assert set(res) == {"kaleido", "baseline"} and res["kaleido"]["luts"] > res["baseline"]["luts"]

