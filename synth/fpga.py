@@ -23,7 +23,7 @@ from pathlib import Path
 
 from golden.config import Config
 from hw import blocks
-from hw.cache import cached_json
+from hw.cache import cached_json, cached_text
 
 from .flow import SynthError, yosys_command
 
@@ -64,12 +64,20 @@ def _tools() -> str:
         return "system tools"
 
 
-def _synth(text: str, top: str, work: str) -> str:
-    # The YoWASP tools see the working folder only: every path is relative to it.
-    with open(os.path.join(work, "block.v"), "w") as fh:
-        fh.write(text)
-    _run([yosys_command(), "-q", "-p", f"read_verilog -sv block.v; synth_ecp5 -top {top} -json block.json"], work)
-    return "block.json"
+def _synth(text: str, top: str) -> str:
+    """The ECP5 netlist (nextpnr's JSON) of ``text``: once per Verilog and tools, cached."""
+    key = hashlib.sha256(f"{text}\0{_tools()}".encode()).hexdigest()[:16]
+
+    def make():
+        with tempfile.TemporaryDirectory(prefix="kaleido-fpga-") as work:
+            # The YoWASP tools see the working folder only: every path is relative to it.
+            with open(os.path.join(work, "block.v"), "w") as fh:
+                fh.write(text)
+            _run([yosys_command(), "-q", "-p", f"read_verilog -sv block.v; synth_ecp5 -top {top} -json block.json"],
+                 work)
+            with open(os.path.join(work, "block.json")) as fh:
+                return fh.read()
+    return cached_text(CACHE / f"{top}-{key}.netlist.json", make)
 
 
 def _run(cmd: list[str], work: str) -> None:
@@ -82,15 +90,21 @@ def _run(cmd: list[str], work: str) -> None:
             raise FpgaError(f"{os.path.basename(cmd[0])} failed: {last}")
 
 
-def _place(netlist: str, device: str, seed: int, work: str) -> dict:
-    report = f"report-{seed}.json"
-    _run([nextpnr_command(), f"--{device}", "--json", netlist, "--out-of-context", "--seed", str(seed),
-          "--freq", f"{_ASK_MHZ:g}", "--report", report, "--quiet"], work)
-    with open(os.path.join(work, report)) as fh:
-        r = json.load(fh)
+def _place(netlist: str, device: str, seed: int) -> dict:
+    with tempfile.TemporaryDirectory(prefix="kaleido-fpga-") as work:
+        with open(os.path.join(work, "block.json"), "w") as fh:
+            fh.write(netlist)
+        _run([nextpnr_command(), f"--{device}", "--json", "block.json", "--out-of-context", "--seed", str(seed),
+              "--freq", f"{_ASK_MHZ:g}", "--report", "report.json", "--quiet"], work)
+        with open(os.path.join(work, "report.json")) as fh:
+            r = json.load(fh)
     used = {_RESOURCES[k]: v["used"] for k, v in r["utilization"].items() if k in _RESOURCES}
     fmax = [c["achieved"] for c in r.get("fmax", {}).values()]
-    return {**dict.fromkeys(_RESOURCES.values(), 0), **used, "fmax_mhz": min(fmax) if fmax else None, "seed": seed}
+    path = (r.get("critical_paths") or [{}])[0].get("path") or []
+    # The critical path's first and last cells, as synthesis named them: where to look.
+    ends = [path[0]["from"]["cell"], path[-1]["to"]["cell"]] if path else None
+    return {**dict.fromkeys(_RESOURCES.values(), 0), **used, "fmax_mhz": min(fmax) if fmax else None, "seed": seed,
+            "critical_path": ends, "critical_path_nets": len(path)}
 
 
 def fpga_build(name: str, cfg: Config, device: str = "85k", seeds=(1, 2, 3)) -> dict:
@@ -107,8 +121,7 @@ def fpga_build(name: str, cfg: Config, device: str = "85k", seeds=(1, 2, 3)) -> 
         key = hashlib.sha256(f"{text}\0{device}\0{seed}\0{_tools()}".encode()).hexdigest()[:16]
 
         def build(seed=seed):
-            with tempfile.TemporaryDirectory(prefix="kaleido-fpga-") as work:
-                return _place(_synth(text, top, work), device, seed, work)
+            return _place(_synth(text, top), device, seed)
         runs.append(cached_json(CACHE / f"{name}-{key}.json", build))
     fmax = [r["fmax_mhz"] for r in runs]
     return {"block": name, "device": f"LFE5U-{device.upper()}", "tools": _tools(), "runs": runs,

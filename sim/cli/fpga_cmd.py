@@ -47,6 +47,12 @@ def cmd_fpga(args) -> int:
         print(f"  {name:9s} {r['luts']:7,d} {r['ffs']:7,d} {r['mult18']:6d} {r['bram']:5d}  {lo:.1f}-{hi:.1f}")
     print(f"  Kaleido / baseline: {k['luts'] / b['luts']:.2f}x the LUTs, {k['fmax_mhz'][0] / b['fmax_mhz'][0]:.2f}x "
           "the slowest seed's clock")
+    for name, r in (("Kaleido", k), ("baseline", b)):
+        slowest = min(r["runs"], key=lambda x: x["fmax_mhz"])
+        if slowest.get("critical_path"):
+            start, end = slowest["critical_path"]
+            print(f"  {name}'s critical path (seed {slowest['seed']}): {start} -> {end}, "
+                  f"{slowest['critical_path_nets']} steps")
     return 0
 
 
