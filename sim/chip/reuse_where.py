@@ -16,7 +16,7 @@ import os
 
 import numpy as np
 
-__all__ = ["reuse_where", "head_reductions", "schedule_census", "format_steps", "plot_reuse"]
+__all__ = ["reuse_where", "head_reductions", "schedule_census", "format_steps", "schedule_line", "plot_reuse"]
 
 
 def head_reductions(h: dict, n: int, d: int) -> dict:
@@ -117,6 +117,22 @@ def format_steps(where: dict, sigmas: dict | None = None) -> list[str]:
                     f"({sched['bound']} bounds it); on their own: {own}")
         lines.append(f"step {step}{sigma}: oracle/hardware % {parts}; Q K^T of {sched['heads']} heads: {ran}{why}")
     return lines
+
+
+def schedule_line(summary: dict) -> str:
+    """The computed heads per Q K^T schedule over the run, as the chip chose and as
+    each head would have on its own."""
+    ran, own = {}, {}
+    for v in summary["reuse"]["schedules"].values():
+        for name, n in v["ran"].items():
+            ran[name] = ran.get(name, 0) + n
+        for name, n in (v["fastest"] or {}).items():
+            own[name] = own.get(name, 0) + n
+    line = f"Q K^T schedules ({summary['qk_objective']}): " + ", ".join(f"{n} {k}" for k, n in sorted(ran.items()))
+    if own:
+        line += "; each head on its own: " + ", ".join(f"{n} {k}" for k, n in sorted(own.items()))
+    return line + f"; operations saved {100 * summary['qk_operation_reduction']['hardware']:.1f} % (oracle " \
+        f"{100 * summary['qk_operation_reduction']['oracle']:.1f} %)"
 
 
 def plot_reuse(where: dict, title: str, path: str) -> None:

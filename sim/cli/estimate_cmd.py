@@ -185,7 +185,7 @@ def _archive_steps(args) -> list[int]:
 
 def cmd_estimate(args) -> int:
     from ..chip.estimate import run_estimate
-    from ..chip.reuse_where import format_steps, plot_reuse
+    from ..chip.reuse_where import format_steps, plot_reuse, schedule_line
 
     model, chip, cfg, knobs, out, liberty, signs = prepare(args)
     bar = progress_bar("heads")
@@ -240,22 +240,6 @@ def cmd_estimate(args) -> int:
         for line in format_steps(summary["reuse"], sigmas):
             print(line)
     return 0
-
-
-def schedule_line(summary: dict) -> str:
-    """The computed heads per Q K^T schedule over the run, as the chip chose and as
-    each head would have on its own."""
-    ran, own = {}, {}
-    for v in summary["reuse"]["schedules"].values():
-        for name, n in v["ran"].items():
-            ran[name] = ran.get(name, 0) + n
-        for name, n in (v["fastest"] or {}).items():
-            own[name] = own.get(name, 0) + n
-    line = f"Q K^T schedules ({summary['qk_objective']}): " + ", ".join(f"{n} {k}" for k, n in sorted(ran.items()))
-    if own:
-        line += "; each head on its own: " + ", ".join(f"{n} {k}" for k, n in sorted(own.items()))
-    return line + f"; operations saved {100 * summary['qk_operation_reduction']['hardware']:.1f} % (oracle " \
-        f"{100 * summary['qk_operation_reduction']['oracle']:.1f} %)"
 
 
 def _source_label(summary: dict) -> str:

@@ -10,7 +10,7 @@ import os
 from argparse import Namespace
 
 from .common import UserError, atomic_output, json_safe, print_json
-from .estimate_cmd import add_run_arguments, claimed, prepare, progress_bar, schedule_line, use_archive
+from .estimate_cmd import add_run_arguments, claimed, prepare, progress_bar, use_archive
 
 __all__ = ["register", "DESIGNS"]
 
@@ -36,7 +36,7 @@ def register(sub, parser_class) -> None:
 
 def cmd_explore(args) -> int:
     from sim.chip.estimate import compute_shards, dask_client, summarize
-    from sim.chip.reuse_where import format_steps
+    from sim.chip.reuse_where import format_steps, schedule_line
     from sim.chip.explore import explore, plot_map
 
     use_archive(args)

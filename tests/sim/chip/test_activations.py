@@ -12,8 +12,7 @@ from sim.capture import capture, family  # noqa: E402
 from sim.chip.activations import RESOLUTION, archive, archive_model  # noqa: E402
 from sim.chip.estimate import ACTIVATIONS, plan_shards, run_estimate  # noqa: E402
 from sim.chip.layer import HIDDEN_ROLES  # noqa: E402
-from sim.chip.reuse_where import format_steps  # noqa: E402
-from sim.cli.estimate_cmd import schedule_line  # noqa: E402
+from sim.chip.reuse_where import format_steps, schedule_line  # noqa: E402
 
 from .test_estimate import CHIP, SIGNS  # noqa: E402
 
