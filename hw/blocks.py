@@ -187,6 +187,19 @@ def engine_top(design: str) -> str:
     return "kaleido_engine" if design == "kaleido" else "kaleido_baseline_engine"
 
 
+def system_top(design: str) -> str:
+    return "kaleido_top" if design == "kaleido" else "kaleido_baseline_top"
+
+
+def top_verilog(cfg: Config, design: str, q_words: int, k_words: int, out_rows: int) -> str:
+    """Verilog of the system top (registers, DMA, scratchpads, engine, softmax unit)."""
+    from .top import SystemTop
+
+    return _emitted(system_top(design), f"{design} system top: AXI4-Lite registers, AXI4 DMA, buffers of "
+                    f"{q_words} and {k_words} words, {out_rows} result rows", cfg,
+                    lambda: SystemTop(cfg, design, q_words, k_words, out_rows))
+
+
 def engine_verilog(cfg: Config, design: str, q_words: int, k_words: int,
                    matcher: bool = False) -> str:
     """Verilog of the attention engine (buffers, controller, array, and the

@@ -101,6 +101,10 @@ class AttentionEngine(wiring.Component):
         ``cfg.issue_window`` asks for one; without it, steps go one a slot
         (:class:`hw.in_order.InOrder`). The engine sees only the interface of
         :mod:`hw.dispatch` (:func:`golden.dispatchers.dispatcher_of` picks the unit).
+    channels : int or None
+        The most channels one pass (or dense tile) may stream, ``head_dim`` by
+        default; the system top asks for more, so that one engine runs ``P V~``'s
+        reduction over the keys too.
 
     Members
     -------
@@ -137,7 +141,7 @@ class AttentionEngine(wiring.Component):
     """
 
     def __init__(self, cfg: Config, design: str = "kaleido", q_words: int = 64, k_words: int = 64,
-                 matcher: bool = False):
+                 matcher: bool = False, channels: int | None = None):
         require_config(cfg, self)
         if design not in ("kaleido", "baseline"):
             raise ValueError(f"design must be 'kaleido' or 'baseline', not {design!r}")
@@ -157,7 +161,9 @@ class AttentionEngine(wiring.Component):
         eb = entry_bits(design)
         # A pass streams at most one channel group, a dense tile all D channels
         # (the baseline's, and Kaleido's dense schedule).
-        self.channels = cfg.head_dim
+        self.channels = channels or cfg.head_dim
+        if self.channels < cfg.head_dim:
+            raise ValueError(f"an engine streams at least head_dim ({cfg.head_dim}) channels, not {channels}")
         chan = range(self.channels + 1)
         dense = ({"dense": In(1), "unpaired": In(1), "linear": In(1),
                   "partners": In(range(MAX_PARTNERS + 1)).array(GROUP_SLOTS)}

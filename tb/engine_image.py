@@ -227,10 +227,12 @@ class Scoreboard:
     def expected_per_column(self) -> int:
         return int(self.offsets[-1])
 
-    def result(self) -> np.ndarray:
-        """The accumulated scores; raises if any column drained the wrong count."""
+    def result(self, columns: list[list[int]] | None = None) -> np.ndarray:
+        """The accumulated scores of ``columns`` (each column's drained scores in the
+        controller's order; by default what :meth:`push` collected); raises if any
+        column drained the wrong count."""
         R, C = self.cfg.rows, self.cfg.cols
-        columns = self.columns
+        columns = self.columns if columns is None else columns
         for j, col in enumerate(columns):
             if len(col) != self.expected_per_column:
                 raise AssertionError(f"column {j} drained {len(col)} scores, "
