@@ -234,7 +234,7 @@ class Driver:
 
 
 
-def head_images(q, k, v, cfg: Config, design: str, scale: float) -> list[EngineImage]:
+def head_images(q, k, v, cfg: Config, design: str, scale: float, schedule: str = "auto") -> list[EngineImage]:
     """The engine images a head's run loads, from golden's own results (to size a top for it)."""
     from golden.attention import expected_head
 
@@ -242,7 +242,7 @@ def head_images(q, k, v, cfg: Config, design: str, scale: float) -> list[EngineI
     pv = pv_config(cfg)
     if design == "kaleido":
         tables = kaleido_tables(q, k, cfg)
-        images = [driver_image(q, k, cfg, kaleido_cycles(q, k, cfg, tables), tables)]
+        images = [driver_image(q, k, cfg, kaleido_cycles(q, k, cfg, tables, schedule), tables)]
         plan = pv_cycles(probs, v, cfg)
         if plan["schedule"] == "dense":
             images.append(gemm_image(design, probs, np.ascontiguousarray(pair_reuse(v, cfg).approx.T), pv))
