@@ -38,7 +38,7 @@ def _windowed(component):
     return build
 
 
-__all__ = ["Block", "BLOCKS", "ENGINE_WORDS", "build", "top_name", "verilog", "engine_verilog", "engine_top"]
+__all__ = ["Block", "BLOCKS", "UNITS", "ENGINE_WORDS", "build", "top_name", "verilog", "engine_verilog", "engine_top"]
 
 #: Words in each operand buffer of an engine emitted as a block (``engine``,
 #: ``baseline-engine``): the whole engine a chip holds, timed as one netlist.
@@ -67,10 +67,21 @@ class Block(NamedTuple):
     description: str
     knobs: frozenset
     whole: bool = False
+    system: bool = False     # a system top: emitted, simulated and placed on request, not in every table
 
 
-def _block(build, description: str, *knobs: str, whole: bool = False) -> Block:
-    return Block(build, description, frozenset(knobs), whole)
+def _block(build, description: str, *knobs: str, whole: bool = False, system: bool = False) -> Block:
+    return Block(build, description, frozenset(knobs), whole, system)
+
+
+def _top(design: str):
+    """The system top of ``design`` at a design point, its buffers and scratchpad at their defaults."""
+    def build(cfg: Config):
+        from .top import SystemTop
+
+        require_config(cfg, "SystemTop")
+        return SystemTop(cfg, design)
+    return build
 
 
 #: The Kaleido PE's knobs, and the baseline's dense accumulator.
@@ -102,7 +113,17 @@ BLOCKS = {
     "baseline-engine": _block(_engine("baseline"), "the whole baseline attention engine: controller, operand "
                                                    "buffers, array", *_DENSE, "pe_stages", "rows", "cols",
                               whole=True),
+    "top": _block(_top("kaleido"), "the Kaleido system top: AXI4-Lite registers, AXI4 DMA, result scratchpad, "
+                                   "the engine and the softmax unit", *_KALEIDO_PE, *_DENSE, "rows", "cols", "variant",
+                  "lookahead", "issue_window", "vector_lanes", "grid", whole=True, system=True),
+    "baseline-top": _block(_top("baseline"), "the baseline system top: registers, DMA, scratchpad, engine, softmax",
+                           *_DENSE, "pe_stages", "rows", "cols", "vector_lanes", "grid", whole=True, system=True),
 }
+
+
+#: The blocks every table, lint and sweep covers: all but the system tops, which are
+#: emitted, simulated and placed when asked for by name.
+UNITS = [name for name, block in BLOCKS.items() if not block.system]
 
 
 def _check(name: str) -> None:

@@ -33,7 +33,7 @@ def main(argv=None) -> int:
     p.add_argument("--out", default="out/lint")
     args = p.parse_args(argv)
     bad = 0
-    for block in blocks.BLOCKS:
+    for block in blocks.UNITS:
         problems = lint(block, Config(), Path(args.out))
         print(f"lint {block}: {'clean' if not problems else f'{len(problems)} problems'}")
         for line in problems:

@@ -44,7 +44,7 @@ def _job(args):
 
 def area_table(cfg: Config, liberty: str | None, jobs: int = 2, progress=None) -> dict:
     """Every block's area, synthesized ``jobs`` at a time, and the Table 2 split."""
-    names = list(blocks.BLOCKS)
+    names = list(blocks.UNITS)
     with ProcessPoolExecutor(max_workers=jobs) as pool:
         results = {}
         for name, res in zip(names, pool.map(_job, [(n, cfg.to_json(), liberty) for n in names])):

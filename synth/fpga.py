@@ -31,7 +31,7 @@ __all__ = ["DEVICES", "TWINS", "FpgaError", "nextpnr_command", "fpga_build", "fp
 DEVICES = ("25k", "45k", "85k")
 
 #: Each block a user can place, and the baseline's block of the same role.
-TWINS = {"pe": "baseline-pe", "array": "baseline-array", "engine": "baseline-engine"}
+TWINS = {"pe": "baseline-pe", "array": "baseline-array", "engine": "baseline-engine", "top": "baseline-top"}
 
 #: What nextpnr's utilization names, as the report names it.
 _RESOURCES = {"TRELLIS_COMB": "luts", "TRELLIS_FF": "ffs", "MULT18X18D": "mult18", "DP16KD": "bram"}

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import os
 import sys
+from pathlib import Path
 
 from golden import Config, model_partition
 from golden.config import KNOBS
 from hw import blocks
 from synth.actions import ACTIONS
+
+from ..core_file import write_core
 
 from .common import UserError, add_partition_args, atomic_output, check_output_dir, print_json, three, triple
 from .options import SIGNOFF, add_knobs, add_preset, design_point, refuse_unused
@@ -60,6 +63,10 @@ def cmd_verilog(args) -> int:
         with open(tmp, "w") as f:
             f.write(text)
     print(path)
+    if blocks.BLOCKS[args.block].system:
+        # A system top comes with its FuseSoC core and filelist.
+        for extra in write_core(Path(args.out), args.block, blocks.BLOCKS[args.block].description):
+            print(extra)
     return 0
 
 

@@ -68,9 +68,10 @@ def cmd_demo(args) -> int:
 
     vdir = out / "verilog"
     vdir.mkdir(parents=True, exist_ok=True)
-    for name in blocks.BLOCKS:
+    names = blocks.UNITS
+    for name in names:
         (vdir / f"{blocks.top_name(name)}.v").write_text(blocks.verilog(name, cfg))
-    print(f"  verilog   {', '.join(blocks.BLOCKS)} -> {vdir}/")
+    print(f"  verilog   {', '.join(names)} -> {vdir}/")
 
     summary = {}
     for design, variant in (("kaleido", "full"), ("baseline", "pe")):

@@ -28,7 +28,7 @@ def _run(tmp_path, block, pattern, text=None, reset=True):
 
 
 @pytest.mark.parametrize("pattern", ["zeros", "ones"])
-@pytest.mark.parametrize("block", list(blocks.BLOCKS))
+@pytest.mark.parametrize("block", blocks.UNITS)
 def test_outputs_resolve_under_icarus(tmp_path, block, pattern):
     result = _run(tmp_path, block, pattern)
     assert result.ok, runner.failure_text(result)

@@ -201,13 +201,13 @@ def measured(study) -> bool:
 
 
 def compute_timing(study) -> dict:
-    return dict(sweep(timing_point, [(n, study.sizes["area"].to_json()) for n in blocks.BLOCKS], "timing",
+    return dict(sweep(timing_point, [(n, study.sizes["area"].to_json()) for n in blocks.UNITS], "timing",
                       study.jobs))
 
 
 def compute_power(study) -> dict:
     from synth.power import ACTIONS
-    return dict(sweep(power_point, [(n, study.sizes["area"].to_json()) for n in blocks.BLOCKS if n in ACTIONS],
+    return dict(sweep(power_point, [(n, study.sizes["area"].to_json()) for n in blocks.UNITS if n in ACTIONS],
                       "energy per action", study.jobs))
 
 

@@ -115,7 +115,7 @@ def test_report_writes_every_figure(tmp_path, monkeypatch):
         assert red == sorted(red, reverse=True), red
     if shutil.which("sta") and default_liberty():
         assert (tmp_path / "r" / "fig18_energy.png").read_bytes()[:4] == b"\x89PNG"
-        assert "Fig. 18b" in text and set(data["timing"]) == set(blocks.BLOCKS)
+        assert "Fig. 18b" in text and set(data["timing"]) == set(blocks.UNITS)
         assert all(t["clock_mhz"] == CHIP_CLOCK_MHZ for t in data["timing"].values())
         assert {"pe", "baseline-pe", "scheduler", "matcher", "softmax"} <= set(data["power"])
         runs = ("pe", "full", "pe/4", "full/4")
@@ -162,6 +162,6 @@ def test_report_writes_every_figure(tmp_path, monkeypatch):
     assert data["area"]["blocks"]["pe"][metric] > data["area"]["blocks"]["baseline-pe"][metric]
     # Cached: a second table reads the same numbers without synthesizing.
     cached = list((tmp_path / "cache").glob("*.json"))
-    assert {p.name.rsplit("-", 1)[0] for p in cached} >= set(blocks.BLOCKS)
+    assert {p.name.rsplit("-", 1)[0] for p in cached} >= set(blocks.UNITS)
     again = area.area_table(sizes["area"], default_liberty(), jobs=1)
     assert again["blocks"] == data["area"]["blocks"]
