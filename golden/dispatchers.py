@@ -95,9 +95,13 @@ DISPATCHERS: dict[str, type[DispatcherModel]] = {}
 
 
 def register(model: type[DispatcherModel]) -> type[DispatcherModel]:
-    """Add ``model`` to :data:`DISPATCHERS` (again: replaced); a class decorator."""
-    if not getattr(model, "name", None):
-        raise ValueError(f"{model.__name__} declares no name")
+    """Add ``model`` to :data:`DISPATCHERS` (a class decorator); a user's model may
+    replace a user's of its name, never a built-in one."""
+    if not isinstance(getattr(model, "name", None), str) or not model.name:
+        raise ValueError(f"dispatcher {getattr(model, '__name__', model)!r} declares no name")
+    built_in = DISPATCHERS.get(model.name)
+    if built_in is not None and built_in.__module__ == __name__ and built_in is not model:
+        raise ValueError(f"dispatcher {model.name!r} is a built-in dispatcher's name; give yours another")
     DISPATCHERS[model.name] = model
     return model
 

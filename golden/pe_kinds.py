@@ -167,13 +167,19 @@ _TAPPED = (Target.TAPS, Target.HIGH_TAP)
 def register(kind: type[PEKindModel]) -> type[PEKindModel]:
     """Add ``kind`` to :data:`PE_KINDS` (a class decorator), after checking that
     its table fits its registers and its datapath."""
-    if kind.registers not in ACCUMULATORS:
+    name = getattr(kind, "name", None)
+    if not isinstance(name, str) or not name:
+        raise ValueError(f"PE kind {getattr(kind, '__name__', kind)!r} declares no name")
+    built_in = PE_KINDS.get(name)
+    if built_in is not None and built_in.__module__ == __name__ and built_in is not kind:
+        raise ValueError(f"PE kind {name!r} is a built-in kind's name; give yours another")
+    if getattr(kind, "registers", None) not in ACCUMULATORS:
         raise ValueError(f"PE kind {kind.name!r}: a PE has {' or '.join(map(str, ACCUMULATORS))} registers, "
-                         f"not {kind.registers}")
+                         f"not {getattr(kind, 'registers', None)}")
     for mode in Mode:
         for sq in range(3):
             for sk in range(3):
-                need, targets = kind.step_need(mode, sq, sk)
+                need, targets = _step(kind, mode, sq, sk)
                 if len(targets) != kind.registers:
                     raise ValueError(f"PE kind {kind.name!r}: {len(targets)} targets in {mode.name} "
                                      f"({sq}, {sk}) for {kind.registers} registers")
@@ -182,6 +188,23 @@ def register(kind: type[PEKindModel]) -> type[PEKindModel]:
                                      f"step uses them")
     PE_KINDS[kind.name] = kind
     return kind
+
+
+def _step(kind, mode: Mode, sq: int, sk: int) -> tuple[Need, tuple[Target, ...]]:
+    """``kind``'s step table at one entry, checked to be a Need and one Target a register."""
+    where = f"PE kind {kind.name!r}, {mode.name} ({sq}, {sk})"
+    try:
+        step = kind.step_need(mode, sq, sk)
+    except Exception as exc:
+        raise ValueError(f"{where}: its step table raised {exc.__class__.__name__}: {exc}") from None
+    try:
+        need, targets = step
+        need, targets = Need(need), tuple(Target(t) for t in targets)
+    except (TypeError, ValueError):
+        raise ValueError(f"{where}: the step table gave {step!r}, not (a Need, a Target per register): "
+                         f"a Need is one of {[n.value for n in Need]}, a Target one of "
+                         f"{[t.value for t in Target]}") from None
+    return need, targets
 
 
 register(PaperPE)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import importlib
 import os
 import sys
+import traceback
 from pathlib import Path
 
 from . import dispatchers, pe_kinds
@@ -53,18 +54,38 @@ def roots() -> list[str]:
 
 def load(names) -> None:
     """Import each module in ``names`` (the current directory first on the path,
-    as for a script), so that what it registers is known here. A module that
-    cannot be imported raises :class:`ImportError` naming it; one whose
-    registration is refused (:func:`golden.pe_kinds.register`), ValueError."""
+    as for a script), so that what it registers is known here; a name ending
+    in ``.py`` is a file, imported by its stem from its folder. A module that
+    cannot be found raises :class:`ImportError` naming it; one whose
+    registration is refused (:func:`golden.pe_kinds.register`) or that fails
+    as it runs, ValueError naming the module and the line."""
     if os.getcwd() not in sys.path:
         sys.path.insert(0, os.getcwd())
     for name in names:
+        if name.endswith(".py"):
+            path = Path(name).resolve()
+            if not path.is_file():
+                raise ImportError(f"cannot import plugin module {name!r}: no such file")
+            if str(path.parent) not in sys.path:
+                sys.path.insert(0, str(path.parent))
+            name = path.stem
         try:
             importlib.import_module(name)
         except ImportError as e:
             raise ImportError(f"cannot import plugin module {name!r}: {e}") from e
         except ValueError as e:
             raise ValueError(f"plugin module {name!r}: {e}") from e
+        except SyntaxError as e:
+            raise ValueError(f"plugin module {name!r}: syntax error at {e.filename}:{e.lineno}: {e.msg}") from e
+        except Exception as e:
+            raise ValueError(f"plugin module {name!r} failed at {_where(e)}: "
+                             f"{e.__class__.__name__}: {e}") from e
+
+
+def _where(exc: BaseException) -> str:
+    """``file:line`` of the last frame of ``exc``'s traceback outside Python's import machinery."""
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if "importlib" not in f.filename]
+    return f"{frames[-1].filename}:{frames[-1].lineno}" if frames else "import"
 
 
 def load_from_env() -> None:

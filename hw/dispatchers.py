@@ -22,8 +22,12 @@ DISPATCHERS: dict[str, type[Dispatcher]] = {}
 
 def register(unit: type[Dispatcher]) -> type[Dispatcher]:
     """Add component ``unit`` under its model's name (a class decorator)."""
-    if not issubclass(unit, Dispatcher) or getattr(unit, "model", None) is None:
-        raise ValueError(f"{unit.__name__} must be a hw.dispatch.Dispatcher that declares its golden model")
+    if not isinstance(unit, type) or not issubclass(unit, Dispatcher) or getattr(unit, "model", None) is None:
+        raise ValueError(f"{getattr(unit, '__name__', unit)} must be a hw.dispatch.Dispatcher that declares "
+                         f"its golden model")
+    built_in = DISPATCHERS.get(unit.model.name)
+    if built_in is not None and built_in.__module__.startswith("hw.") and built_in is not unit:
+        raise ValueError(f"dispatcher {unit.model.name!r} is a built-in dispatcher's name; give yours another")
     DISPATCHERS[unit.model.name] = unit
     return unit
 

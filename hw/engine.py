@@ -65,6 +65,7 @@ from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
 from golden.config import Config, require_config
+from golden.errors import ConfigError
 from golden.reuse import State
 
 from .array import BaselineArray, KaleidoArray
@@ -81,6 +82,10 @@ __all__ = ["AttentionEngine", "pair_entry", "token_entry", "entry_layout", "word
 
 COUNTER_BITS = 48        # the cycle and lane-work counters: 2**48 cycles outlast any simulation
 COUNTER_SETTLE = 2       # cycles after busy falls until the counters hold their final values
+
+
+class RoutingError(ConfigError, TypeError):
+    """A dispatcher whose signature the engine cannot route (a user's error: exit 2)."""
 
 
 class AttentionEngine(wiring.Component):
@@ -189,13 +194,16 @@ class AttentionEngine(wiring.Component):
     def elaborate(self, platform):
         cfg, kaleido = self.cfg, self.design == "kaleido"
         name = dispatcher_of(cfg, self.matcher)
+        if name not in DISPATCHERS:
+            raise ConfigError(f"dispatcher {name!r} has a golden model but no RTL component: register one "
+                              f"with hw.dispatchers.register")
         match = DISPATCHERS[name](cfg)
         sig = match.signature
         # The engine routes by the unit's signature: one group (every row and column
         # takes the same steps, one or two a slot), or one a column or row.
         if not isinstance(sig, DispatchSignature) or sig.groups != (group_count(cfg) if sig.per_group else 1):
             match._MustUse__silence = True          # refused, so never elaborated
-            raise TypeError(f"dispatcher {name!r}: the engine routes one group, or one a column or row "
+            raise RoutingError(f"dispatcher {name!r}: the engine routes one group, or one a column or row "
                             f"({group_count(cfg)}), not {sig!r}")
         m = Module()
         R, C = cfg.rows, cfg.cols
