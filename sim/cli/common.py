@@ -5,6 +5,7 @@ and JSON that stays valid."""
 from __future__ import annotations
 
 import argparse
+import fcntl
 
 import json
 import math
@@ -82,11 +83,28 @@ def _writable_ancestor(path: str) -> str:
     return probe or "."
 
 
-def check_output_file(path: str, what: str = "--out") -> str:
-    """Check that ``path`` can become a file, before any work; return it absolute."""
+#: The project's own sources: no command writes into them.
+_ROOT = Path(__file__).resolve().parents[2]
+_SOURCES = ("golden", "hw", "sim", "tb", "synth", "tests", ".git")
+
+
+def _refuse_sources(path: str, target: str, what: str) -> None:
+    real = Path(os.path.realpath(target))
+    for name in _SOURCES:
+        if real == _ROOT / name or (_ROOT / name) in real.parents:
+            raise UserError(f"{what} {path} is inside the project's own source ({name}/); "
+                            f"write it somewhere else")
+
+
+def check_output_file(path: str, what: str = "--out", suffix: str = "") -> str:
+    """Check that ``path`` can become a file, before any work; return it absolute.
+    An existing file is replaced only if it is of the kind written (``suffix``)."""
     if not path:
         raise UserError(f"{what} is empty: name a file")
     target = os.path.abspath(path)
+    _refuse_sources(path, target, what)
+    if suffix and os.path.isfile(target) and not target.endswith(suffix):
+        raise UserError(f"{what} {path} exists and is not a {suffix} file; name a new file or a {suffix} one")
     if os.path.isdir(target):
         raise UserError(f"{what} {path} is a folder; name a file")
     # Only a regular file, or a new name, is replaced: a rename over a device, a
@@ -107,6 +125,7 @@ def check_output_dir(path: str, what: str = "--out") -> str:
     if not path:
         raise UserError(f"{what} is empty: name a folder")
     target = os.path.abspath(path)
+    _refuse_sources(path, target, what)
     if os.path.exists(target):
         if not os.path.isdir(target):
             raise UserError(f"{what} {path} is a file; name a folder")
@@ -134,7 +153,7 @@ def atomic_output(path: str, suffix: str = ""):
     The file gets the mode ``open()`` would give it (0666 less the umask), not
     the private 0600 of a temporary file.
     """
-    target = check_output_file(path)
+    target = check_output_file(path, suffix=suffix)
     try:
         fd, tmp = tempfile.mkstemp(prefix=".kaleido-", suffix=suffix, dir=os.path.dirname(target))
     except OSError as exc:
@@ -182,6 +201,9 @@ def _remove_orphans(out: Path) -> None:
             shutil.rmtree(old, ignore_errors=True)
 
 
+RUN_LOCK = ".kaleido-run.lock"
+
+
 @contextmanager
 def run_folder(path: str, outputs: tuple, stale_suffixes: tuple = ()):
     """The output folder of a simulation command, yielded as ``(folder, scratch)``.
@@ -201,6 +223,15 @@ def run_folder(path: str, outputs: tuple, stale_suffixes: tuple = ()):
             break
         made.append(folder)
     out.mkdir(parents=True, exist_ok=True)
+    # One run a folder: two at once would delete and interleave each other's files.
+    lock_path = out / RUN_LOCK
+    lock = open(lock_path, "w")
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        lock.close()
+        raise UserError(f"--out {path}: another kaleido run is writing there; wait for it, or name "
+                        "another folder") from None
     for old in [out / n for n in outputs] + [p for p in out.glob("*") if p.suffix in stale_suffixes]:
         old.unlink(missing_ok=True)
     _remove_orphans(out)
@@ -209,6 +240,7 @@ def run_folder(path: str, outputs: tuple, stale_suffixes: tuple = ()):
     try:
         yield out, work
     except BaseException:
+        lock_path.unlink(missing_ok=True)
         if not keep:
             shutil.rmtree(work, ignore_errors=True)
             # Every folder this run made goes, innermost first, but only while empty:
@@ -223,6 +255,8 @@ def run_folder(path: str, outputs: tuple, stale_suffixes: tuple = ()):
     finally:
         if not keep:
             shutil.rmtree(work, ignore_errors=True)
+        lock_path.unlink(missing_ok=True)
+        lock.close()
 
 
 def json_safe(obj):

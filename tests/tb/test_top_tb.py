@@ -12,6 +12,7 @@ from sim import runner
 from sim.system import run_head, run_linear
 from tb.host_driver import head_images, top_size
 from tests.adversarial import operands
+from tests.sweep import sweep
 
 #: Two design points: the full variant (scheduler order, matcher) on a 3 x 2
 #: array, and the bare PE with four accumulators on 2 x 3, on nibble-heavy operands.
@@ -23,6 +24,9 @@ POINTS = {
 }
 RUNS = [("icarus", "kaleido", "full"), ("verilator", "kaleido", "full"), ("icarus", "baseline", "full"),
         ("verilator", "baseline", "full"), ("icarus", "kaleido", "pe"), ("verilator", "kaleido", "pe")]
+#: make test: each design point and design once, both simulators on the default variant;
+#: make test-all: every run.
+KEEP = [RUNS[0], RUNS[1], RUNS[2], RUNS[5]]
 
 
 def _skip(simulator):
@@ -37,7 +41,7 @@ def _head(cfg, kind, rng):
     return q, k, v
 
 
-@pytest.mark.parametrize("simulator, design, point", RUNS, ids=["-".join(r) for r in RUNS])
+@sweep("simulator, design, point", RUNS, keep=KEEP)
 def test_head_from_memory(tmp_path, simulator, design, point, rng, seed):
     _skip(simulator)
     cfg, kind = POINTS[point]
@@ -56,8 +60,8 @@ def test_head_from_memory(tmp_path, simulator, design, point, rng, seed):
         assert size["out_rows"] >= cfg.tokens
 
 
-@pytest.mark.parametrize("simulator, design", [("icarus", "kaleido"), ("verilator", "kaleido"),
-                                               ("icarus", "baseline")])
+@sweep("simulator, design", [("icarus", "kaleido"), ("verilator", "kaleido"), ("icarus", "baseline")],
+       keep=[("verilator", "kaleido"), ("icarus", "baseline")])
 def test_linear_from_memory(tmp_path, simulator, design, rng, seed):
     _skip(simulator)
     cfg = Config(partition=(2, 1, 1), grid=(2, 3, 4), rows=3, cols=2, max_channels=32, full_bits=5,

@@ -1,0 +1,64 @@
+"""Where a command may write (the third adversary pass): never into the project's own
+sources, never over a file of another kind, and one run a folder at a time."""
+
+import fcntl
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from sim.cli.common import RUN_LOCK
+from sim.cli.main import main
+
+ROOT = Path(__file__).resolve().parents[3]
+GOLDEN = ["golden", "attention", "--grid", "1,2,2", "--partition", "2,1,1"]
+
+
+@pytest.fixture
+def operands(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    np.save(tmp_path / "q.npy", np.arange(16, dtype=np.int8).reshape(4, 4))
+    return ["--q", str(tmp_path / "q.npy"), "--k", str(tmp_path / "q.npy")]
+
+
+def _refused(capsys, argv, *words):
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err, err
+    for word in words:
+        assert word in err, err
+
+
+def test_golden_never_overwrites_a_source_file(operands, capsys):
+    source = ROOT / "golden" / "errors.py"
+    before = source.read_bytes()
+    _refused(capsys, [*GOLDEN, *operands, "--out", str(source)], "inside the project's own source (golden/)")
+    assert source.read_bytes() == before
+
+
+@pytest.mark.parametrize("argv, folder", [
+    (["sim", "attention", "--grid", "1,2,2", "--partition", "2,1,1", "--simulator", "icarus"], "hw"),
+    (["workload", "proxy", "--grid", "1,2,2", "--partition", "2,1,1"], "tb"),
+])
+def test_no_output_folder_in_the_sources(operands, capsys, argv, folder):
+    target = ROOT / folder / "kaleido_out_test"
+    args = [*argv, *(operands if argv[0] == "sim" else []), "--out", str(target)]
+    _refused(capsys, args, f"({folder}/)")
+    assert not target.exists()
+
+
+def test_a_file_of_another_kind_is_not_replaced(operands, tmp_path, capsys):
+    mine = tmp_path / "notes.txt"
+    mine.write_text("mine")
+    _refused(capsys, [*GOLDEN, *operands, "--out", str(mine)], "not a .npz file")
+    assert mine.read_text() == "mine"
+
+
+def test_two_runs_into_one_folder_are_refused(operands, tmp_path, capsys):
+    out = tmp_path / "run"
+    out.mkdir()
+    with open(out / RUN_LOCK, "w") as lock:           # a run in progress holds the folder
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        _refused(capsys, ["sim", "attention", *operands, "--grid", "1,2,2", "--partition", "2,1,1",
+                          "--simulator", "icarus", "--out", str(out)], "another kaleido run is writing there")
+    assert sorted(p.name for p in out.iterdir()) == [RUN_LOCK]
