@@ -52,4 +52,9 @@ def model_partition(model: str, head_dim: int) -> tuple[int, int, int]:
             f"unknown model {model!r}; choose one of {', '.join(sorted(MODELS))}") from None
     if head_dim < 1:
         raise ConfigError(f"head dimension must be positive, got {head_dim}")
-    return rule(head_dim)
+    split = rule(head_dim)
+    if 0 in split:
+        least = next(d for d in range(2, 64) if 0 not in rule(d))
+        raise ConfigError(f"a head of {head_dim} channels leaves {model}'s 3-D RoPE an axis without channels "
+                          f"{split}; give at least {least}")
+    return split

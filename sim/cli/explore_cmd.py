@@ -93,7 +93,10 @@ def _designs(spec: str | None) -> list[str]:
     """The designs ``--designs`` names, in order, each once; ``as-given`` without it."""
     if spec is None:
         return ["as-given"]
-    names = [n.strip() for n in spec.split(",") if n.strip()]
+    names = [n.strip() for n in spec.split(",")]
+    if "" in names:
+        raise UserError(f"--designs {spec!r} has an empty entry; name designs separated by single commas "
+                        f"(from {', '.join(DESIGNS)})")
     unknown = [n for n in names if n not in DESIGNS]
     if unknown or not names:
         raise UserError(f"--designs {spec}: unknown design(s) {', '.join(unknown) or '(none given)'}; "

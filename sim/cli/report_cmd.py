@@ -11,15 +11,24 @@ from ..experiments.report import build_report, publish
 from ..workload import DEFAULT_CLIP
 from .common import UserError, check_output_dir
 
-__all__ = ["cmd_report", "register"]
+__all__ = ["cmd_report", "register", "MAX_JOBS_PER_CORE"]
+
+#: Each job is a synthesis of its own (a process and its memory): more than a few a core only thrash.
+MAX_JOBS_PER_CORE = 4
 
 
 def cmd_report(args) -> int:
     check_output_dir(args.out)
     if args.publish:
         check_output_dir(args.publish, "--publish")
+    if args.publish and os.path.realpath(args.publish) == os.path.realpath(args.out):
+        raise UserError(f"--publish {args.publish} is --out itself; publish into another folder (e.g. docs)")
     if args.jobs < 1:
         raise UserError(f"--jobs {args.jobs} must be 1 or more")
+    cores = os.cpu_count() or 1
+    if args.jobs > MAX_JOBS_PER_CORE * cores:
+        raise UserError(f"--jobs {args.jobs}: this machine has {cores} cores, and the report runs at most "
+                        f"{MAX_JOBS_PER_CORE * cores} syntheses at once ({MAX_JOBS_PER_CORE} a core)")
     if args.seed < 0:
         raise UserError(f"--seed {args.seed} must be 0 or more")
     out = Path(args.out)

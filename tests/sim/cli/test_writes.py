@@ -62,3 +62,15 @@ def test_two_runs_into_one_folder_are_refused(operands, tmp_path, capsys):
         _refused(capsys, ["sim", "attention", *operands, "--grid", "1,2,2", "--partition", "2,1,1",
                           "--simulator", "icarus", "--out", str(out)], "another kaleido run is writing there")
     assert sorted(p.name for p in out.iterdir()) == [RUN_LOCK]
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["report", "--jobs", "10000", "--out", "r"], ["--jobs 10000", "cores"]),
+    (["report", "--out", "r", "--publish", "r"], ["--publish r is --out itself"]),
+    (["timing", "--block", "pe", "--model", "wan2.1", "--head-dim", "5"], ["5 channels", "at least 6"]),
+    (["explore", "--model", "wan2.1", "--designs", "full,,pe", "--out", "e"], ["empty entry"]),
+])
+def test_sizes_and_lists_checked_before_any_work(tmp_path, monkeypatch, capsys, argv, words):
+    monkeypatch.chdir(tmp_path)
+    _refused(capsys, argv, *words)
+    assert list(tmp_path.iterdir()) == []
