@@ -11,7 +11,8 @@ EXPLORE = [sys.executable, "-m", "sim", "explore", "--model", "wan2.1"]
 
 @pytest.mark.parametrize("designs, message", [
     ("full,bogus", "unknown design(s) bogus; choose from full, pe-m, pe-sh, pe, exact"),
-    (",", "(none given)"),
+    (",", "empty entry"),
+    ("full,,pe", "empty entry"),
 ])
 def test_an_unknown_design_is_one_line(tmp_path, designs, message):
     out = tmp_path / "out"

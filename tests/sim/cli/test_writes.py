@@ -68,7 +68,6 @@ def test_two_runs_into_one_folder_are_refused(operands, tmp_path, capsys):
     (["report", "--jobs", "10000", "--out", "r"], ["--jobs 10000", "cores"]),
     (["report", "--out", "r", "--publish", "r"], ["--publish r is --out itself"]),
     (["timing", "--block", "pe", "--model", "wan2.1", "--head-dim", "5"], ["5 channels", "at least 6"]),
-    (["explore", "--model", "wan2.1", "--designs", "full,,pe", "--out", "e"], ["empty entry"]),
 ])
 def test_sizes_and_lists_checked_before_any_work(tmp_path, monkeypatch, capsys, argv, words):
     monkeypatch.chdir(tmp_path)
