@@ -35,6 +35,7 @@ from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import Out
 
 from golden.config import Config, require_config
+from golden.errors import ConfigError
 from golden.head_cycles import pv_config
 
 from .axi import BEAT_BYTES, BUS_BITS, AXI4LiteSignature, AXI4Signature
@@ -125,10 +126,10 @@ class SystemTop(wiring.Component):
                                     pe_acc_bits=max(cfg.pe_acc_bits, pv.pe_acc_bits))
         self.score_bits = self.engine_cfg.pe_acc_bits if design == "kaleido" else self.engine_cfg.acc_bits
         if max(self.score_bits, cfg.acc_bits) > BUS_BITS:
-            raise ValueError(f"scores of {self.score_bits} bits do not fit a {BUS_BITS}-bit word")
+            raise ConfigError(f"scores of {self.score_bits} bits do not fit a {BUS_BITS}-bit word")
         self.beats = top_beats(cfg, design)
         if max(self.beats["q"], self.beats["k"], self.beats["out"]) > 255 or cfg.tokens >= 1 << 16:
-            raise ValueError("a buffer word of more than 255 beats, or rows of 65,536 tokens or more, "
+            raise ConfigError("a buffer word of more than 255 beats, or rows of 65,536 tokens or more, "
                              "exceed the registers that report them")
         super().__init__({"s_axil": Out(AXI4LiteSignature(REG_ADDR_BITS)), "m_axi": Out(AXI4Signature()),
                           "irq": Out(1)})

@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import sys
 
-from .common import UserError, three, triple
+from .common import UserError, check_output_dir, three, triple
 from .estimate_cmd import progress_bar
 
 __all__ = ["register", "cmd_capture"]
@@ -75,8 +75,9 @@ def cmd_capture(args) -> int:
     layers, heads = _indices(args.layers, "--layers"), _indices(args.heads, "--heads")
     if args.model_path and not os.path.isdir(args.model_path):
         raise UserError(f"--model-path {args.model_path}: no such folder")
-    if os.path.exists(args.out):
+    if os.path.lexists(args.out):
         raise UserError(f"--out {args.out}: already exists; an archive goes into a new folder")
+    check_output_dir(args.out)
     try:
         import diffusers  # noqa: F401
         import torch  # noqa: F401

@@ -126,6 +126,8 @@ def check_output_dir(path: str, what: str = "--out") -> str:
         raise UserError(f"{what} is empty: name a folder")
     target = os.path.abspath(path)
     _refuse_sources(path, target, what)
+    if os.path.islink(target) and not os.path.exists(target):
+        raise UserError(f"{what} {path} is a symbolic link to nothing; remove it or name another folder")
     if os.path.exists(target):
         if not os.path.isdir(target):
             raise UserError(f"{what} {path} is a file; name a folder")

@@ -78,3 +78,16 @@ def test_a_dispatcher_without_a_component_is_refused(plugin, capsys, tmp_path):
                       "--partition", "2,1,1", "--dispatcher", "lonely", "--simulator", "icarus", "--out", "s"],
              "'lonely'", "no RTL component")
     assert not (tmp_path / "s").exists()
+
+
+def test_a_dispatcher_the_engine_cannot_route_is_refused(plugin, capsys, tmp_path):
+    plugin("kp_three", "from golden.dispatchers import Matcher, register\n"
+                       "from hw.dispatch import Dispatcher\n"
+                       "from hw.dispatchers import register as register_unit\n"
+                       "@register\nclass D(Matcher):\n    name = 'kp-three'\n"
+                       "@register_unit\nclass U(Dispatcher):\n    model = D\n"
+                       "    def __init__(self, cfg):\n        super().__init__(cfg, width=1, groups=3)\n")
+    _refused(capsys, ["--plugin", "kp_three", "sim", "attention", "--q", "q.npy", "--k", "q.npy", "--grid", "1,2,2",
+                      "--partition", "2,1,1", "--dispatcher", "kp-three", "--simulator", "icarus", "--out", "s"],
+             "'kp-three'", "the engine routes one group")
+    assert not (tmp_path / "s").exists()

@@ -73,3 +73,22 @@ def test_sizes_and_lists_checked_before_any_work(tmp_path, monkeypatch, capsys, 
     monkeypatch.chdir(tmp_path)
     _refused(capsys, argv, *words)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_capture_never_writes_into_the_sources(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    target = ROOT / "hw" / "kaleido_capture_test"
+    _refused(capsys, ["capture", "--model", "wan2.1", "--grid", "5,16,16", "--out", str(target)], "(hw/)")
+    assert not target.exists()
+
+
+def test_a_dangling_link_is_named(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "gone").symlink_to(tmp_path / "nowhere")
+    _refused(capsys, ["verilog", "--block", "pe", "--out", "gone"], "symbolic link to nothing")
+
+
+def test_a_top_whose_scores_do_not_fit_a_word_is_refused(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    _refused(capsys, ["verilog", "--block", "top", "--grid", "300,300,300", "--out", "v"], "32-bit word")
+    assert list(tmp_path.iterdir()) == []
