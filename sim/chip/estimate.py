@@ -29,6 +29,8 @@ import hashlib
 import json
 import math
 import os
+import signal
+import threading
 import time
 from dataclasses import asdict, replace
 from pathlib import Path
@@ -507,12 +509,24 @@ def dask_client(scheduler: str | None, workers: int | None):
         return made[0]
     try:
         yield client
-    finally:
+    except BaseException:
+        # Interrupted (Ctrl-C) or failed: close quietly, so that what the shutdown of
+        # an event loop in flight raises (a CancelledError, a second interrupt) does
+        # not replace the first exception with a traceback of its own.
         for c in made:
-            cluster = c.cluster
-            c.close()
-            if cluster is not None:
-                cluster.close()
+            with contextlib.suppress(BaseException):
+                _close(c)
+        raise
+    else:
+        for c in made:
+            _close(c)
+
+
+def _close(c) -> None:
+    cluster = c.cluster
+    c.close()
+    if cluster is not None:
+        cluster.close()
 
 
 #: How long a Dask scheduler named on the command line has to answer.
@@ -525,8 +539,16 @@ def _client(scheduler: str | None, workers: int | None):
     from dask.distributed import Client, LocalCluster
 
     if not scheduler:
-        return Client(LocalCluster(n_workers=workers or os.cpu_count() or 1, threads_per_worker=1,
-                                   processes=True, dashboard_address=":0"))
+        # Ctrl-C reaches every process of the terminal's group: the workers ignore it
+        # (the disposition is inherited), and this process ends them as it unwinds.
+        main_thread = threading.current_thread() is threading.main_thread()
+        saved = signal.signal(signal.SIGINT, signal.SIG_IGN) if main_thread else None
+        try:
+            return Client(LocalCluster(n_workers=workers or os.cpu_count() or 1, threads_per_worker=1,
+                                       processes=True, dashboard_address=":0"))
+        finally:
+            if main_thread:
+                signal.signal(signal.SIGINT, saved)
     try:
         return Client(scheduler, timeout=CONNECT_SECONDS)
     except (OSError, TimeoutError, ValueError, TypeError) as exc:

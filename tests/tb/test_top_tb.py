@@ -26,7 +26,7 @@ RUNS = [("icarus", "kaleido", "full"), ("verilator", "kaleido", "full"), ("icaru
         ("verilator", "baseline", "full"), ("icarus", "kaleido", "pe"), ("verilator", "kaleido", "pe")]
 #: make test: each design point and design once, both simulators on the default variant;
 #: make test-all: every run.
-KEEP = [RUNS[0], RUNS[1], RUNS[2], RUNS[5]]
+KEEP = [RUNS[0], RUNS[1], RUNS[2], RUNS[4]]
 
 
 def _skip(simulator):
@@ -73,7 +73,7 @@ def test_linear_from_memory(tmp_path, simulator, design, rng, seed):
     assert out["runs"][0]["engine_cycles"] > 0
 
 
-@pytest.mark.parametrize("simulator", ["icarus", "verilator"])
+@sweep("simulator", ["icarus", "verilator"])
 def test_bad_settings_answered(tmp_path, simulator, rng, seed):
     _skip(simulator)
     cfg, kind = POINTS["full"]
