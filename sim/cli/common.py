@@ -206,6 +206,18 @@ def _remove_orphans(out: Path) -> None:
 RUN_LOCK = ".kaleido-run.lock"
 
 
+def lock_folder(lock_path, taken: str):
+    """The open lock file ``lock_path``, held (an exclusive ``flock``) until it is
+    closed; a UserError ``taken`` if another process holds it."""
+    lock = open(lock_path, "w")
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        lock.close()
+        raise UserError(f"{taken}; wait for it, or name another folder") from None
+    return lock
+
+
 @contextmanager
 def run_folder(path: str, outputs: tuple, stale_suffixes: tuple = ()):
     """The output folder of a simulation command, yielded as ``(folder, scratch)``.
@@ -227,13 +239,7 @@ def run_folder(path: str, outputs: tuple, stale_suffixes: tuple = ()):
     out.mkdir(parents=True, exist_ok=True)
     # One run a folder: two at once would delete and interleave each other's files.
     lock_path = out / RUN_LOCK
-    lock = open(lock_path, "w")
-    try:
-        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
-        lock.close()
-        raise UserError(f"--out {path}: another kaleido run is writing there; wait for it, or name "
-                        "another folder") from None
+    lock = lock_folder(lock_path, f"--out {path}: another kaleido run is writing there")
     for old in [out / n for n in outputs] + [p for p in out.glob("*") if p.suffix in stale_suffixes]:
         old.unlink(missing_ok=True)
     _remove_orphans(out)

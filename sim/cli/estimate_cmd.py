@@ -4,7 +4,6 @@ against the baseline, from sampled heads run on Dask (:mod:`sim.chip.estimate`).
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import json
 import os
 import shutil
@@ -12,7 +11,7 @@ import sys
 
 from golden.config import KNOBS, Part
 
-from .common import UserError, atomic_output, check_output_dir, json_safe, print_json
+from .common import UserError, atomic_output, check_output_dir, json_safe, lock_folder, print_json
 from .options import add_knobs, add_preset, design_knobs, knobs_of, preset_knobs, refuse_unused
 
 __all__ = ["register", "add_run_arguments", "prepare", "claimed", "progress_bar", "use_archive"]
@@ -270,13 +269,7 @@ def claimed(out: str):
     made = not os.path.exists(out)
     os.makedirs(out, exist_ok=True)
     lock_path = os.path.join(out, ".estimate.lock")
-    lock = open(lock_path, "w")
-    try:
-        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
-        lock.close()
-        raise UserError(f"--out {out}: another kaleido estimate is writing there; wait for it, or name "
-                        "another folder") from None
+    lock = lock_folder(lock_path, f"--out {out}: another kaleido estimate is writing there")
     try:
         yield
     except BaseException:
