@@ -32,6 +32,10 @@ def add_block_args(p, names=None, signoff: bool = True) -> None:
     add_preset(p)
 
 
+#: PEs beyond which a block command says, before it starts, that it will take long.
+BIG_ARRAY = 64
+
+
 def block_config(args, signoff: bool = True) -> Config:
     """The design point of a block command. A knob the block does not read (its
     registry entry, and the clock for a command that maps the block) is refused."""
@@ -44,6 +48,11 @@ def block_config(args, signoff: bool = True) -> Config:
         raise UserError(f"--grid sets the softmax unit's row length: --block {args.block} has none")
     if args.head_dim is not None and not args.model:
         raise UserError("--head-dim goes with --model (a --partition gives the head dimension itself)")
+    pes = (args.rows or 4) * (args.cols or 4)
+    if {"rows", "cols"} & reads and pes > BIG_ARRAY:
+        # Emission and mapping grow with the PEs: say so before the silence.
+        print(f"kaleido: --block {args.block} with {pes} PEs ({pes // 16}x the default 4x4): emitting and "
+              f"mapping it takes minutes to hours", file=sys.stderr, flush=True)
     if args.partition:
         partition = triple(args.partition, "partition")
     elif args.model:

@@ -92,3 +92,13 @@ def test_a_top_whose_scores_do_not_fit_a_word_is_refused(tmp_path, monkeypatch, 
     monkeypatch.chdir(tmp_path)
     _refused(capsys, ["verilog", "--block", "top", "--grid", "300,300,300", "--out", "v"], "32-bit word")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_big_array_says_it_will_take_long(capsys):
+    from sim.cli.blocks_cmd import block_config
+    from sim.cli.main import build_parser
+
+    block_config(build_parser().parse_args(["synth", "--block", "array", "--rows", "256", "--cols", "256"]))
+    assert "65536 PEs" in capsys.readouterr().err
+    block_config(build_parser().parse_args(["synth", "--block", "array"]))
+    assert capsys.readouterr().err == ""
