@@ -109,6 +109,15 @@ class SystemTop(wiring.Component):
 
     def __init__(self, cfg: Config, design: str = "kaleido", q_words: int = TOP_WORDS, k_words: int = TOP_WORDS,
                  out_rows: int = TOP_ROWS):
+        try:
+            self._validate(cfg, design, q_words, k_words, out_rows)
+        except Exception:
+            self._MustUse__silence = True        # refused, so never elaborated: no warning when collected
+            raise
+        super().__init__({"s_axil": Out(AXI4LiteSignature(REG_ADDR_BITS)), "m_axi": Out(AXI4Signature()),
+                          "irq": Out(1)})
+
+    def _validate(self, cfg, design, q_words, k_words, out_rows) -> None:
         require_config(cfg, self)
         if design not in ("kaleido", "baseline"):
             raise ValueError(f"design must be 'kaleido' or 'baseline', not {design!r}")
@@ -130,9 +139,7 @@ class SystemTop(wiring.Component):
         self.beats = top_beats(cfg, design)
         if max(self.beats["q"], self.beats["k"], self.beats["out"]) > 255 or cfg.tokens >= 1 << 16:
             raise ConfigError("a buffer word of more than 255 beats, or rows of 65,536 tokens or more, "
-                             "exceed the registers that report them")
-        super().__init__({"s_axil": Out(AXI4LiteSignature(REG_ADDR_BITS)), "m_axi": Out(AXI4Signature()),
-                          "irq": Out(1)})
+                              "exceed the registers that report them")
 
     # -- the parts ------------------------------------------------------------------------
 
