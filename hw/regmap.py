@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import enum as py_enum
 
-from amaranth.lib import enum
+from amaranth.lib import data, enum
 
 __all__ = ["Reg", "GROUP_BASE", "GROUP_STRIDE", "GroupReg", "Op", "Error", "Ctrl", "Status", "MAGIC",
+           "CTRL", "STATUS", "OP", "SOFTMAX", "DESIGN", "SHAPE", "BEATS", "ERROR_SHIFT",
            "group_reg", "ERROR_TEXT"]
 
 MAGIC = 0x4B4C4431         # "KLD1": ID reads this
@@ -76,19 +77,6 @@ class Op(enum.Enum, shape=2):
     SOFTMAX = 1            # rows of scores through the softmax unit to P codes
 
 
-class Ctrl(py_enum.IntFlag):
-    START = 1 << 0
-    IRQ_ENABLE = 1 << 1
-
-
-class Status(py_enum.IntFlag):
-    BUSY = 1 << 0
-    DONE = 1 << 1
-
-
-ERROR_SHIFT = 8
-
-
 class Error(enum.Enum, shape=4):
     """STATUS[11:8] after a run: why it did not run, or why its results are not to be trusted."""
 
@@ -100,6 +88,28 @@ class Error(enum.Enum, shape=4):
     WRITE = 5              # the bus answered a write with an error
     COUNT = 6              # the engine drained another number of rows than OUT_LEN says
     OP = 7                 # an operation this top does not have
+
+
+#: The registers of several fields, as layouts: the RTL views its bus words through
+#: them, and the driver packs and unpacks with the same ones.
+CTRL = data.StructLayout({"start": 1, "irq_enable": 1})
+STATUS = data.StructLayout({"busy": 1, "done": 1, "reserved": 6, "error": Error})
+OP = data.StructLayout({"op": Op, "reserved": 2, "dense": 1, "unpaired": 1, "linear": 1})
+SOFTMAX = data.StructLayout({"mult": 16, "shift": 6})
+DESIGN = data.StructLayout({"kaleido": 1, "pairs": 1, "reserved": 6, "rows": 8, "cols": 8, "lanes": 8})
+SHAPE = data.StructLayout({"channels": 16, "tokens": 16})
+BEATS = data.StructLayout({"q": 8, "k": 8, "out": 8})
+ERROR_SHIFT = STATUS["error"].offset
+
+
+class Ctrl(py_enum.IntFlag):
+    START = 1 << CTRL["start"].offset
+    IRQ_ENABLE = 1 << CTRL["irq_enable"].offset
+
+
+class Status(py_enum.IntFlag):
+    BUSY = 1 << STATUS["busy"].offset
+    DONE = 1 << STATUS["done"].offset
 
 
 #: What the driver says of each error.

@@ -30,7 +30,7 @@ arrives, which is the order the accumulation buffer sums them in.
 from __future__ import annotations
 
 from amaranth import Cat, Const, Module, Mux, Signal
-from amaranth.lib import enum, wiring
+from amaranth.lib import data, enum, wiring
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import Out
 
@@ -43,7 +43,7 @@ from .axil_slave import AxiLiteSlave
 from .buffers import entry_bits
 from .dma import Dma
 from .engine import COUNTER_SETTLE, GROUP_SLOTS, MAX_PARTNERS, AttentionEngine
-from .regmap import (ERROR_SHIFT, GROUP_BASE, GROUP_STRIDE, MAGIC, Ctrl, Error, GroupReg, Op, Reg, Status)
+from .regmap import BEATS, CTRL, DESIGN, MAGIC, OP, SHAPE, SOFTMAX, STATUS, Error, GroupReg, Op, Reg, group_reg
 from .softmax import SoftmaxUnit
 
 __all__ = ["SystemTop", "TOP_WORDS", "TOP_ROWS", "REG_ADDR_BITS", "top_beats"]
@@ -69,6 +69,13 @@ class Phase(enum.Enum, shape=4):
     SM_GO = 12              # one read of one row
     SM_READ = 13
     SM_DRAIN = 14           # the last codes go out
+
+
+def _pack(m, layout, **fields):
+    """A register's read value: ``fields`` placed by ``layout`` (the others read 0)."""
+    word = Signal(layout)
+    m.d.comb += [getattr(word, name).eq(value) for name, value in fields.items()]
+    return word.as_value()
 
 
 def _ceil(a: int, b: int) -> int:
@@ -188,44 +195,47 @@ class SystemTop(wiring.Component):
                  (Reg.Q_LEN, r["q_len"]), (Reg.K_LEN, r["k_len"]), (Reg.OUT_LEN, r["out_len"]),
                  (Reg.GROUPS, r["groups"])]
         for g, regs in enumerate(r["group"]):
-            pairs += [(GROUP_BASE + g * GROUP_STRIDE + f, regs[f.name.lower()]) for f in GroupReg]
+            pairs += [(group_reg(g, f), regs[f.name.lower()]) for f in GroupReg]
         return pairs
 
     def _register_port(self, m, regs, engine):
         cfg, r, b = self.cfg, self.r, self.beats
         idle = self.phase == Phase.IDLE
+        word = regs.wr_data
+        ctrl, status, op, soft = (data.View(layout, word[:layout.size]) for layout in (CTRL, STATUS, OP, SOFTMAX))
         with m.If(regs.wr_en):
             with m.Switch(regs.wr_addr):
                 for offset, reg in self._plain():
                     with m.Case(offset):
-                        m.d.sync += reg.eq(regs.wr_data)
+                        m.d.sync += reg.eq(word)
                 with m.Case(Reg.CTRL):
-                    m.d.sync += r["irq_enable"].eq(regs.wr_data[1])
-                    with m.If(regs.wr_data[0] & idle):
+                    m.d.sync += r["irq_enable"].eq(ctrl.irq_enable)
+                    with m.If(ctrl.start & idle):
                         m.d.sync += [self.phase.eq(Phase.CHECK), self.done.eq(0), self.error.eq(Error.NONE),
                                      self.busy_start.eq(0)]
                         m.d.sync += [c.eq(0) for c in self.counters.values()]
-                    with m.Elif(regs.wr_data[0]):
+                    with m.Elif(ctrl.start):
                         m.d.sync += self.busy_start.eq(1)
                 with m.Case(Reg.STATUS):
-                    with m.If(regs.wr_data[1]):
+                    with m.If(status.done):
                         m.d.sync += self.done.eq(0)
                 with m.Case(Reg.OP):
-                    m.d.sync += [r["op"].eq(regs.wr_data[:2]), r["dense"].eq(regs.wr_data[4]),
-                                 r["unpaired"].eq(regs.wr_data[5]), r["linear"].eq(regs.wr_data[6])]
+                    m.d.sync += [r["op"].eq(op.op), r["dense"].eq(op.dense), r["unpaired"].eq(op.unpaired),
+                                 r["linear"].eq(op.linear)]
                 with m.Case(Reg.SOFTMAX):
-                    m.d.sync += [r["mult"].eq(regs.wr_data[:16]), r["shift"].eq(regs.wr_data[16:22])]
-        design = Cat(Const(self.design == "kaleido", 1), Const(bool(self.matcher), 1), Const(0, 6),
-                     Const(cfg.rows, 8), Const(cfg.cols, 8), Const(cfg.vector_lanes, 8))
+                    m.d.sync += [r["mult"].eq(soft.mult), r["shift"].eq(soft.shift)]
         c = self.counters
-        read = {Reg.ID: Const(MAGIC, 32), Reg.DESIGN: design, Reg.Q_WORDS: Const(self.q_words, 32),
+        read = {Reg.ID: Const(MAGIC, 32),
+                Reg.DESIGN: DESIGN.const({"kaleido": self.design == "kaleido", "pairs": bool(self.matcher),
+                                          "rows": cfg.rows, "cols": cfg.cols, "lanes": cfg.vector_lanes}).as_value(),
+                Reg.Q_WORDS: Const(self.q_words, 32),
                 Reg.K_WORDS: Const(self.k_words, 32), Reg.OUT_ROWS: Const(self.out_rows, 32),
-                Reg.SHAPE: Cat(Const(cfg.head_dim, 16), Const(cfg.tokens, 16)),
-                Reg.BEATS: Cat(Const(b["q"], 8), Const(b["k"], 8), Const(b["out"], 8)),
-                Reg.CTRL: Cat(Const(0, 1), r["irq_enable"]),
-                Reg.STATUS: Cat(~idle, self.done, Const(0, ERROR_SHIFT - 2), self.error),
-                Reg.OP: Cat(r["op"], Const(0, 2), r["dense"], r["unpaired"], r["linear"]),
-                Reg.SOFTMAX: Cat(r["mult"], r["shift"]),
+                Reg.SHAPE: SHAPE.const({"channels": cfg.head_dim, "tokens": cfg.tokens}).as_value(),
+                Reg.BEATS: BEATS.const({n: b[n] for n in ("q", "k", "out")}).as_value(),
+                Reg.CTRL: _pack(m, CTRL, irq_enable=r["irq_enable"]),
+                Reg.STATUS: _pack(m, STATUS, busy=~idle, done=self.done, error=self.error),
+                Reg.OP: _pack(m, OP, op=r["op"], dense=r["dense"], unpaired=r["unpaired"], linear=r["linear"]),
+                Reg.SOFTMAX: _pack(m, SOFTMAX, mult=r["mult"], shift=r["shift"]),
                 Reg.CYCLES_LO: engine.cycles[:32], Reg.CYCLES_HI: engine.cycles[32:],
                 Reg.WORK_LO: engine.lane_work[:32], Reg.WORK_HI: engine.lane_work[32:],
                 Reg.RUN_CYCLES: c["run_cycles"], Reg.READ_BEATS: c["read_beats"],
@@ -240,7 +250,7 @@ class SystemTop(wiring.Component):
 
     def _checks(self, m) -> dict:
         """Per op, the first error its settings give (Error.NONE if none), combinational."""
-        cfg, r, b = self.cfg, self.r, self.beats
+        r, b = self.r, self.beats
         engine_size = [~r["q_len"].any(), r["q_len"] > self.q_words, ~r["k_len"].any(), r["k_len"] > self.k_words,
                        ~r["out_len"].any(), r["out_len"] > self.out_rows,
                        ~r["groups"].any(), r["groups"] > GROUP_SLOTS]

@@ -26,7 +26,8 @@ from golden.softmax import softmax_scale
 from golden.windows import linear_config
 from hw.axi import BEAT_BYTES
 from hw.engine import GROUP_SLOTS
-from hw.regmap import (ERROR_SHIFT, ERROR_TEXT, MAGIC, Ctrl, Error, GroupReg, Op, Reg, Status, group_reg)
+from hw.regmap import (BEATS, DESIGN, ERROR_TEXT, MAGIC, OP, SOFTMAX, STATUS, Ctrl, Error, GroupReg, Op, Reg,
+                       Status, group_reg)
 
 from .engine_image import EngineImage, Scoreboard, baseline_image, driver_image, gemm_image, linear_image
 
@@ -90,15 +91,15 @@ class Driver:
         """Read the top's identity and sizes; refuse a top that is not this design point's."""
         if await self.port.read_reg(Reg.ID) != MAGIC:
             raise DeviceError("no Kaleido top answers at this port (ID register)")
-        design = await self.port.read_reg(Reg.DESIGN)
+        design = DESIGN.from_bits(await self.port.read_reg(Reg.DESIGN))
         want = (self.design == "kaleido", self.cfg.rows, self.cfg.cols, self.cfg.vector_lanes)
-        got = (bool(design & 1), (design >> 8) & 0xFF, (design >> 16) & 0xFF, design >> 24)
+        got = (bool(design.kaleido), design.rows, design.cols, design.lanes)
         if got != want:
             raise DeviceError(f"the top is (kaleido, rows, cols, lanes) = {got}, the driver's design point {want}")
-        beats = await self.port.read_reg(Reg.BEATS)
+        beats = BEATS.from_bits(await self.port.read_reg(Reg.BEATS))
         self.info = {"q_words": await self.port.read_reg(Reg.Q_WORDS), "k_words": await self.port.read_reg(Reg.K_WORDS),
                      "out_rows": await self.port.read_reg(Reg.OUT_ROWS),
-                     "beats": {"q": beats & 0xFF, "k": (beats >> 8) & 0xFF, "out": (beats >> 16) & 0xFF}}
+                     "beats": {"q": beats.q, "k": beats.k, "out": beats.out}}
         await self.port.write_reg(Reg.CTRL, Ctrl.IRQ_ENABLE)
         return self.info
 
@@ -111,9 +112,9 @@ class Driver:
         if not await self.port.wait_irq(self.timeout):
             raise DeviceError(f"no interrupt within {self.timeout} cycles (STATUS "
                               f"{await self.port.read_reg(Reg.STATUS):#x})")
-        status = await self.port.read_reg(Reg.STATUS)
+        status = STATUS.from_bits(await self.port.read_reg(Reg.STATUS))
         await self.port.write_reg(Reg.STATUS, Status.DONE)
-        error = Error((status >> ERROR_SHIFT) & 0xF)
+        error = status.error
         if error != Error.NONE:
             raise DeviceError(f"the top refused the run: {error.name} ({ERROR_TEXT[error]})")
         read = self.port.read_reg
@@ -140,7 +141,8 @@ class Driver:
         await self.port.write_mem(q_at, q_bytes)
         await self.port.write_mem(k_at, k_bytes)
         s = image.settings()
-        regs = {Reg.OP: Op.ENGINE.value | s.get("dense", 0) << 4 | s.get("unpaired", 0) << 5 | s.get("linear", 0) << 6,
+        op = OP.const({"op": Op.ENGINE, **{f: s.get(f, 0) for f in ("dense", "unpaired", "linear")}}).as_bits()
+        regs = {Reg.OP: op,
                 Reg.SRC_ADDR: q_at, Reg.K_ADDR: k_at, Reg.DST_ADDR: out_at, Reg.Q_LEN: len(image.q_words),
                 Reg.K_LEN: len(image.k_words), Reg.OUT_LEN: rows, Reg.GROUPS: s["groups"]}
         fields = {GroupReg.DG: "dg", GroupReg.Q_TILES: "q_tiles", GroupReg.K_TILES: "k_tiles",
@@ -184,8 +186,9 @@ class Driver:
         mult, shift = softmax_scale(scale)
         src, dst = self._place(padded.nbytes, padded.nbytes)
         await self.port.write_mem(src, padded.tobytes())
-        run = await self._start({Reg.OP: Op.SOFTMAX.value, Reg.SRC_ADDR: src, Reg.DST_ADDR: dst, Reg.OUT_LEN: rows,
-                                 Reg.SOFTMAX: mult | shift << 16})
+        run = await self._start({Reg.OP: OP.const({"op": Op.SOFTMAX}).as_bits(), Reg.SRC_ADDR: src,
+                                 Reg.DST_ADDR: dst, Reg.OUT_LEN: rows,
+                                 Reg.SOFTMAX: SOFTMAX.const({"mult": mult, "shift": shift}).as_bits()})
         codes = np.frombuffer(await self.port.read_mem(dst, padded.nbytes), "<i4").reshape(rows, width)
         return codes[:, :n].astype(np.int8), run
 

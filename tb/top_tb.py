@@ -86,10 +86,6 @@ def _check(got, want, what: str) -> None:
                            f"RTL {got[tuple(bad[0])]} golden {want[tuple(bad[0])]}")
 
 
-def _run_dict(run) -> dict:
-    return dict(vars(run))
-
-
 @cocotb.test()
 async def run_from_memory(dut):
     """A head or a linear layer through the driver, exact, with the counters equal to the models."""
@@ -126,7 +122,7 @@ async def run_from_memory(dut):
         _check(got, layer.approx if design == "kaleido" else layer.exact, "outputs")
         assert run.engine_cycles == model.engine_cycles, f"RTL {run.engine_cycles} cycles, model {model.engine_cycles}"
         assert run.lane_work == model.lane_work, f"RTL lane work {run.lane_work}, model {model.lane_work}"
-    out["runs"] = [_run_dict(r) for r in driver.runs]
+    out["runs"] = [vars(r) for r in driver.runs]
     (WORK / "top.json").write_text(json.dumps(out))
 
 
