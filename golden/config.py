@@ -292,7 +292,7 @@ class DispatchConfig:
                               "paper's Hamming clustering)", choices=CLUSTER_RULES)
     lookahead: int = _knob(4, Part.MATCHER, "channel steps the matcher sees at once: the head and the N-1 after it",
                            metavar="N")
-    issue_window: int = _knob(0, Part.MATCHER, "the matcher's pairing: 0 pairs steps for every PE at once; W in 2..8 "
+    issue_window: int = _knob(0, Part.WINDOW, "the matcher's pairing: 0 pairs steps for every PE at once; W in 2..8 "
                               "carries W channels a slot of passes B-D, from which each column (B, D) or row (C) "
                               "takes its own one or two (the channel window, wider ports)", choices=WINDOW_WIDTHS,
                               metavar="W")

@@ -96,12 +96,19 @@ DISPATCHERS: dict[str, type[DispatcherModel]] = {}
 
 def register(model: type[DispatcherModel]) -> type[DispatcherModel]:
     """Add ``model`` to :data:`DISPATCHERS` (a class decorator); a user's model may
-    replace a user's of its name, never a built-in one."""
+    replace a user's of its name, never a built-in one, and must stand in the
+    matcher's place (``paired``), where a design point can pick it."""
     if not isinstance(getattr(model, "name", None), str) or not model.name:
         raise ValueError(f"dispatcher {getattr(model, '__name__', model)!r} declares no name")
     built_in = DISPATCHERS.get(model.name)
     if built_in is not None and built_in.__module__ == __name__ and built_in is not model:
         raise ValueError(f"dispatcher {model.name!r} is a built-in dispatcher's name; give yours another")
+    if model.__module__ != __name__ and not model.paired:
+        # dispatcher_of puts the first unpaired unit (in-order) where there is no
+        # matcher, and Config.dispatcher names only paired ones: this one would never run.
+        raise ValueError(f"dispatcher {model.name!r} declares paired = False, but only the built-in in-order unit "
+                         f"stands where a variant has no matcher: declare paired = True, and a design point with "
+                         f"a matcher (pe-m, full) picks it by --dispatcher {model.name}")
     DISPATCHERS[model.name] = model
     return model
 

@@ -166,7 +166,9 @@ _TAPPED = (Target.TAPS, Target.HIGH_TAP)
 
 def register(kind: type[PEKindModel]) -> type[PEKindModel]:
     """Add ``kind`` to :data:`PE_KINDS` (a class decorator), after checking that
-    its table fits its registers and its datapath."""
+    its table fits its registers and its datapath, and that the engine's passes
+    compute every product exactly with it (:func:`golden.pe_contract.violation`):
+    otherwise ValueError, in one line."""
     name = getattr(kind, "name", None)
     if not isinstance(name, str) or not name:
         raise ValueError(f"PE kind {getattr(kind, '__name__', kind)!r} declares no name")
@@ -186,6 +188,12 @@ def register(kind: type[PEKindModel]) -> type[PEKindModel]:
                 if not kind.taps and (need == Need.ROW or any(t in _TAPPED for t in targets)):
                     raise ValueError(f"PE kind {kind.name!r} has no taps, but its {mode.name} ({sq}, {sk}) "
                                      f"step uses them")
+    if kind.__module__ != __name__:
+        # The built-in kinds are held to it by the suite; pe_contract runs the PE
+        # model, which imports this module, so it is reached only once this is loaded.
+        from .pe_contract import violation
+        if why := violation(kind):
+            raise ValueError(f"PE kind {kind.name!r} computes a wrong result: {why}")
     PE_KINDS[kind.name] = kind
     return kind
 

@@ -49,8 +49,10 @@ def _read(path: str) -> np.ndarray:
         raise WorkloadError("an empty file name")
     if os.path.isdir(path):
         raise WorkloadError(f"{path}: is a folder, not an .npy/.npz file")
-    if not os.path.isfile(path):
+    if not os.path.exists(path):
         raise WorkloadError(f"{path}: no such file")
+    if not os.path.isfile(path):
+        raise WorkloadError(f"{path}: is not a regular file (a device, a pipe or a socket), not an .npy/.npz file")
     # numpy takes a file without its header for a pickle, and then says so: read the
     # header first, so a text file is called what it is.
     try:
@@ -93,7 +95,10 @@ def load_operand(path: str, cfg: Config | None = None, name: str = "operand", sh
     the shape is checked against its grid and head dimension. ``shape`` names a
     plain matrix's axes (``"[C, O]"``): then only a 2-D array is taken.
     """
-    x = _read(path)
+    try:
+        x = _read(path)
+    except WorkloadError as exc:
+        raise WorkloadError(f"{name} {exc}") from None
     if shape is not None and x.ndim != 2:       # a weight matrix: no token grid to fold
         raise WorkloadError(f"{name} {path}: shape {x.shape} is not a matrix {shape}")
     if x.ndim == 4:

@@ -85,7 +85,7 @@ def _top(design: str):
 
 
 #: The Kaleido PE's knobs, and the baseline's dense accumulator.
-_KALEIDO_PE = ("accumulators", "pe_stages")
+_KALEIDO_PE = ("accumulators", "pe_kind", "pe_stages")
 _DENSE = ("max_channels", "acc_bits")
 
 #: name -> :class:`Block`
@@ -99,23 +99,23 @@ BLOCKS = {
     "scheduler": _block(Scheduler, "dispatcher clustering unit: string queue, LFSR pivots, Hamming argmin "
                                    "(or, --cluster-rule weight, a rank by work weight: a ring past one comparator)", "cluster_rule"),
     "matcher": _block(Matcher, "dispatcher merge unit: per-channel column needs, lookahead window",
-                      "accumulators", "rows", "cols", "lookahead"),
+                      "accumulators", "pe_kind", "rows", "cols", "lookahead"),
     "window-pe": _block(_windowed(WindowPE), "augmented PE behind a channel window's step select "
                                              "(--issue-window, 4 if unset)", *_KALEIDO_PE, "issue_window"),
     "channel-window": _block(_windowed(ChannelWindow), "dispatcher channel window: each column (B, D) or row (C) "
                                                        "takes its own steps (--issue-window, 4 if unset)",
-                             "accumulators", "rows", "cols", "issue_window"),
+                             "accumulators", "pe_kind", "rows", "cols", "issue_window"),
     "softmax": _block(SoftmaxUnit, "vector unit: row-wise integer softmax of S~ to 7-bit P codes, streaming",
                       *_DENSE, "vector_lanes", "grid"),
     "engine": _block(_engine("kaleido"), "the whole Kaleido attention engine as a chip holds it: controller, "
                                          "the variant's dispatcher, operand buffers, array",
-                     *_KALEIDO_PE, "rows", "cols", "variant", "lookahead", "issue_window", whole=True),
+                     *_KALEIDO_PE, "rows", "cols", "variant", "lookahead", "issue_window", "dispatcher", whole=True),
     "baseline-engine": _block(_engine("baseline"), "the whole baseline attention engine: controller, operand "
                                                    "buffers, array", *_DENSE, "pe_stages", "rows", "cols",
                               whole=True),
     "top": _block(_top("kaleido"), "the Kaleido system top: AXI4-Lite registers, AXI4 DMA, result scratchpad, "
                                    "the engine and the softmax unit", *_KALEIDO_PE, *_DENSE, "rows", "cols", "variant",
-                  "lookahead", "issue_window", "vector_lanes", "grid", whole=True, system=True),
+                  "lookahead", "issue_window", "dispatcher", "vector_lanes", "grid", whole=True, system=True),
     "baseline-top": _block(_top("baseline"), "the baseline system top: registers, DMA, scratchpad, engine, softmax",
                            *_DENSE, "pe_stages", "rows", "cols", "vector_lanes", "grid", whole=True, system=True),
 }

@@ -57,13 +57,14 @@ class DescendingUnit(Dispatcher):
 
 @register_kind
 class WholeProducts(PaperPE):
-    """The paper's PE and datapath, with partial reuse left unused: in passes A to
-    D a partial state reads as no reuse (every state is still exact to treat so).
-    The linear layers' pass is the paper PE's."""
+    """The paper's PE and datapath, with partial reuse left unused: in every pass
+    a partial state reads as no reuse (every state is still exact to treat so).
+    A linear layer's partner passes run pass B's table, so its LINEAR pass must
+    read the state as B does: the high part added there would be added twice."""
     name = "toy-whole"
 
     @classmethod
     def step_need(cls, mode, sq, sk):
-        if mode in (Mode.A, Mode.B, Mode.C, Mode.D):
+        if mode in (Mode.A, Mode.B, Mode.C, Mode.D, Mode.LINEAR):
             sq, sk = (0 if s == 1 else s for s in (sq, sk))
         return super().step_need(mode, sq, sk)

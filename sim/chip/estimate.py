@@ -24,13 +24,10 @@ every worker needs this project installed (``pip install -e .``).
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import math
 import os
-import signal
-import threading
 import time
 from dataclasses import asdict, replace
 from pathlib import Path
@@ -49,11 +46,11 @@ from .qk_schedule import fastest as qk_fastest
 from .reuse_where import reuse_where
 from .vdits import VDiT, flow_sigmas
 
-from ..errors import UserError
+from .cluster import dask_client
 
-__all__ = ["WORKLOADS", "ACTIVATIONS", "check_scheduler", "workload_tag", "representative_trace", "computed_steps",
+__all__ = ["WORKLOADS", "ACTIVATIONS", "workload_tag", "representative_trace", "computed_steps",
            "shard_config", "shard_operands", "run_shard", "plan_shards", "signoffs", "run_estimate",
-           "summarize", "layer_pricer", "iso_area_arrays", "compute_shards", "dask_client"]
+           "summarize", "layer_pricer", "iso_area_arrays", "compute_shards"]
 
 #: ``video``: a real clip at the model's grid, noised per step by the sampler's
 #: flow-matching schedule; ``proxy``: the panned photograph, the same at every step.
@@ -491,75 +488,6 @@ def compute_shards(client, model: VDiT, resolution: str, chip: Chip, workload: s
             if progress:
                 progress(len(results), len(plan))
     return cfg, results
-
-
-@contextlib.contextmanager
-def dask_client(scheduler: str | None, workers: int | None):
-    """A callable that gives a Dask client, made the first time it is called (a
-    run whose shards are all on disk starts no cluster), closed with its cluster
-    when the block ends."""
-    from .worker_plugins import Registries
-
-    made = []
-
-    def client():
-        if not made:
-            made.append(_client(scheduler, workers))
-            made[0].register_plugin(Registries())
-        return made[0]
-    try:
-        yield client
-    except BaseException:
-        # Interrupted (Ctrl-C) or failed: close quietly, so that what the shutdown of
-        # an event loop in flight raises (a CancelledError, a second interrupt) does
-        # not replace the first exception with a traceback of its own.
-        for c in made:
-            with contextlib.suppress(BaseException):
-                _close(c)
-        raise
-    else:
-        for c in made:
-            _close(c)
-
-
-def _close(c) -> None:
-    cluster = c.cluster
-    c.close()
-    if cluster is not None:
-        cluster.close()
-
-
-#: How long a Dask scheduler named on the command line has to answer.
-CONNECT_SECONDS = 10
-
-
-def _client(scheduler: str | None, workers: int | None):
-    """A Dask client: of the scheduler at ``scheduler``, or of a local cluster of
-    ``workers`` processes. A scheduler that cannot be reached is the user's error."""
-    from dask.distributed import Client, LocalCluster
-
-    if not scheduler:
-        # Ctrl-C reaches every process of the terminal's group: the workers ignore it
-        # (the disposition is inherited), and this process ends them as it unwinds.
-        main_thread = threading.current_thread() is threading.main_thread()
-        saved = signal.signal(signal.SIGINT, signal.SIG_IGN) if main_thread else None
-        try:
-            return Client(LocalCluster(n_workers=workers or os.cpu_count() or 1, threads_per_worker=1,
-                                       processes=True, dashboard_address=":0"))
-        finally:
-            if main_thread:
-                signal.signal(signal.SIGINT, saved)
-    try:
-        return Client(scheduler, timeout=CONNECT_SECONDS)
-    except (OSError, TimeoutError, ValueError, TypeError) as exc:
-        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        raise UserError(f"--scheduler {scheduler}: no Dask scheduler answered there within "
-                        f"{CONNECT_SECONDS} s ({reason})") from None
-
-
-def check_scheduler(scheduler: str) -> None:
-    """Refuse (UserError) a scheduler address that no Dask scheduler answers."""
-    _client(scheduler, None).close()
 
 
 def workload_tag(workload: str, clip: str) -> str:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 import math
-import shutil
+import sys
 
 import numpy as np
 
@@ -27,11 +27,12 @@ from golden.opcount import dense_macs, pv_oracle_macs
 from golden.config import Part
 
 from .. import runner
-from .common import UserError, check_output_dir, print_json, run_folder, write_json, write_npy
+from .common import UserError, check_output_dir, keep_waves, print_json, run_folder, write_json, write_npy
 from .options import add_knobs, check_design_knobs, knobs_of
 from .operands import add_operand_args, load_attention_inputs
 from ..energy import head_energy, run_energy
 from ..head import STAGES, baseline_head_cycles, simulate_head
+from ..plugin_check import unused_plugins
 from ..simulate import WAVE_SUFFIXES, pick_simulator, simulate
 
 __all__ = ["register", "OUTPUTS"]
@@ -53,7 +54,7 @@ def add_args(p) -> None:
     p.add_argument("--simulator", choices=list(runner.SIMULATORS),
                    help="default: verilator when it can run here, else icarus")
     add_knobs(p, *knobs_of(Part.ARRAY, Part.KALEIDO_PE, Part.PE, Part.DISPATCHER, Part.SCHEDULER, Part.MATCHER,
-                            Part.CHIP))
+                            Part.WINDOW, Part.CHIP))
     p.add_argument("--waves", action="store_true",
                    help="keep every simulation's waveform (engine, and scheduler where it runs) in DIR")
     p.add_argument("--no-energy", action="store_true",
@@ -75,7 +76,7 @@ def cmd_sim_attention(args) -> int:
     cfg, ops = load_attention_inputs(args, ("q", "k", "v"))
     q, k = ops["q"].data, ops["k"].data
     v = ops.get("v")
-    with run_folder(args.out, OUTPUTS, WAVE_SUFFIXES) as (out, work):
+    with run_folder(args.out, OUTPUTS) as (out, work):
         if v is None:
             rtl = simulate(cfg, q, k, args.design, simulator, work, args.waves,
                            label=f"{args.design} {cfg.variant} on {simulator}", schedule=args.schedule)
@@ -85,12 +86,7 @@ def cmd_sim_attention(args) -> int:
                                  schedule=args.schedule, pv_schedule=args.pv_schedule)
             rtl = head["qk"]
         if args.waves:
-            for f in work.rglob("*"):
-                if f.suffix in WAVE_SUFFIXES:
-                    # The engine's waveform keeps its name; others are named by their bench's folder.
-                    rel = f.relative_to(work).parts
-                    name = f.name if rel[0].startswith("build_") or len(rel) == 1 else f"{rel[0]}_{f.name}"
-                    shutil.copy(f, out / name)
+            keep_waves(work, out, WAVE_SUFFIXES)
         golden = run_attention(q, k, cfg)
         expected = expected_scores(q, k, cfg, args.design)
         model = rtl["model"]
@@ -123,6 +119,8 @@ def cmd_sim_attention(args) -> int:
                 write_npy(out / f"{name}.npy", head[name])
         write_npy(out / "scores.npy", rtl["scores"])
         write_json(out / "stats.json", stats)
+    if args.design == "kaleido" and (note := unused_plugins(cfg, stats["ran_as"])):
+        print(note, file=sys.stderr)
     if args.json:
         print_json(stats)
     else:

@@ -7,14 +7,14 @@ import sys
 from pathlib import Path
 
 from golden import Config, model_partition
-from golden.config import KNOBS
+from golden.config import KNOBS, Part
 from hw import blocks
 from synth.actions import ACTIONS
 
 from ..core_file import write_core
 
 from .common import UserError, add_partition_args, atomic_output, check_output_dir, print_json, three, triple
-from .options import SIGNOFF, add_knobs, add_preset, design_point, refuse_unused
+from .options import HAVING, SIGNOFF, add_knobs, add_preset, design_knobs, design_point, flag, refuse_unused
 
 
 def add_block_args(p, names=None, signoff: bool = True) -> None:
@@ -40,7 +40,12 @@ def block_config(args, signoff: bool = True) -> Config:
     """The design point of a block command. A knob the block does not read (its
     registry entry, and the clock for a command that maps the block) is refused."""
     reads = blocks.BLOCKS[args.block].knobs | (SIGNOFF if signoff else frozenset())
-    refuse_unused(args, reads, f"--block {args.block}")
+    # A refusal names the blocks that do read the knob.
+    having = {name: "--block " + ", ".join(n for n, b in blocks.BLOCKS.items() if name in b.knobs)
+              for name in KNOBS}
+    refuse_unused(args, reads, f"--block {args.block}", having_knob=having)
+    if "variant" in reads:
+        _refuse_parts_lacking(args)
     if args.issue_window == 0 and args.block in ("window-pe", "channel-window"):
         raise UserError(f"--issue-window 0 means no channel window: --block {args.block} is one (2 to 8; "
                         "left out, 4)")
@@ -60,6 +65,24 @@ def block_config(args, signoff: bool = True) -> Config:
     else:
         partition = None                        # the preset's
     return design_point(args, partition=partition, grid=triple(args.grid, "grid") if args.grid else None)
+
+
+def _refuse_parts_lacking(args) -> None:
+    """A whole engine (or top) has the dispatcher parts of its variant only: a knob
+    of a part it lacks is refused, as ``sim attention`` refuses it."""
+    preset = design_point(args)
+    variant = preset.variant
+    dispatch = {k: getattr(preset, k) for k in ("issue_window", "dispatcher")}
+    if args.lookahead is not None and dispatch["issue_window"]:
+        raise UserError(f"--lookahead sets the matcher: --issue-window {dispatch['issue_window']} puts the channel "
+                        "window in its place")
+    reads = design_knobs("kaleido", variant, **dispatch)
+    for name in ("lookahead", "issue_window", "dispatcher"):
+        if getattr(args, name, None) is not None and name not in reads:
+            # Each of the three is in the matcher's place, or the matcher itself.
+            part = KNOBS[name].metadata["part"]
+            raise UserError(f"{flag(name)} sets {part.value}: --variant {variant} has none "
+                            f"({HAVING[Part.MATCHER]} have it)")
 
 
 def cmd_verilog(args) -> int:

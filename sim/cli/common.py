@@ -96,6 +96,21 @@ def _refuse_sources(path: str, target: str, what: str) -> None:
                             f"write it somewhere else")
 
 
+#: Room a run needs below its folder, for its scratch folders and the simulators' files in them.
+_ROOM = 512
+
+
+def _refuse_long(path: str, target: str, what: str) -> None:
+    longest = max(len(part.encode()) for part in Path(target).parts)
+    name_max = os.pathconf("/", "PC_NAME_MAX")
+    if longest > name_max:
+        raise UserError(f"{what}: a folder name in it is {longest} bytes long; the file system takes at most {name_max}")
+    path_max = os.pathconf("/", "PC_PATH_MAX")
+    if len(target.encode()) + _ROOM > path_max:
+        raise UserError(f"{what}: the path is {len(target.encode())} bytes long; a run needs it under "
+                        f"{path_max - _ROOM} to leave room for the files inside")
+
+
 def check_output_file(path: str, what: str = "--out", suffix: str = "") -> str:
     """Check that ``path`` can become a file, before any work; return it absolute.
     An existing file is replaced only if it is of the kind written (``suffix``)."""
@@ -126,6 +141,7 @@ def check_output_dir(path: str, what: str = "--out") -> str:
         raise UserError(f"{what} is empty: name a folder")
     target = os.path.abspath(path)
     _refuse_sources(path, target, what)
+    _refuse_long(path, target, what)
     if os.path.islink(target) and not os.path.exists(target):
         raise UserError(f"{what} {path} is a symbolic link to nothing; remove it or name another folder")
     if os.path.exists(target):
@@ -218,17 +234,54 @@ def lock_folder(lock_path, taken: str):
     return lock
 
 
+#: The waveforms a run copied into its folder, by name: what the next run removes
+#: (and nothing else of the folder's, a user's own waveform included).
+WAVES_LIST = ".kaleido-waves"
+
+
+def keep_waves(work: Path, out: Path, suffixes: tuple) -> None:
+    """Copy the waveforms the simulators left under ``work`` into ``out`` and list
+    them in :data:`WAVES_LIST`. The engine's keeps its name; others are named by
+    their bench's folder."""
+    names = []
+    for f in sorted(work.rglob("*")):
+        if f.suffix in suffixes:
+            rel = f.relative_to(work).parts
+            name = f.name if rel[0].startswith("build_") or len(rel) == 1 else f"{rel[0]}_{f.name}"
+            shutil.copy(f, out / name)
+            names.append(name)
+    (out / WAVES_LIST).write_text("".join(n + "\n" for n in names))
+
+
+def _last_waves(out: Path) -> list[Path]:
+    listed = out / WAVES_LIST
+    if not listed.is_file():
+        return []
+    names = [n for n in listed.read_text().splitlines() if n and "/" not in n and n not in (".", "..")]
+    return [out / n for n in names] + [listed]
+
+
+def _remove_made(made: list) -> None:
+    # Every folder a run made goes, innermost first, but only while empty: another
+    # run writing into the same --out keeps its folder (and its own scratch).
+    for folder in made:
+        try:
+            folder.rmdir()
+        except OSError:
+            break
+
+
 @contextmanager
-def run_folder(path: str, outputs: tuple, stale_suffixes: tuple = ()):
+def run_folder(path: str, outputs: tuple):
     """The output folder of a simulation command, yielded as ``(folder, scratch)``.
 
-    The folder is made if missing and the last run's ``outputs`` (and files
-    ending in ``stale_suffixes``) leave it first, so a failed run leaves no old
-    figures; ``scratch`` is a ``.work-PID-*`` folder inside it for the simulators
-    (a killed run's, whose process is gone, is removed by the next run).
-    On failure the folders this run made (``nest/x/y``: all three) go while
-    empty; the scratch folder always goes. ``KALEIDO_KEEP_WORK=1`` keeps both, to
-    look into.
+    The folder is made if missing and the last run's ``outputs`` (and the
+    waveforms it listed, :func:`keep_waves`) leave it first, so a failed run
+    leaves no old figures; ``scratch`` is a ``.work-PID-*`` folder inside it for
+    the simulators (a killed run's, whose process is gone, is removed by the
+    next run). On failure, from the first folder made on, the folders this run
+    made (``nest/x/y``: all three) go while empty; the scratch folder always
+    goes. ``KALEIDO_KEEP_WORK=1`` keeps both, to look into.
     """
     out = Path(path).absolute()
     made = []                       # the folders this run makes, innermost first
@@ -236,29 +289,32 @@ def run_folder(path: str, outputs: tuple, stale_suffixes: tuple = ()):
         if folder.exists():
             break
         made.append(folder)
-    out.mkdir(parents=True, exist_ok=True)
-    # One run a folder: two at once would delete and interleave each other's files.
-    lock_path = out / RUN_LOCK
-    lock = lock_folder(lock_path, f"--out {path}: another kaleido run is writing there")
-    for old in [out / n for n in outputs] + [p for p in out.glob("*") if p.suffix in stale_suffixes]:
-        old.unlink(missing_ok=True)
-    _remove_orphans(out)
-    work = Path(tempfile.mkdtemp(prefix=f".work-{os.getpid()}-", dir=out))
     keep = os.environ.get("KALEIDO_KEEP_WORK")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        # One run a folder: two at once would delete and interleave each other's files.
+        lock_path = out / RUN_LOCK
+        lock = lock_folder(lock_path, f"--out {path}: another kaleido run is writing there")
+    except BaseException:
+        _remove_made(made)          # a path too long for the scratch or the lock, say
+        raise
+    try:
+        for old in [out / n for n in outputs] + _last_waves(out):
+            old.unlink(missing_ok=True)
+        _remove_orphans(out)
+        work = Path(tempfile.mkdtemp(prefix=f".work-{os.getpid()}-", dir=out))
+    except BaseException:
+        lock_path.unlink(missing_ok=True)
+        lock.close()
+        _remove_made(made)
+        raise
     try:
         yield out, work
     except BaseException:
         lock_path.unlink(missing_ok=True)
         if not keep:
             shutil.rmtree(work, ignore_errors=True)
-            # Every folder this run made goes, innermost first, but only while empty:
-            # another run writing into the same --out keeps its folder (and its own
-            # scratch), and a failed run has written no outputs of its own.
-            for folder in made:
-                try:
-                    folder.rmdir()
-                except OSError:
-                    break
+            _remove_made(made)      # a failed run has written no outputs of its own
         raise
     finally:
         if not keep:

@@ -12,14 +12,14 @@ import sys
 from golden.config import KNOBS, Part
 
 from .common import UserError, atomic_output, check_output_dir, json_safe, lock_folder, print_json
-from .options import add_knobs, add_preset, design_knobs, knobs_of, preset_knobs, refuse_unused
+from .options import HAVING, add_knobs, add_preset, design_knobs, knobs_of, preset_knobs, refuse_unused
 
 __all__ = ["register", "add_run_arguments", "prepare", "claimed", "progress_bar", "use_archive"]
 
 
 #: The design knobs an estimate takes, for Kaleido's heads and sign-off (the
 #: array's rows and columns come from the chip, the clock from the chip too).
-DESIGN_KNOBS = knobs_of(Part.REUSE, Part.KALEIDO_PE, Part.PE, Part.DISPATCHER, Part.SCHEDULER, Part.MATCHER)
+DESIGN_KNOBS = knobs_of(Part.REUSE, Part.KALEIDO_PE, Part.PE, Part.DISPATCHER, Part.SCHEDULER, Part.MATCHER, Part.WINDOW)
 
 
 def register(sub, parser_class) -> None:
@@ -81,7 +81,8 @@ def prepare(args, sign: bool = True):
     from sim.chip.vdits import VDiTError, vdit
     from synth.flow import default_liberty
 
-    from ..chip.estimate import check_scheduler, computed_steps, representative_trace, shard_config, signoffs
+    from ..chip.cluster import check_scheduler
+    from ..chip.estimate import computed_steps, representative_trace, shard_config, signoffs
     from ..chip.qk_schedule import parse_objective
 
     use_archive(args)
@@ -110,7 +111,7 @@ def prepare(args, sign: bool = True):
                         "in its place")
     refuse_unused(args, design_knobs("kaleido", variant, knobs.get("issue_window", 0), dispatcher=knobs.get(
                       "dispatcher", "")) & set(DESIGN_KNOBS),
-                  f"--variant {variant}", having={Part.SCHEDULER: "pe-sh and full", Part.MATCHER: "pe-m and full"})
+                  f"--variant {variant}", having=HAVING)
     out = check_output_dir(args.out)
     try:
         chip = chip_from(args.chip)
@@ -261,6 +262,10 @@ def banner(model, resolution: str, cfg, steps: int, sample: int) -> str:
 MAX_WORKERS_PER_CORE = 4
 
 
+#: What an estimate writes into its folder besides its shards.
+OUTPUTS = ("summary.json", "estimate.png", "reuse.png")
+
+
 @contextlib.contextmanager
 def claimed(out: str):
     """Hold ``out`` for this run: a second estimate into the same folder is refused
@@ -271,6 +276,11 @@ def claimed(out: str):
     lock_path = os.path.join(out, ".estimate.lock")
     lock = lock_folder(lock_path, f"--out {out}: another kaleido estimate is writing there")
     try:
+        # The last run's figures go first (its shards stay, to resume from): an
+        # interrupted rerun must not leave them to be read as its own.
+        for name in OUTPUTS:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(os.path.join(out, name))
         yield
     except BaseException:
         if made and set(os.listdir(out)) <= {".estimate.lock"}:

@@ -35,7 +35,8 @@ def register(sub, parser_class) -> None:
 
 
 def cmd_explore(args) -> int:
-    from sim.chip.estimate import compute_shards, dask_client, summarize
+    from sim.chip.cluster import dask_client
+    from sim.chip.estimate import compute_shards, summarize
     from sim.chip.reuse_where import format_steps, schedule_line
     from sim.chip.explore import explore, plot_map
 

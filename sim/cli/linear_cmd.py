@@ -9,7 +9,7 @@ command writes ``out.npy`` and ``stats.json``.
 from __future__ import annotations
 
 import json
-import shutil
+import sys
 
 import numpy as np
 
@@ -20,9 +20,10 @@ from golden.linear_cycles import baseline_linear_cycles
 from golden.config import Part
 
 from .. import runner
-from .common import check_output_dir, print_json, run_folder, write_json, write_npy
+from .common import check_output_dir, keep_waves, print_json, run_folder, write_json, write_npy
 from .options import add_knobs, check_design_knobs, knobs_of
 from .golden_cmd import add_linear_args, linear_inputs
+from ..plugin_check import unused_plugins
 from ..simulate import WAVE_SUFFIXES, pick_simulator
 
 __all__ = ["register", "OUTPUTS"]
@@ -41,13 +42,11 @@ def cmd_sim_linear(args) -> int:
     simulator = pick_simulator(args.simulator)
     cfg, x, w = linear_inputs(args, max_window=MAX_PARTNERS + 1)
     variant = cfg.variant
-    with run_folder(args.out, OUTPUTS, WAVE_SUFFIXES) as (out, work):
+    with run_folder(args.out, OUTPUTS) as (out, work):
         rtl = simulate_linear(cfg, x, w, args.design, simulator, work, args.schedule, args.waves,
                               label=f"{args.design} {variant} linear on {simulator}")
         if args.waves:
-            for f in work.rglob("*"):
-                if f.suffix in WAVE_SUFFIXES:
-                    shutil.copy(f, out / f.name)
+            keep_waves(work, out, WAVE_SUFFIXES)
         layer = linear_layer(x, w, cfg)
         expected = layer.approx if args.design == "kaleido" else layer.exact
         model = rtl["model"]
@@ -72,6 +71,8 @@ def cmd_sim_linear(args) -> int:
             stats.update(_clock(cfg, args.design, stats["cycles"]))
         write_npy(out / "out.npy", rtl["out"])
         write_json(out / "stats.json", stats)
+    if args.design == "kaleido" and (note := unused_plugins(cfg, stats["ran_as"])):
+        print(note, file=sys.stderr)
     if args.json:
         print_json(stats)
     else:
@@ -116,7 +117,7 @@ def register(what, parser_class) -> None:
     p.add_argument("--simulator", choices=list(runner.SIMULATORS),
                    help="default: verilator when it can run here, else icarus")
     # No scheduler knob: a linear layer's windows are never reordered.
-    add_knobs(p, *knobs_of(Part.ARRAY, Part.KALEIDO_PE, Part.PE, Part.DISPATCHER, Part.MATCHER, Part.CHIP),
+    add_knobs(p, *knobs_of(Part.ARRAY, Part.KALEIDO_PE, Part.PE, Part.DISPATCHER, Part.MATCHER, Part.WINDOW, Part.CHIP),
               notes={"variant": "Windows are not clustered: the scheduler has no part here"})
     p.add_argument("--timing", action="store_true",
                    help="also map the design's blocks for the chip clock and give clock_mhz, slowest_block "

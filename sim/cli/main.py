@@ -20,7 +20,7 @@ from golden.workload import WorkloadError
 
 from ..workload import DEFAULT_CLIP
 from . import (attention_cmd, blocks_cmd, capture_cmd, estimate_cmd, explore_cmd, fpga_cmd, golden_cmd, linear_cmd,
-               report_cmd, workload_cmd)
+               plugin_cmd, report_cmd, workload_cmd)
 from .common import UserError
 
 __all__ = ["main", "build_parser"]
@@ -67,6 +67,7 @@ def build_parser() -> argparse.ArgumentParser:
     estimate_cmd.register(sub, _Parser)
     explore_cmd.register(sub, _Parser)
     capture_cmd.register(sub, _Parser)
+    plugin_cmd.register(sub, _Parser)
 
     dm = sub.add_parser("demo", help="the main job on the defaults, with a summary")
     dm.add_argument("--out", default="out/demo", metavar="DIR", help="output folder (default out/demo)")

@@ -7,7 +7,7 @@ import sys
 from golden import model_partition
 from golden.workload import load_operand
 
-from .common import add_partition_args, check_tokens, three, triple
+from .common import UserError, add_partition_args, check_tokens, three, triple
 from .options import add_knobs, add_preset, design_point
 
 __all__ = ["add_operand_args", "load_attention_inputs"]
@@ -37,6 +37,13 @@ def load_attention_inputs(args, names=("q", "k")):
     check_tokens(grid)
     first = load_operand(getattr(args, names[0]), None, "--" + names[0])
     d = first.data.shape[1]
+    for name in names[1:]:
+        # Against each other first: a width that differs is between the two files, not the partition.
+        path = getattr(args, name, None)
+        width = load_operand(path, None, "--" + name).data.shape[1] if path is not None else d
+        if width != d:
+            raise UserError(f"--{name} {path} has {width} channels and --{names[0]} {getattr(args, names[0])} "
+                            f"{d}: they must have the same")
     partition = (triple(args.partition, "partition") if args.partition
                  else model_partition(args.model, d))
     cfg = design_point(args, partition=partition, grid=grid)

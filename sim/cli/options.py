@@ -18,11 +18,15 @@ import argparse
 
 from golden.config import KNOBS, MAX_CLOCK_MHZ, VARIANTS, DispatchConfig, Part, knob_help
 from golden.dispatchers import DISPATCHERS, dispatcher_of
+from golden.pe_kinds import PE_KINDS
 from golden.presets import PRESETS
 
 from .common import UserError
 
-__all__ = ["add_knobs", "add_preset", "design_point", "preset_knobs", "knobs_of", "given", "flag", "refuse_unused", "design_knobs", "check_design_knobs", "SIGNOFF"]
+__all__ = ["add_knobs", "add_preset", "design_point", "preset_knobs", "knobs_of", "given", "flag", "refuse_unused", "design_knobs", "check_design_knobs", "SIGNOFF", "HAVING"]
+
+#: Which variants have each dispatcher part: what a refusal of its knob points to.
+HAVING = {Part.SCHEDULER: "pe-sh and full", Part.MATCHER: "pe-m and full", Part.WINDOW: "pe-m and full"}
 
 #: What every synthesized block reads besides its own knobs: the clock it is mapped for.
 SIGNOFF = frozenset({"clock_mhz"})
@@ -97,18 +101,31 @@ def preset_knobs(args) -> dict:
             **given(args)}
 
 
-def given(args) -> dict:
-    """The knobs the user gave, by field name: what goes into the ``Config``."""
+def _typed(args) -> dict:
+    """The knobs the user typed, by field name."""
     return {name: getattr(args, name) for name in KNOBS if getattr(args, name, None) is not None}
 
 
-def refuse_unused(args, reads, what: str, having: dict | None = None) -> None:
+def given(args) -> dict:
+    """The knobs the user gave, by field name: what goes into the ``Config``. A
+    PE kind given without ``--accumulators`` brings its own register count, so
+    that it goes over a preset's as every knob does (``--preset exact --pe-kind
+    paper`` is the paper PE)."""
+    out = _typed(args)
+    kind = PE_KINDS.get(out.get("pe_kind") or "")
+    if kind is not None and "accumulators" not in out:
+        out["accumulators"] = kind.registers
+    return out
+
+
+def refuse_unused(args, reads, what: str, having: dict | None = None, having_knob: dict | None = None) -> None:
     """Refuse, as one line, any knob given that ``what`` does not read (``reads``:
-    field names); ``having`` names, per part, what does have it."""
-    for name in given(args):
+    field names); ``having`` names, per part, what does have it (``having_knob``:
+    per knob)."""
+    for name in _typed(args):
         if name not in reads:
             part = KNOBS[name].metadata["part"]
-            where = (having or {}).get(part)
+            where = (having_knob or {}).get(name) or (having or {}).get(part)
             raise UserError(f"{flag(name)} sets {part.value}: {what} has none"
                             + (f" ({where} have it)" if where else ""))
 
@@ -153,4 +170,4 @@ def check_design_knobs(args, linear: bool = False) -> None:
     if getattr(args, "lookahead", None) is not None and "lookahead" not in reads and "issue_window" in reads:
         raise UserError(f"--lookahead sets the matcher: --issue-window {window} puts the channel window in its place")
     refuse_unused(args, reads, f"--variant {variant}",
-                  having={Part.SCHEDULER: "pe-sh and full", Part.MATCHER: "pe-m and full"})
+                  having=HAVING)

@@ -5,7 +5,7 @@ import pytest
 
 from golden import Config
 from golden.channel_window import window_slots
-from golden.dispatchers import DISPATCHERS, design_blocks, dispatched_slots, dispatcher_of
+from golden.dispatchers import DISPATCHERS, InOrder, design_blocks, dispatched_slots, dispatcher_of, register
 from golden.matcher import FILL_SLOTS, match
 from golden.pe import Mode
 
@@ -61,3 +61,12 @@ def test_each_model_counts_the_slots_of_its_module(rng, mode):
     assert dispatched_slots(chans, lanes, mode, window) == len(window_slots(needs, mode, 3))
     assert dispatched_slots(chans, lanes, mode, cfg) <= len(chans) + FILL_SLOTS
     assert dispatched_slots(chans, lanes, mode, window) <= len(chans)
+
+
+def test_a_dispatcher_no_variant_would_pick_is_refused():
+    class Unpaired(InOrder):
+        name = "kp-unpaired"
+    Unpaired.__module__ = "kp_user"
+    with pytest.raises(ValueError, match="declares paired = False, but only the built-in in-order unit"):
+        register(Unpaired)
+    assert "kp-unpaired" not in DISPATCHERS

@@ -102,7 +102,7 @@ def brief(s: dict) -> dict:
 
 def break_even_map(model, cfg, results: list, signs: dict, workers: int = 2) -> dict:
     """``kaleido explore``'s map of Wan2.1 at 480p on the paper's chip, on a local Dask cluster."""
-    from ...chip.estimate import dask_client
+    from ...chip.cluster import dask_client
     from ...chip.explore import explore
 
     with dask_client(None, workers) as client:

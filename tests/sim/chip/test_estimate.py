@@ -2,12 +2,6 @@
 resuming, and the summary's figures against the chip model."""
 
 import json
-import os
-import signal
-import subprocess
-import sys
-import time
-from pathlib import Path
 
 import pytest
 
@@ -150,42 +144,3 @@ def test_the_matcher_is_priced_on_one_head_of_the_run():
 # Ctrl-C while shards run on a local Dask cluster: the whole terminal's process group
 # gets it, and the run ends as every interrupted command does, one line and exit 130,
 # with no traceback from the workers or from the cluster's shutdown.
-ROOT = Path(__file__).resolve().parents[3]
-
-SCRIPT = """
-import os, signal, sys, time
-from sim.cli.entry import on_interrupt
-
-
-def main():
-    signal.signal(signal.SIGINT, on_interrupt)
-    from sim.chip.estimate import dask_client
-    try:
-        with dask_client(None, 2) as client:
-            c = client()
-            futures = [c.submit(time.sleep, 60, pure=False) for _ in range(2)]
-            print("running", flush=True)
-            for f in futures:
-                f.result()
-    except KeyboardInterrupt:
-        print("kaleido: interrupted", file=sys.stderr)
-        return 130
-
-
-if __name__ == "__main__":
-    sys.exit(main())
-"""
-
-
-def test_ctrl_c_on_a_local_cluster_is_one_line(tmp_path):
-    script = tmp_path / "shards.py"
-    script.write_text(SCRIPT)
-    proc = subprocess.Popen([sys.executable, str(script)], cwd=ROOT, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, start_new_session=True,
-                            env={**os.environ, "PYTHONPATH": str(ROOT)})
-    assert proc.stdout.readline().strip() == "running"
-    time.sleep(1)
-    os.killpg(proc.pid, signal.SIGINT)              # as a terminal's Ctrl-C: every process of the group
-    _, err = proc.communicate(timeout=120)
-    assert proc.returncode == 130, err
-    assert "Traceback" not in err and err.strip().splitlines()[-1] == "kaleido: interrupted", err

@@ -77,8 +77,9 @@ def test_a_failed_run_leaves_no_old_results(tmp_path, monkeypatch, capsys):
     np.save(tmp_path / "q.npy", np.zeros((4, 3), np.int8))
     out = tmp_path / "o"
     out.mkdir()
-    for name in ("scores.npy", "stats.json", "old.vcd"):
+    for name in ("scores.npy", "stats.json", "old.vcd", "mine.vcd"):
         (out / name).write_text("from the last run")
+    (out / ".kaleido-waves").write_text("old.vcd\n")     # the waveforms the last run wrote
 
     def broken(*args, **kwargs):
         raise UserError("RTL simulation failed under icarus: on purpose")
@@ -87,7 +88,7 @@ def test_a_failed_run_leaves_no_old_results(tmp_path, monkeypatch, capsys):
             "--grid", "1,2,2", "--partition", "1,1,1", "--simulator", "icarus", "--out", str(out)]
     assert main(args) == 2
     assert "on purpose" in capsys.readouterr().err
-    assert list(out.iterdir()) == []
+    assert [p.name for p in out.iterdir()] == ["mine.vcd"]      # the user's own waveform stays
     assert main(args[:-1] + [str(tmp_path / "new")]) == 2
     assert not (tmp_path / "new").exists()          # a folder the failed run made goes too
     assert main(args[:-1] + [str(tmp_path / "nest" / "x" / "y")]) == 2

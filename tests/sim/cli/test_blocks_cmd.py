@@ -4,6 +4,7 @@ import json
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -141,3 +142,36 @@ def test_fpga_reports_both_designs():
     assert r.returncode == 0, r.stderr
     res = json.loads(r.stdout)
     assert set(res) == {"kaleido", "baseline"} and res["kaleido"]["luts"] > res["baseline"]["luts"]
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--block", "engine", "--variant", "pe", "--issue-window", "4"],
+     "--issue-window sets the channel window: --variant pe has none (pe-m and full have it)"),
+    (["--block", "engine", "--variant", "pe", "--lookahead", "8"], "--lookahead sets the matcher: --variant pe has none"),
+    (["--block", "top", "--variant", "pe-sh", "--dispatcher", "matcher"],
+     "--dispatcher sets the data dispatcher: --variant pe-sh has none"),
+    (["--block", "matcher", "--issue-window", "4"],
+     "--issue-window sets the channel window: --block matcher has none (--block array, window-pe"),
+    (["--block", "pe", "--dispatcher", "matcher"], "--block pe has none (--block engine, top have it)"),
+])
+def test_a_knob_of_a_part_the_block_lacks_is_refused(tmp_path, argv, message):
+    r = run("verilog", *argv, "--out", str(tmp_path / "v"))
+    assert r.returncode == 2 and message in r.stderr and len(r.stderr.splitlines()) == 1, r.stderr
+    assert not (tmp_path / "v").exists()
+
+
+def test_a_plugin_kind_and_a_preset_reach_the_verilog(tmp_path):
+    """--pe-kind goes over a preset's PE (with its own register count), and a
+    plugin's kind and dispatcher are blocks like the built-in ones."""
+    r = run("verilog", "--block", "pe", "--preset", "exact", "--pe-kind", "paper", "--out", str(tmp_path / "a"))
+    assert r.returncode == 0, r.stderr
+    header = open(r.stdout.strip()).readline() + open(r.stdout.strip()).readlines()[1]
+    assert "accumulators=3" in header and "pe_kind='paper'" in header
+    toys = str(Path(__file__).resolve().parents[2] / "toys.py")
+    r = run("--plugin", toys, "verilog", "--block", "pe", "--pe-kind", "toy-whole", "--out", str(tmp_path / "b"))
+    assert r.returncode == 0, r.stderr
+    body = lambda path: open(path).read().split("\n", 2)[2]
+    assert body(r.stdout.strip()) != body(str(tmp_path / "a" / "kaleido_pe.v"))
+    r = run("--plugin", toys, "verilog", "--block", "engine", "--dispatcher", "toy-descending", "--rows", "2",
+            "--cols", "2", "--partition", "2,1,1", "--out", str(tmp_path / "c"))
+    assert r.returncode == 0 and "toy-descending" in open(r.stdout.strip()).readlines()[1], r.stderr

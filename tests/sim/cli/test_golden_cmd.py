@@ -74,7 +74,10 @@ def test_model_preset_and_4d_input(tmp_path, rng):
     ({"--partition": "2,2,3"}, "partition sums to 7"),
     ({"--partial-bits": "7"}, "partial bits (7) must not exceed full bits (5)"),
     ({"--full-bits": "9"}, "between 0 and 8"),
-    ({"--q": "missing.npy"}, "no such file"),
+    ({"--q": "missing.npy"}, "--q missing.npy: no such file"),
+    ({"--q": "/dev/null"}, "--q /dev/null: is not a regular file"),
+    # The partition comes from --q's width: a --k of another width is the pair's fault, not the partition's.
+    ({"--partition": None, "--model": "wan2.1", "--k": "wide.npy"}, "--k wide.npy has 7 channels and --q q.npy 6"),
     ({"--q": "junk.npy"}, "not a NumPy .npy or .npz file"),
     ({"--q": "nan.npy"}, "NaN"),
     ({"--q": "wide.npy"}, "channels"),
@@ -90,7 +93,7 @@ def test_bad_inputs_fail_cleanly(operands, change, message):
     args = {"--q": "q.npy", "--k": "k.npy", "--grid": "2,3,4", "--partition": "2,2,2",
             "--out": "o.npz"}
     args.update(change)
-    flat = [x for kv in args.items() for x in kv]
+    flat = [x for kv in args.items() if kv[1] is not None for x in kv]
     r = run("golden", "attention", *flat, cwd=d)
     assert r.returncode != 0
     lines = r.stderr.strip().splitlines()

@@ -102,3 +102,41 @@ def test_a_big_array_says_it_will_take_long(capsys):
     assert "65536 PEs" in capsys.readouterr().err
     block_config(build_parser().parse_args(["synth", "--block", "array"]))
     assert capsys.readouterr().err == ""
+
+
+@pytest.mark.parametrize("tail", ["n" * 300, "/".join(["d" * 200] * 20)], ids=["name", "path"])
+def test_an_over_long_out_is_refused_and_leaves_nothing(operands, tmp_path, capsys, tail):
+    out = tmp_path / "made" / tail
+    _refused(capsys, ["sim", "attention", *operands, "--grid", "1,2,2", "--partition", "2,1,1",
+                      "--simulator", "icarus", "--out", str(out)], "--out: ")
+    assert not (tmp_path / "made").exists()
+
+
+def test_a_run_folder_that_cannot_be_set_up_leaves_nothing(tmp_path, monkeypatch):
+    """Past the checks, a failure to make its scratch still takes back the folders a run made."""
+    import tempfile
+
+    from sim.cli.common import run_folder
+
+    def refuse(*args, **kwargs):
+        raise OSError(36, "File name too long")
+    monkeypatch.setattr(tempfile, "mkdtemp", refuse)
+    with pytest.raises(OSError):
+        with run_folder(str(tmp_path / "a" / "b"), ("x.json",)):
+            pass
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_an_estimate_rerun_starts_without_the_last_figures(tmp_path):
+    """An interrupted rerun must not leave the last run's summary and plots to be
+    read as its own; the shards stay, to resume from."""
+    from sim.cli.estimate_cmd import OUTPUTS, claimed
+
+    out = tmp_path / "est"
+    (out / "shards").mkdir(parents=True)
+    for name in (*OUTPUTS, "shards/s1.json"):
+        (out / name).write_text("from the last run")
+    with pytest.raises(KeyboardInterrupt):
+        with claimed(str(out)):
+            raise KeyboardInterrupt
+    assert sorted(p.name for p in out.iterdir()) == ["shards"] and (out / "shards" / "s1.json").exists()
