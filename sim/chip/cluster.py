@@ -86,13 +86,27 @@ def _probe(scheduler: str) -> None:
     and runs out of memory."""
     import asyncio
 
-    from distributed.core import rpc
+    from distributed.comm import connect
+
+    class Unreached(Exception):
+        pass
 
     async def identity():
-        async with rpc(scheduler, timeout=CONNECT_SECONDS) as r:
-            return await r.identity()
+        # Two steps, each with its own limit: reaching the address, then its answer.
+        try:
+            comm = await connect(scheduler, timeout=CONNECT_SECONDS)
+        except (OSError, TimeoutError, ValueError, TypeError) as exc:
+            raise Unreached(str(exc).splitlines()[0] if str(exc) else type(exc).__name__) from None
+        try:
+            await comm.write({"op": "identity", "reply": True})
+            return await asyncio.wait_for(comm.read(), CONNECT_SECONDS)
+        finally:
+            comm.abort()
     try:
-        who = asyncio.run(asyncio.wait_for(identity(), CONNECT_SECONDS))
+        who = asyncio.run(identity())
+    except Unreached as exc:
+        raise UserError(f"--scheduler {scheduler}: no Dask scheduler answered there within "
+                        f"{CONNECT_SECONDS} s ({exc})") from None
     except (TimeoutError, asyncio.TimeoutError, MemoryError, EOFError):
         raise UserError(f"--scheduler {scheduler}: something answers there, but not a Dask scheduler (no reply to "
                         f"its handshake within {CONNECT_SECONDS} s)") from None

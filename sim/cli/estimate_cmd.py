@@ -3,6 +3,7 @@ against the baseline, from sampled heads run on Dask (:mod:`sim.chip.estimate`).
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import json
 import os
@@ -26,10 +27,42 @@ def register(sub, parser_class) -> None:
     p = sub.add_parser("estimate", help="a whole vDiT on the chip: Kaleido against the baseline (sampled, on Dask)",
                        description=__doc__)
     add_run_arguments(p)
+    add_record(p)
     p.add_argument("--json", action="store_true", help="print the summary as JSON on stdout")
     p.add_argument("--out", required=True, metavar="DIR",
                    help="output folder: summary.json, estimate.png and shards/ (kept, so a rerun resumes)")
     p.set_defaults(func=cmd_estimate)
+
+
+def _record_area(text: str) -> str:
+    from ..figures import area_name
+    try:
+        return area_name(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def add_record(p) -> None:
+    p.add_argument("--record", metavar="AREA", type=_record_area,
+                   help="also write the headline figures under AREA of docs/figures.json, the source the docs "
+                        "quote (make docs renders them)")
+
+
+def estimate_figures(summary: dict) -> tuple[dict, dict]:
+    """What an estimate publishes (:func:`sim.figures.record`): the headline figures
+    and a table of each chip's time and energy."""
+    iso, qk = summary["iso_area"], summary["qk_operation_reduction"]
+    rows = [["chip", "arrays", "time s", "energy J", "area mm²"]]
+    for name, d in summary["designs"].items():
+        rows.append([name.replace("_", " "), f"{d['arrays']:,}", f"{d['time_s']:.1f}", f"{d['energy_j']:.1f}",
+                     f"{d['area_mm2']['total']:.1f}"])
+    figures = {"speedup": f"{summary['speedup']:.3f}x", "energy": f"{summary['energy_ratio']:.2f}x",
+               "area": f"{1 + summary['area_overhead']:.2f}x", "area_overhead": f"{100 * summary['area_overhead']:+.1f} %",
+               "iso_speedup": f"{iso['speedup']:.3f}x", "iso_energy": f"{iso['energy_ratio']:.2f}x",
+               "qk_operations_saved": f"{100 * qk['hardware']:.1f} %", "qk_oracle": f"{100 * qk['oracle']:.1f} %",
+               "linear_slots_saved": f"{100 * (summary['linear']['slot_reduction'] or 0):.1f} %",
+               "model": f"{summary['model']} {summary['resolution']}", "workload": summary["workload"]}
+    return figures, {"chips": rows}
 
 
 def add_run_arguments(p) -> None:
@@ -210,6 +243,9 @@ def cmd_estimate(args) -> int:
         with open(tmp, "w") as fh:
             json.dump(json_safe(summary), fh, indent=2, sort_keys=True)
     _plot(summary, os.path.join(out, "estimate.png"))
+    if args.record:
+        from ..figures import record
+        record(args.record, *estimate_figures(summary))
     label = _source_label(summary)
     plot_reuse(summary["reuse"], f"Where the reuse lives: {model.name} ({label})", os.path.join(out, "reuse.png"))
     if args.json:

@@ -10,6 +10,7 @@ import os
 from argparse import Namespace
 
 from .common import UserError, atomic_output, json_safe, print_json
+from .estimate_cmd import add_record
 from .estimate_cmd import add_run_arguments, claimed, prepare, progress_bar, use_archive
 
 __all__ = ["register", "DESIGNS"]
@@ -24,6 +25,7 @@ def register(sub, parser_class) -> None:
     p = sub.add_parser("explore", help="where Kaleido's chip pays: a break-even map at equal area (on Dask)",
                        description=__doc__)
     add_run_arguments(p)
+    add_record(p)
     p.add_argument("--designs", metavar="NAME[,NAME...]",
                    help=f"map several designs side by side, each on its own heads and sign-off: "
                         f"{', '.join(DESIGNS)} (default: the one the knobs give)")
@@ -73,6 +75,9 @@ def cmd_explore(args) -> int:
                     for i, name in enumerate(found)}
         for name, path in pictures.items():
             plot_map(found[name], path)
+    if args.record:
+        from ..figures import record
+        record(args.record, *explore_figures(found[names[0]]))
     if args.json:
         print_json({"designs": found})
         return 0
@@ -88,6 +93,28 @@ def cmd_explore(args) -> int:
             print(f"{head}{line}")
     print(f"{out}/explore.json, " + ", ".join(pictures.values()))
     return 0
+
+
+def _level(x) -> str:
+    return "never (up to 90 %)" if x is None else f"{100 * x:.0f} %"
+
+
+def explore_figures(found: dict) -> tuple[dict, dict]:
+    """What a map publishes (:func:`sim.figures.record`): at the chip as given (every
+    array Kaleido's, its own vector unit) the reuse level where Kaleido's chip
+    becomes as fast, and as cheap, as the baseline chip of its area, per scope; and
+    the whole map as a table."""
+    rows = [["vector lanes", "Kaleido arrays", "reuse in", "as fast from", "as cheap from"]]
+    figures = {}
+    own_lanes = found["maps"][0]["lanes"]           # the chip's own vector unit comes first
+    for m in found["maps"]:
+        b = m["break_even"]
+        rows.append([f"{m['lanes']:,}", f"{100 * m['share']:.0f} %", m["scope"], _level(b["iso_speedup"]),
+                     _level(b["iso_energy_ratio"])])
+        if m["share"] == 1.0 and m["lanes"] == own_lanes:
+            figures[f"{m['scope']}_time"] = _level(b["iso_speedup"])
+            figures[f"{m['scope']}_energy"] = _level(b["iso_energy_ratio"])
+    return figures, {"map": rows}
 
 
 def _designs(spec: str | None) -> list[str]:

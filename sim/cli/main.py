@@ -51,6 +51,22 @@ def _join_negative_lists(argv: list[str]) -> list[str]:
     return out
 
 
+def _plugins_first(argv: list[str]) -> list[str]:
+    """Every ``--plugin MODULE`` (or ``--plugin=MODULE``) moved before the subcommand,
+    where the parser takes it: a plugin is imported before any command runs,
+    wherever on the line it was given."""
+    front, rest = [], []
+    i = 0
+    while i < len(argv):
+        if argv[i] == "--plugin" and i + 1 < len(argv):
+            front += argv[i:i + 2]
+            i += 2
+            continue
+        (front if argv[i].startswith("--plugin=") else rest).append(argv[i])
+        i += 1
+    return front + rest
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="kaleido", description="Generate and verify the Kaleido accelerator.")
     p.add_argument("--plugin", action="append", default=[], metavar="MODULE",
@@ -107,7 +123,7 @@ def _say_what_is_computed() -> None:
 
 
 def main(argv=None) -> int:
-    argv = _join_negative_lists(list(sys.argv[1:] if argv is None else argv))
+    argv = _plugins_first(_join_negative_lists(list(sys.argv[1:] if argv is None else argv)))
     try:
         args = build_parser().parse_args(argv)
         try:

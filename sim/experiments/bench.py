@@ -137,6 +137,37 @@ def bench_head(workload: str = "bikes", grid=SIGNOFF_HEAD.changes["grid"], head_
     return out
 
 
+#: The designs of a head run, as its table names them.
+_HEAD_ROWS = (("baseline", "baseline"), ("kaleido", "Kaleido"), ("kaleido_exact", "Kaleido exact"))
+
+
+def head_figures(out: dict) -> tuple[dict, dict]:
+    """The figures and the table :func:`bench_head`'s result publishes
+    (:func:`sim.figures.record`): per design its cycles, clock, time and energy
+    against the baseline, energy and the dispatcher's share, and with the
+    softmax stage; for Kaleido (the paper's PE) the headline figures alone."""
+    base = out["baseline"]
+    rows = [["design", "cycles", "clock MHz", "time x baseline", "energy x baseline", "energy mJ (dispatcher)",
+             "with softmax: time, energy"]]
+    for name, label in _HEAD_ROWS:
+        r = out[name]
+        disp = sum(v for k, v in r.get("energy_split_pj", {}).items() if k.startswith("dispatcher"))
+        soft = r.get("with_softmax", {})
+        rows.append([label, f"{r['cycles']:,}", f"{r['clock_mhz']:.1f}",
+                     "1" if name == "baseline" else f"{r['time_ratio']:.3f}",
+                     "1" if name == "baseline" else f"{r['energy_ratio']:.3f}",
+                     f"{r['energy_pj'] / 1e9:.2f}" + (f" ({disp / 1e9:.2f})" if disp else ""),
+                     "1, 1" if name == "baseline" else f"{soft['time_ratio']:.3f}, {soft['energy_ratio']:.3f}"])
+    k = out["kaleido"]
+    figures = {"cycles_fewer": f"{base['cycles'] / k['cycles']:.2f}x", "clock_mhz": f"{k['clock_mhz']:.1f} MHz",
+               "time": f"{k['time_ratio']:.2f}x", "energy": f"{k['energy_ratio']:.2f}x",
+               "exact_time": f"{out['kaleido_exact']['time_ratio']:.2f}x",
+               "exact_energy": f"{out['kaleido_exact']['energy_ratio']:.2f}x",
+               "oracle_bound": f"{out['oracle_bound']:.2f}x",
+               "throughput_per_area": f"{k['iso_area']['throughput_per_area']:.3f}"}
+    return figures, {"designs": rows}
+
+
 def _with_softmax(out: dict, runs: dict, cfg: Config, liberty: str) -> None:
     """The head's softmax stage beside its ``Q K^T``: the same vector unit in both
     designs, busy for its whole stage (every row of scores), at the design's clock;
@@ -318,7 +349,17 @@ def main(argv=None) -> int:
                    help=f"for head: Kaleido's scheduler rule (default {Config().cluster_rule}; pivots is the paper's)")
     p.add_argument("--clock-mhz", type=float, default=0.0, metavar="F",
                    help=f"for head: the chip clock (default {CHIP_CLOCK_MHZ:g}, where the baseline array closes)")
+    p.add_argument("--record", metavar="AREA",
+                   help="for head: also write its figures under AREA of docs/figures.json, the docs' source")
     args = p.parse_args(argv)
+    if args.record and args.what != ["head"]:
+        p.error("--record goes with head alone")
+    if args.record:
+        from ..figures import area_name
+        try:
+            area_name(args.record)
+        except ValueError as exc:
+            p.error(str(exc))
     table = {"golden": bench_golden, "thresholds": bench_thresholds, "pe-sim": bench_pe_sim,
              "head": lambda: bench_head(args.workload, pe_stages=args.pe_stages, issue_window=args.issue_window,
                                          cluster_rule=args.cluster_rule, clock_mhz=args.clock_mhz,
@@ -328,6 +369,12 @@ def main(argv=None) -> int:
     for name in args.what:
         print(f"bench: {name} ...", file=sys.stderr)
         result[name] = table[name]()
+    if args.record:
+        from ..figures import record
+
+        figures, tables = head_figures(result["head"])
+        record(args.record, figures, tables,
+               command="python -m sim.experiments.bench " + " ".join(argv if argv is not None else sys.argv[1:]))
     print(json.dumps(result, indent=2))
     return 0
 

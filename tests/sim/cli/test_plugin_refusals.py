@@ -68,6 +68,8 @@ def test_a_plugin_file_path_is_imported(plugin, capsys, tmp_path):
     plugin("kp_path", KIND + "@register\nclass K(PaperPE):\n    name = 'kp-path'\n")
     assert main(["--plugin", str(tmp_path / "kp_path.py"), *GOOD_RUN, "--out", "g"]) == 0
     assert pe_kinds.PE_KINDS["kp-path"].__module__ == "kp_path"
+    # After the subcommand too, as any other option.
+    assert main([*GOOD_RUN, "--plugin", str(tmp_path / "kp_path.py"), "--out", "g1"]) == 0
     _refused(capsys, ["--plugin", str(tmp_path / "kp_none.py"), *GOOD_RUN, "--out", "g2"], "no such file")
 
 

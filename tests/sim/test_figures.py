@@ -1,0 +1,51 @@
+"""The published figures have one source: every figure README.md and docs/*.md
+quote through a marker equals docs/figures.json (no synthesis: a read and a
+compare), and a figure typed by hand into a generated table, or a marker the
+file lacks, is caught."""
+
+import pytest
+
+from sim import figures
+
+DATA = {"chip": {"command": "kaleido estimate --record chip", "commit": "abc", "date": "2026-12-05",
+                 "figures": {"speedup": "1.013x"},
+                 "tables": {"chips": [["chip", "time s"], ["kaleido", "1162.0"], ["baseline", "1177.6"]]}}}
+
+
+def test_every_quoted_figure_is_the_source_s():
+    data = figures.load()
+    assert data, "docs/figures.json is missing"
+    wrong = [f"{path.name}: {key} reads {found.strip()!r}, the source has {want.strip()!r}"
+             for path in figures.DOCS if path.exists()
+             for key, found, want in figures.drift(path.read_text(), data)]
+    assert not wrong, "\n".join(wrong) + "\n(make docs rewrites them from docs/figures.json)"
+
+
+def test_the_headline_is_quoted_not_typed():
+    text = (figures.ROOT / "README.md").read_text()
+    for key in ("chip.speedup", "chip.energy", "chip.iso_speedup", "head.bikes.time", "head.bikes.energy"):
+        assert f"<!-- fig {key} -->" in text, key
+
+
+def test_a_figure_rendered_and_a_planted_one():
+    text = ("as fast: <!-- fig chip.speedup -->9.9x<!-- /fig -->\n<!-- table chip.chips -->\n"
+            "| old |\n<!-- /table -->\n")
+    assert [k for k, _, _ in figures.drift(text, DATA)] == ["chip.chips", "chip.speedup"]
+    good = figures.render(text, DATA)
+    assert "<!-- fig chip.speedup -->1.013x<!-- /fig -->" in good and "| kaleido | 1162.0 |" in good
+    assert figures.drift(good, DATA) == []
+    planted = good.replace("| 1162.0 |", "| 1100.0 |")       # typed over, in a generated table
+    assert [k for k, _, _ in figures.drift(planted, DATA)] == ["chip.chips"]
+    with pytest.raises(KeyError, match="chip.nothing: no such figure"):
+        figures.drift("<!-- fig chip.nothing -->1<!-- /fig -->", DATA)
+
+
+def test_record_writes_the_command_and_commit(tmp_path):
+    path = tmp_path / "f.json"
+    figures.record("head.bikes", {"time": "0.74x"}, {"t": [["a"], ["1"]]}, command="bench head", path=path)
+    figures.record("chip", {"speedup": "1.01x"}, command="estimate", path=path)
+    data = figures.load(path)
+    assert data["head.bikes"]["figures"] == {"time": "0.74x"} and data["head.bikes"]["command"] == "bench head"
+    assert data["chip"]["commit"] and data["chip"]["date"]
+    with pytest.raises(ValueError, match="an area is a lowercase name"):
+        figures.area_name("Chip Figures")
