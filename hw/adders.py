@@ -11,7 +11,7 @@ tree of such rows brings any number of addends down to two; one carry-propagate
 adder then finishes the sum. A multiplier is such a tree over its partial
 products. Keeping the two rows in registers and adding them in a later cycle
 (in halves, if the adder is too slow for the clock) is how the softmax unit
-closes timing with wide products (docs/design.md, "Timing, power and energy").
+closes timing with wide products (docs/timing.md, "Timing, power and energy").
 
 A carry-select sum splits one adder in two halves that run at once: the high
 half is added both ways, with and without a carry in, and the low half's carry

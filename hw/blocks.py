@@ -44,7 +44,7 @@ __all__ = ["Block", "BLOCKS", "UNITS", "ENGINE_WORDS", "build", "top_name", "ver
 #: ``baseline-engine``): the whole engine a chip holds, timed as one netlist.
 #: The buffers are flip-flop models of this depth, read as an SRAM macro reads
 #: (a registered address, then an 8:1 multiplexer in the next cycle); a macro
-#: would put its own access time there instead (docs/design.md, "Timing, power and energy").
+#: would put its own access time there instead (docs/timing.md, "Timing, power and energy").
 ENGINE_WORDS = 8
 
 

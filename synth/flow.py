@@ -148,7 +148,7 @@ def _script(top: str, clock_mhz: float | None) -> str:
     # accumulator, a drain link, a lane's product) share a clock gate per enable:
     # clock_gate.v, put in by Yosys's clockgate and mapped with the rest. Both
     # designs get one wherever they have such registers.
-    # (docs/design.md, "Timing, power and energy")
+    # (docs/timing.md, "Timing, power and energy")
     return ("read_verilog -sv design.v\n"
             f"synth -flatten -top {top}\n"
             f"clockgate -pos kaleido_clock_gate CE:CLK:GCLK -min_net_size {CLOCK_GATE_MIN_FLOPS}\n"

@@ -50,18 +50,30 @@ def add_record(p) -> None:
 
 def estimate_figures(summary: dict) -> tuple[dict, dict]:
     """What an estimate publishes (:func:`sim.figures.record`): the headline figures
-    and a table of each chip's time and energy."""
-    iso, qk = summary["iso_area"], summary["qk_operation_reduction"]
+    (each as docs/chip.md's table prints it) and a table of each chip's time, energy
+    and area."""
+    iso, qk, pv = summary["iso_area"], summary["qk_operation_reduction"], summary["pv"]
+    d = summary["designs"]
     rows = [["chip", "arrays", "time s", "energy J", "area mm²"]]
-    for name, d in summary["designs"].items():
-        rows.append([name.replace("_", " "), f"{d['arrays']:,}", f"{d['time_s']:.1f}", f"{d['energy_j']:.1f}",
-                     f"{d['area_mm2']['total']:.1f}"])
-    figures = {"speedup": f"{summary['speedup']:.3f}x", "energy": f"{summary['energy_ratio']:.2f}x",
-               "area": f"{1 + summary['area_overhead']:.2f}x", "area_overhead": f"{100 * summary['area_overhead']:+.1f} %",
-               "iso_speedup": f"{iso['speedup']:.3f}x", "iso_energy": f"{iso['energy_ratio']:.2f}x",
-               "qk_operations_saved": f"{100 * qk['hardware']:.1f} %", "qk_oracle": f"{100 * qk['oracle']:.1f} %",
-               "linear_slots_saved": f"{100 * (summary['linear']['slot_reduction'] or 0):.1f} %",
-               "model": f"{summary['model']} {summary['resolution']}", "workload": summary["workload"]}
+    for name, x in d.items():
+        rows.append([name.replace("_", " "), f"{x['arrays']:,}", f"{x['time_s']:.1f}", f"{x['energy_j']:.1f}",
+                     f"{x['area_mm2']['total']:.1f}"])
+    lo, hi = summary["speedup_interval"]
+    elo, ehi = summary["energy_ratio_interval"]
+    figures = {
+        "speedup": f"{summary['speedup']:.3f}x", "energy": f"{summary['energy_ratio']:.2f}x",
+        "area": f"{1 + summary['area_overhead']:.2f}x", "area_overhead": f"{100 * summary['area_overhead']:+.1f} %",
+        "iso_speedup": f"{iso['speedup']:.3f}x", "iso_energy": f"{iso['energy_ratio']:.2f}x",
+        "qk_operations_saved": f"{100 * qk['hardware']:.1f} %", "qk_oracle": f"{100 * qk['oracle']:.1f} %",
+        "linear_slots_saved": f"{100 * (summary['linear']['slot_reduction'] or 0):.1f} %",
+        # As a row of docs/chip.md's table prints them:
+        "speedup_row": f"{summary['speedup']:.3f} [{lo:.3f}, {hi:.3f}]", "serial": f"{summary['serial_speedup']:.3f}",
+        "energy_row": f"{summary['energy_ratio']:.3f} [{elo:.3f}, {ehi:.3f}]",
+        "iso_speedup_row": f"{iso['speedup']:.3f}", "iso_energy_row": f"{iso['energy_ratio']:.3f}",
+        "times": f"{d['kaleido']['time_s']:.0f} / {d['baseline']['time_s']:.0f} s",
+        "pv": f"{100 * pv['key_reduction']:.1f} % ({100 * (pv['shared_heads'] or 0):.0f} %)",
+        "model": f"{summary['model']} {summary['resolution']}", "workload": summary["workload"],
+    }
     return figures, {"chips": rows}
 
 
@@ -303,10 +315,10 @@ OUTPUTS = ("summary.json", "estimate.png", "reuse.png")
 
 
 @contextlib.contextmanager
-def claimed(out: str):
+def claimed(out: str, outputs: tuple = OUTPUTS):
     """Hold ``out`` for this run: a second estimate into the same folder is refused
-    (it would compute every shard again), and a run that fails before writing
-    anything leaves no folder it made behind."""
+    (it would compute every shard again), the last run's ``outputs`` go first,
+    and a run that fails before writing anything leaves no folder it made behind."""
     made = not os.path.exists(out)
     os.makedirs(out, exist_ok=True)
     lock_path = os.path.join(out, ".estimate.lock")
@@ -314,7 +326,7 @@ def claimed(out: str):
     try:
         # The last run's figures go first (its shards stay, to resume from): an
         # interrupted rerun must not leave them to be read as its own.
-        for name in OUTPUTS:
+        for name in outputs:
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(os.path.join(out, name))
         yield

@@ -36,6 +36,10 @@ def register(sub, parser_class) -> None:
     p.set_defaults(func=cmd_explore)
 
 
+#: What a map writes into its folder (an estimate's, whose figures it leaves alone).
+OUTPUTS = ("explore.json", "explore.png", *(f"explore-{name}.png" for name in DESIGNS))
+
+
 def cmd_explore(args) -> int:
     from sim.chip.cluster import dask_client
     from sim.chip.estimate import compute_shards, summarize
@@ -51,7 +55,7 @@ def cmd_explore(args) -> int:
     runs = {name: prepare(a) for name, a in mine.items()}
     out = runs[names[0]][4]
     found = {}
-    with claimed(out), dask_client(args.scheduler, args.workers) as client:
+    with claimed(out, OUTPUTS), dask_client(args.scheduler, args.workers) as client:
         for name, (model, chip, cfg, knobs, _, _, signs) in runs.items():
             bar = progress_bar("heads")
             cfg, results = compute_shards(client, model, args.resolution, chip, args.workload, out, args.sample,

@@ -140,3 +140,14 @@ def test_an_estimate_rerun_starts_without_the_last_figures(tmp_path):
         with claimed(str(out)):
             raise KeyboardInterrupt
     assert sorted(p.name for p in out.iterdir()) == ["shards"] and (out / "shards" / "s1.json").exists()
+
+
+def test_a_map_into_an_estimate_s_folder_keeps_its_summary(tmp_path):
+    from sim.cli.estimate_cmd import claimed
+    from sim.cli.explore_cmd import OUTPUTS
+
+    for name in ("summary.json", "explore.json"):
+        (tmp_path / name).write_text("from the last run")
+    with claimed(str(tmp_path), OUTPUTS):
+        pass
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["summary.json"]
