@@ -94,8 +94,12 @@ def _probe(scheduler: str) -> None:
     async def identity():
         # Two steps, each with its own limit: reaching the address, then its answer.
         try:
-            comm = await connect(scheduler, timeout=CONNECT_SECONDS)
-        except (OSError, TimeoutError, ValueError, TypeError) as exc:
+            # Dask's connect retries its own handshake past its timeout on a server that
+            # accepts and says nothing: the outer limit is what bounds that.
+            comm = await asyncio.wait_for(connect(scheduler, timeout=CONNECT_SECONDS), 2 * CONNECT_SECONDS)
+        except (asyncio.TimeoutError, TimeoutError):
+            raise
+        except (OSError, ValueError, TypeError) as exc:
             raise Unreached(str(exc).splitlines()[0] if str(exc) else type(exc).__name__) from None
         try:
             await comm.write({"op": "identity", "reply": True})
