@@ -24,27 +24,19 @@ import itertools
 import numpy as np
 
 from .pe import ColIn, Load, Mode, PEModel, RowIn
+from .pe_encoding import PARTNER_HANDOVER, PASS_HANDOVER
+from .reuse import approximate
 
-__all__ = ["violation", "partner_value"]
+__all__ = ["violation"]
 
-#: Hand-over at the first step of each of passes A to D (docs/design.md, "How the PE works").
-_HANDOVER = {Mode.A: Load.CLEAR, Mode.B: Load.R1, Mode.C: Load.R2, Mode.D: Load.R1}
 #: What R0 holds when each pass ends: T0 after A, T1 after B, T2 after C, T3 after D.
 _TOKENS = ("T0", "T1", "T2", "T3")
-#: A linear layer's partner p (1, 2, 3) takes its register so (the RTL's hand-over).
-_LINEAR_HANDOVER = (Load.R1, Load.R2, Load.R1)
 _BITS = 40
 
 
-def partner_value(ref: int, own: int, state: int) -> int:
-    """The value a partner stands for in ``S~`` (docs/concepts.md, "Reuse states"):
-    the reference's (full reuse), the reference's high nibble over its own low
-    one (partial), or its own (compute)."""
-    if state == 2:
-        return ref
-    if state == 1:
-        return (ref & ~0xF) | (own & 0xF)
-    return own
+def _partner(ref: int, own: int, state: int) -> int:
+    """The value a partner stands for (:func:`golden.reuse.approximate`), as an int."""
+    return int(approximate(ref, own, state))
 
 
 def _samples(seed: int = 0, count: int = 24) -> list[tuple[int, int, int, int]]:
@@ -58,13 +50,6 @@ def _samples(seed: int = 0, count: int = 24) -> list[tuple[int, int, int, int]]:
     return out
 
 
-def _step(pe: PEModel, mode: Mode, a: int, b: int, sq: int, sk: int, first: bool, drain: bool,
-          streamed: bool) -> None:
-    load = _HANDOVER[mode] if first else Load.KEEP
-    pe.tick(RowIn(a0=a, sq0=sq, mode=mode, steps=1 if streamed else 0, load=load, drain=drain),
-            ColIn(b0=b & 0xFF, sk0=sk))
-
-
 def _head_drains(kind, q0, q1, k0, k1, sq, sk, skip) -> list[int]:
     """R0 as each of passes A-D ends, for one PE on one channel; ``skip``: the
     passes the engine leaves out on this channel (each still hands over)."""
@@ -73,7 +58,9 @@ def _head_drains(kind, q0, q1, k0, k1, sq, sk, skip) -> list[int]:
     drained = []
     for n, mode in enumerate((Mode.A, Mode.B, Mode.C, Mode.D)):
         a, b = operands[mode]
-        _step(pe, mode, a, b, sq, sk, True, n > 0, mode not in skip)
+        # One channel: its step is the pass's first, with the hand-over (and a drain after A).
+        pe.tick(RowIn(a0=a, sq0=sq, mode=mode, steps=0 if mode in skip else 1, load=PASS_HANDOVER[mode], drain=n > 0),
+                ColIn(b0=b & 0xFF, sk0=sk))
         if n > 0:
             drained.append(pe.out)
     pe.tick(RowIn(drain=True), ColIn())
@@ -98,7 +85,7 @@ def _head_violation(kind) -> str | None:
         optional = [m for m in (Mode.B, Mode.C, Mode.D) if _optional(kind, m, sq, sk)]
         for r0, o0, r1, o1 in _samples():
             q0, k0 = r0, r1
-            q1, k1 = partner_value(r0, o0, sq), partner_value(r1, o1, sk)
+            q1, k1 = _partner(r0, o0, sq), _partner(r1, o1, sk)
             want = (q0 * k0, q0 * k1, q1 * k0, q1 * k1)
             for n in range(len(optional) + 1):
                 for skip in itertools.combinations(optional, n):
@@ -115,7 +102,7 @@ def _linear_violation(kind) -> str | None:
     partners = 3          # one more than a 3-register PE holds: that one is computed whole
     for state in range(3):
         for r0, o0, w, o1 in _samples(1):
-            xs = [r0] + [partner_value(r0, o, state) for o in (o0, o1, o0 ^ o1)][:partners]
+            xs = [r0] + [_partner(r0, o, state) for o in (o0, o1, o0 ^ o1)][:partners]
             for streamed in ((True, False) if state == 2 else (True,)):
                 pe = PEModel(acc_bits=_BITS, kind=kind)
                 pe.tick(RowIn(a0=w, mode=Mode.LINEAR, steps=1, load=Load.CLEAR), ColIn(b0=r0 & 0xFF, sk0=state))
@@ -124,7 +111,7 @@ def _linear_violation(kind) -> str | None:
                     held = p < kind.registers
                     st = state if held else 0          # beyond the registers: computed whole, every channel
                     on = streamed or not held
-                    pe.tick(RowIn(a0=w, mode=Mode.B, steps=1 if on else 0, load=_LINEAR_HANDOVER[p - 1], drain=True),
+                    pe.tick(RowIn(a0=w, mode=Mode.B, steps=1 if on else 0, load=PARTNER_HANDOVER[p - 1], drain=True),
                             ColIn(b0=xs[p] & 0xFF, sk0=st))
                     got.append(pe.out)
                 pe.tick(RowIn(drain=True), ColIn())

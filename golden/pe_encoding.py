@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from enum import IntEnum
 
-__all__ = ["Mode", "Load", "Need", "Target", "need_lanes", "lane_adds"]
+__all__ = ["Mode", "Load", "Need", "Target", "PASS_HANDOVER", "PARTNER_HANDOVER", "need_lanes", "lane_adds"]
 
 
 class Mode(IntEnum):
@@ -30,6 +30,12 @@ class Load(IntEnum):
     CLEAR = 1      # R0..R3 <- 0
     R1 = 2         # R0 <- R1, R1 <- R3 (0 in a 3-register PE)
     R2 = 3         # R0 <- R2
+
+
+#: The hand-over at the first step of each of passes A to D (docs/design.md, "How the PE works").
+PASS_HANDOVER = {Mode.A: Load.CLEAR, Mode.B: Load.R1, Mode.C: Load.R2, Mode.D: Load.R1}
+#: A linear layer's partner 1, 2, 3 (pass B after LINEAR) takes its register so.
+PARTNER_HANDOVER = (Load.R1, Load.R2, Load.R1)
 
 
 class Need(IntEnum):

@@ -20,9 +20,8 @@ from typing import Callable, NamedTuple
 
 import numpy as np
 
-from golden import Config, ConfigError, pair_reuse
-from golden.dispatchers import DISPATCHERS
-from golden.pe_kinds import PE_KINDS
+from golden import Config, ConfigError, dispatchers, pair_reuse, pe_kinds, plugins
+from golden.config import VARIANTS
 from hw.dispatchers import DISPATCHERS as UNITS
 
 from .errors import UserError
@@ -55,6 +54,11 @@ def mixed_operands(rng: np.random.Generator, tokens: int, channels: int) -> np.n
     return ((base ^ mask) & 0xFF).astype(np.uint8).view(np.int8)
 
 
+def _added(registry) -> list:
+    """What plugins registered in ``registry`` (a registry module), beyond its built-in entries."""
+    return [entry for where, entry in plugins.added() if where == registry.__name__]
+
+
 def _point(**knobs) -> Config:
     cfg = Config(**SMALL, queue_depth=8, clusters=2, cluster_capacity=4)
     try:
@@ -69,8 +73,7 @@ def plan() -> list[Run]:
     ``full`` and in a linear layer; each dispatcher on ``pe-m`` and ``full`` and
     in a linear layer. Refused (UserError) if there is none, or a dispatcher has
     no component."""
-    kinds = [k for k in PE_KINDS.values() if k.__module__ != "golden.pe_kinds"]
-    units = [d for d in DISPATCHERS.values() if d.__module__ != "golden.dispatchers"]
+    kinds, units = _added(pe_kinds), _added(dispatchers)
     if not kinds and not units:
         raise UserError("no plugin is registered: name its module with kaleido --plugin MODULE check-plugin")
     runs = []
@@ -135,12 +138,11 @@ def unused_plugins(cfg: Config, ran_as: str) -> str | None:
     """A warning when ``cfg`` names a plugin that a run did not use (the driver
     took the dense schedule, or bypassed the unit the plugin is), else None."""
     names = []
-    kind = PE_KINDS.get(cfg.pe_kind or "")
-    if kind is not None and kind.__module__ != "golden.pe_kinds" and ran_as == "dense":
+    kind = pe_kinds.PE_KINDS.get(cfg.pe_kind or "")
+    if kind in _added(pe_kinds) and ran_as == "dense":
         names.append(f"PE kind {kind.name}")
-    unit = DISPATCHERS.get(cfg.dispatcher or "")
-    if unit is not None and unit.__module__ != "golden.dispatchers" and (ran_as == "dense" or not (
-            ran_as in ("pe-m", "full"))):
+    unit = dispatchers.DISPATCHERS.get(cfg.dispatcher or "")
+    if unit in _added(dispatchers) and not VARIANTS.get(ran_as, (False, False))[1]:    # no matcher part ran
         names.append(f"dispatcher {unit.name}")
     if not names:
         return None

@@ -73,10 +73,14 @@ def _client(scheduler: str | None, workers: int | None):
     _probe(scheduler)
     try:
         return Client(scheduler, timeout=CONNECT_SECONDS)
-    except (OSError, TimeoutError, ValueError, TypeError) as exc:
-        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        raise UserError(f"--scheduler {scheduler}: no Dask scheduler answered there within "
-                        f"{CONNECT_SECONDS} s ({reason})") from None
+    except (OSError, ValueError, TypeError) as exc:
+        raise _unanswered(scheduler, exc) from None
+
+
+def _unanswered(scheduler: str, exc: Exception) -> UserError:
+    reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    return UserError(f"--scheduler {scheduler}: no Dask scheduler answered there within {CONNECT_SECONDS} s "
+                     f"({reason})")
 
 
 def _probe(scheduler: str) -> None:
@@ -88,19 +92,10 @@ def _probe(scheduler: str) -> None:
 
     from distributed.comm import connect
 
-    class Unreached(Exception):
-        pass
-
     async def identity():
-        # Two steps, each with its own limit: reaching the address, then its answer.
-        try:
-            # Dask's connect retries its own handshake past its timeout on a server that
-            # accepts and says nothing: the outer limit is what bounds that.
-            comm = await asyncio.wait_for(connect(scheduler, timeout=CONNECT_SECONDS), 2 * CONNECT_SECONDS)
-        except (asyncio.TimeoutError, TimeoutError):
-            raise
-        except (OSError, ValueError, TypeError) as exc:
-            raise Unreached(str(exc).splitlines()[0] if str(exc) else type(exc).__name__) from None
+        # Dask's connect retries its own handshake past its timeout on a server that
+        # accepts and says nothing: the outer limit bounds that, and the reply has its own.
+        comm = await asyncio.wait_for(connect(scheduler, timeout=CONNECT_SECONDS), 2 * CONNECT_SECONDS)
         try:
             await comm.write({"op": "identity", "reply": True})
             return await asyncio.wait_for(comm.read(), CONNECT_SECONDS)
@@ -108,16 +103,11 @@ def _probe(scheduler: str) -> None:
             comm.abort()
     try:
         who = asyncio.run(identity())
-    except Unreached as exc:
-        raise UserError(f"--scheduler {scheduler}: no Dask scheduler answered there within "
-                        f"{CONNECT_SECONDS} s ({exc})") from None
-    except (TimeoutError, asyncio.TimeoutError, MemoryError, EOFError):
+    except (TimeoutError, MemoryError, EOFError):      # TimeoutError first: it is an OSError
         raise UserError(f"--scheduler {scheduler}: something answers there, but not a Dask scheduler (no reply to "
                         f"its handshake within {CONNECT_SECONDS} s)") from None
     except (OSError, ValueError, TypeError) as exc:
-        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        raise UserError(f"--scheduler {scheduler}: no Dask scheduler answered there within "
-                        f"{CONNECT_SECONDS} s ({reason})") from None
+        raise _unanswered(scheduler, exc) from None
     except Exception as exc:          # a reply that is not a Dask message: a server of another kind
         raise UserError(f"--scheduler {scheduler}: what answers there is not a Dask scheduler "
                         f"({exc.__class__.__name__})") from None

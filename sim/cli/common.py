@@ -290,22 +290,20 @@ def run_folder(path: str, outputs: tuple):
             break
         made.append(folder)
     keep = os.environ.get("KALEIDO_KEEP_WORK")
+    lock_path, lock = out / RUN_LOCK, None
     try:
         out.mkdir(parents=True, exist_ok=True)
         # One run a folder: two at once would delete and interleave each other's files.
-        lock_path = out / RUN_LOCK
         lock = lock_folder(lock_path, f"--out {path}: another kaleido run is writing there")
-    except BaseException:
-        _remove_made(made)          # a path too long for the scratch or the lock, say
-        raise
-    try:
         for old in [out / n for n in outputs] + _last_waves(out):
             old.unlink(missing_ok=True)
         _remove_orphans(out)
         work = Path(tempfile.mkdtemp(prefix=f".work-{os.getpid()}-", dir=out))
     except BaseException:
-        lock_path.unlink(missing_ok=True)
-        lock.close()
+        # A path too long for the scratch, say: what this run made goes.
+        if lock is not None:
+            lock_path.unlink(missing_ok=True)
+            lock.close()
         _remove_made(made)
         raise
     try:

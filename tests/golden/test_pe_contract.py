@@ -5,7 +5,7 @@ where its result goes wrong, and never registered."""
 
 import pytest
 
-from golden.pe_contract import partner_value, violation
+from golden.pe_contract import violation
 from golden.pe_encoding import Mode, Need, Target
 from golden.pe_kinds import PE_KINDS, ExactPE, PaperPE, register
 
@@ -14,12 +14,6 @@ X, A_, H = Target.NO, Target.ALL, Target.HIGH
 
 def test_the_built_in_kinds_keep_the_contract():
     assert violation(PaperPE) is None and violation(ExactPE) is None
-
-
-def test_a_partner_stands_for_what_its_state_says():
-    assert partner_value(-121, 5, 2) == -121
-    assert partner_value(-121, 5, 1) == -128 + 5 and partner_value(0x35, 0x4A, 1) == 0x3A
-    assert partner_value(-121, 5, 0) == 5
 
 
 class WorkInB(PaperPE):

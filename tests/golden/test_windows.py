@@ -8,11 +8,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from golden.pe import ColIn, Load, Mode, PEModel, RowIn
+from golden.pe_encoding import PARTNER_HANDOVER
 from golden.windows import accumulate_windows, linear_config, window_tables, window_tiles
 from tests import reference
 from tests.strategies import configs, operands
 
-HANDOVER = (Load.R1, Load.R2, Load.R1)      # partners 1, 2, 3 take R1, R2, R1
 
 
 def _draw(data, heads=2):
@@ -50,7 +50,7 @@ def _pe_outputs(table, j, wcol, accumulators):
     outs = []
     passes = [(Mode.LINEAR, Load.CLEAR, table.x0[j], table.state[j, 0] if table.partners else
                np.zeros(table.width, int))]
-    passes += [(Mode.B, HANDOVER[p], table.x1[j, p], table.state[j, p]) for p in range(table.partners)]
+    passes += [(Mode.B, PARTNER_HANDOVER[p], table.x1[j, p], table.state[j, p]) for p in range(table.partners)]
     for n, (mode, load, col, state) in enumerate(passes):
         for c in range(table.width):
             first = c == 0
