@@ -132,7 +132,9 @@ sim: setup
 synth: setup
 	$(BIN)/python -m synth.table --out $(OUT)/synth
 
+# Python (ruff, pyproject.toml's rules), then the emitted Verilog (Verilator's lint).
 lint: setup
+	$(BIN)/ruff check .
 	$(BIN)/python -m sim.lint --out $(OUT)/lint
 
 formal: setup

@@ -36,7 +36,8 @@ import numpy as np
 
 from .workload import WorkloadError
 
-__all__ = ["FORMAT", "VERSION", "ROLES", "QKV", "LINEAR_ROLES", "ArchiveError", "Archive", "ArchiveWriter", "open_archive",
+__all__ = ["FORMAT", "VERSION", "ROLES", "QKV", "LINEAR_ROLES", "ArchiveError", "Archive", "ArchiveWriter",
+           "open_archive",
            "tensor_name", "QUANTIZATION"]
 
 FORMAT = "kaleido-activations"
@@ -205,7 +206,8 @@ def _check_tensors(m: dict, path: str) -> None:
         _need(role in ROLES, path, f"manifest entry {name} is not one of the archive's files")
         if role in QKV:
             _need(entry["shape"] == expected.get(name), path,
-                  f"manifest says {name} is {entry['shape']}, the archive's heads and grid make it {expected.get(name)}")
+                  f"manifest says {name} is {entry['shape']}, the archive's heads and grid make it "
+                  f"{expected.get(name)}")
         else:
             _need(len(entry["shape"]) == 2 and entry["shape"][0] == n, path,
                   f"manifest says {name} is {entry['shape']}; a linear input is [{n}, width]")

@@ -33,7 +33,7 @@ from .config import Config
 from .head_cycles import baseline_head_cycles, kaleido_head_cycles
 from .linear_cycles import baseline_linear_cycles, kaleido_linear_cycles
 from .reuse import pair_reuse, window_reuse
-from .workload import rope, quantize
+from .workload import quantize, rope
 
 __all__ = ["SCOPES", "LAYERS", "block_weights", "run_block", "block_figures"]
 

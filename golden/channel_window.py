@@ -25,7 +25,7 @@ from __future__ import annotations
 import numpy as np
 
 from .matcher import share, step_masks
-from .pe import Mode
+from .pe_encoding import Mode
 
 __all__ = ["WINDOW_WIDTHS", "row_groups", "window_slots"]
 

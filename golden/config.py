@@ -18,9 +18,10 @@ from dataclasses import dataclass, field, fields, replace
 from enum import Enum
 
 from .channel_window import WINDOW_WIDTHS
-from .pe import ACCUMULATORS, DEFAULT_PE_STAGES, PE_STAGES
-from .pe_kinds import PE_KINDS, pe_kind_of
+from .dispatchers import DISPATCHERS
 from .errors import ConfigError
+from .pe import DEFAULT_PE_STAGES, PE_STAGES
+from .pe_kinds import ACCUMULATORS, PE_KINDS, pe_kind_of
 from .rope import DIRECTIONS, GROUPS, MODELS, model_partition
 
 #: How the dispatcher's scheduler orders a batch of pairs: ``weight`` (heaviest work
@@ -190,7 +191,8 @@ class PEConfig:
     accumulators: int = _knob(3, Part.KALEIDO_PE, "registers of the Kaleido PE: 3 (the paper's PE) or 4 (the exact "
                               "PE, which executes exactly the oracle's MACs)", choices=ACCUMULATORS)
     pe_stages: int = _knob(DEFAULT_PE_STAGES, Part.PE, "register stages of every PE, Kaleido's and the "
-                           "baseline's, from operands to accumulators: 1; 2 (products registered first: a shorter critical path, one more "
+                           "baseline's, from operands to accumulators: 1; 2 (products registered first: a shorter "
+                           "critical path, one more "
                            "cycle of drain); 3 (besides, the Kaleido PE's control decoded a cycle ahead: two "
                            "more cycles of drain)", choices=PE_STAGES)
     max_channels: int | None = _knob(None, Part.ACCUMULATOR, "longest reduction a dense accumulator holds",
@@ -309,7 +311,6 @@ class DispatchConfig:
         if self.cluster_rule not in CLUSTER_RULES:
             raise ConfigError(f"cluster rule must be one of {', '.join(CLUSTER_RULES)}, got {self.cluster_rule!r}")
         _within_limits(self)
-        from .dispatchers import DISPATCHERS         # which imports this module
         if self.dispatcher:
             unit = DISPATCHERS.get(self.dispatcher)
             if unit is None or not unit.paired:
@@ -416,7 +417,8 @@ class Config:
             elif isinstance(sub, cls):
                 sub = replace(sub, **changes[part]) if changes[part] else sub
             else:
-                raise TypeError(f"Config.{part} must be {cls.__name__}, a dict of its fields or None, not {type(sub).__name__}")
+                raise TypeError(f"Config.{part} must be {cls.__name__}, a dict of its fields or None, "
+                                f"not {type(sub).__name__}")
             object.__setattr__(self, part, sub)
         # Sequences given as lists become tuples, so the object stays hashable.
         object.__setattr__(self, "partition", tuple(int(v) for v in partition))

@@ -27,7 +27,6 @@ golden PE model uses.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from functools import lru_cache
 
 import numpy as np
 
@@ -35,14 +34,14 @@ from . import drain
 from .config import VARIANTS, Config
 from .dispatchers import dispatched_slots
 from .matcher import PAIRED_MODES, lanes_of, pe_needs
-from .pe import Mode
+from .pe_encoding import Mode
 from .scheduler import cluster_tables, operand_stream, schedule
 from .tiling import TileGroup, pair_tables, tile_groups
 
 __all__ = ["CycleReport", "kaleido_cycles", "baseline_cycles", "LANES", "lanes_table", "tail_cycles",
            "VARIANTS", "variant_parts", "utilization", "kaleido_tables", "scheduler_lead", "kaleido_tile_slots",
            "split_cycles", "baseline_tile_slots", "kaleido_products", "dense_products", "engine_cycles",
-           "executed_products", "pass_profile", "sub_variants", "scheduler_busy",
+           "executed_products", "pass_profile", "sub_variants", "scheduler_busy", "scheduler_figures",
            "SCHEDULES", "gemm_cycles", "tile_lane_needs", "matcher_trace", "group_ready", "group_floors",
            "scheduler_wait"]
 
@@ -124,15 +123,21 @@ def scheduler_wait(ready: list[list[int]], floors: list[int]) -> int:
 def scheduler_lead(q, k, cfg: Config) -> int:
     """Cycles the engine waits for clusters over a head (:func:`scheduler_wait`):
     mostly its first channel group's ranking, which the array cannot overlap."""
-    tables = pair_tables(q, cfg), pair_tables(k, cfg)
-    return scheduler_wait(_scheduler_runs(tables, cfg), _floors(*tables, cfg))
+    return scheduler_figures((pair_tables(q, cfg), pair_tables(k, cfg)), cfg)[0]
 
 
 def scheduler_busy(q, k, cfg: Config) -> int:
     """Cycles the scheduler works on a head: every batch of ``Q``'s stream and of ``K``'s."""
-    return sum(ready[-1] for ready in _scheduler_runs((pair_tables(q, cfg), pair_tables(k, cfg)), cfg))
+    return scheduler_figures((pair_tables(q, cfg), pair_tables(k, cfg)), cfg)[1]
 
-@lru_cache(maxsize=None)
+
+def scheduler_figures(tables, cfg: Config) -> tuple[int, int]:
+    """:func:`scheduler_lead` and :func:`scheduler_busy` of a head from its
+    operands' natural pair tables, with one run of the scheduler's model."""
+    runs = _scheduler_runs(tables, cfg)
+    return scheduler_wait(runs, _floors(*tables, cfg)), sum(ready[-1] for ready in runs)
+
+
 def lanes_table(kind=3) -> np.ndarray:
     """``[mode, sq, sk]``: lanes a single channel step turns on in one PE of
     ``kind`` (the matcher's table; read-only, built once per kind)."""
@@ -162,7 +167,8 @@ class CycleReport:
 
     @property
     def executed_macs(self) -> float:
-        """Lane-weighted MACs (docs/concepts.md, "Operation counts and the oracle bound"): a full product 1, a nibble product 0.5."""
+        """Lane-weighted MACs (docs/concepts.md, "Operation counts and the oracle
+        bound"): a full product 1, a nibble product 0.5."""
         return self.lane_work / 2
 
     @property

@@ -18,13 +18,15 @@ when ``issue_window`` is set, else the matcher).
 
 from __future__ import annotations
 
-from typing import Callable, ClassVar, NamedTuple
+from typing import TYPE_CHECKING, Callable, ClassVar, NamedTuple
 
 import numpy as np
 
 from .channel_window import window_slots
-from .config import Config
 from .matcher import match, match_slots, paired_pass_slots
+
+if TYPE_CHECKING:                    # annotations only: the design point imports this registry
+    from .config import Config
 
 __all__ = ["DispatcherModel", "DISPATCHERS", "register", "dispatcher_of", "dispatched_slots", "DesignBlocks",
            "design_blocks", "InOrder", "Matcher", "ChannelWindow"]

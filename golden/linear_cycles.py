@@ -17,10 +17,10 @@ from __future__ import annotations
 import numpy as np
 
 from .config import Config
-from .cycle_model import CycleReport, SCHEDULES, baseline_cycles, engine_cycles, lanes_table, tail_cycles
-from .dispatchers import dispatched_slots
+from .cycle_model import SCHEDULES, CycleReport, baseline_cycles, engine_cycles, lanes_table, tail_cycles
+from .dispatchers import DISPATCHERS, dispatcher_of
 from .matcher import pe_needs
-from .pe import Mode
+from .pe_encoding import Mode
 from .windows import linear_config, window_tables, window_tiles
 
 __all__ = ["linear_tile_slots", "kaleido_linear_cycles", "baseline_linear_cycles"]
@@ -31,8 +31,10 @@ def linear_tile_slots(tables, outputs: int, cfg: Config, with_matcher: bool):
     group, as lists (one ``[passes]`` array per tile group, in the controller's
     order). A pass's whole products are its lane work less its nibbles, halved."""
     lanes = lanes_table(cfg.pe.kind)
+    tiles = window_tiles(tables, outputs, cfg)
+    paired = _paired_slots(tiles, tables, cfg) if with_matcher else {}
     slots, work, nibbles = [], [], []
-    for tile in window_tiles(tables, outputs, cfg):
+    for n, tile in enumerate(tiles):
         table = tables[tile.group]
         cols = np.asarray(tile.k_pairs)
         rv = len(tile.q_pairs)
@@ -41,18 +43,14 @@ def linear_tile_slots(tables, outputs: int, cfg: Config, with_matcher: bool):
         w = [2 * rv * len(cols) * G]
         nb = [0]
         if table.partners:
-            first = table.state[cols, 0]                          # [Cv, G]: the window's state
-            streamed = np.flatnonzero((first != 2).any(axis=0))
+            streamed = _streamed(table, cols)
             for p in range(table.partners):
                 state = table.state[cols, p]
                 if p >= cfg.accumulators - 1:
                     chans, issued = np.arange(G), G
                 else:
                     chans = streamed
-                    issued = len(chans)
-                    if with_matcher:
-                        needs = pe_needs(Mode.B, np.zeros((rv, G), np.int64), first, cfg.pe.kind)
-                        issued = dispatched_slots(chans, lambda: needs.reshape(len(needs), rv, -1), Mode.B, cfg)
+                    issued = paired.get(n, len(chans))
                 s.append(issued)
                 need = lanes[Mode.B, 0][state[:, chans]]
                 w.append(int(rv * need.sum()))
@@ -61,6 +59,45 @@ def linear_tile_slots(tables, outputs: int, cfg: Config, with_matcher: bool):
         work.append(np.array(w, np.int64))
         nibbles.append(np.array(nb, np.int64))
     return slots, work, nibbles
+
+
+def _streamed(table, cols: np.ndarray) -> np.ndarray:
+    # The channels a tile group's partner passes stream: those where some valid
+    # column's window (its state at the first partner) is not a full reuse.
+    return np.flatnonzero((table.state[cols, 0] != 2).any(axis=0))
+
+
+#: Tile groups whose partner passes the dispatcher's batched model takes at once.
+_BATCH = 1024
+
+
+def _paired_slots(tiles, tables, cfg: Config) -> dict[int, int]:
+    """``{tile group: slots}`` of the paired partner passes, under the design
+    point's dispatcher. Every paired partner of a tile group streams the same
+    channels with the same needs (the window's), so each tile group is matched
+    once, and the tile groups of a channel group together, each padded to the
+    whole ``R x C`` array (padded PEs need nothing)."""
+    unit = DISPATCHERS[dispatcher_of(cfg, True)]
+    by_group = {}
+    for n, tile in enumerate(tiles):
+        if tables[tile.group].partners:
+            by_group.setdefault(tile.group, []).append(n)
+    out = {}
+    for g, members in by_group.items():
+        table, G = tables[g], tables[g].width
+        for lo in range(0, len(members), _BATCH):
+            batch = members[lo:lo + _BATCH]
+            chans = np.zeros((len(batch), G), bool)
+            needs = np.zeros((len(batch), G, cfg.rows, cfg.cols), np.int64)
+            for i, n in enumerate(batch):
+                cols, rv = np.asarray(tiles[n].k_pairs), len(tiles[n].q_pairs)
+                first = table.state[cols, 0]                                  # [Cv, G]: the window's state
+                chans[i, _streamed(table, cols)] = True
+                needs[i, :, :rv, :len(cols)] = pe_needs(Mode.B, np.zeros((rv, G), np.int64), first,
+                                                        cfg.pe.kind).reshape(G, rv, len(cols))
+            issued = unit.batched(Mode.B, chans, needs.reshape(len(batch), G, -1), cfg)
+            out.update(zip(batch, (int(v) for v in issued)))
+    return out
 
 
 def baseline_linear_cycles(n: int, outputs: int, cfg: Config, heads: int) -> CycleReport:

@@ -25,7 +25,8 @@ from functools import lru_cache
 
 import numpy as np
 
-from .pe import Mode, need_lanes, step_need
+from .pe import step_need
+from .pe_encoding import Mode, need_lanes
 
 __all__ = ["PAIRED_MODES", "FILL_SLOTS", "lanes_of", "pe_needs", "compatible", "step_masks", "share", "match",
            "match_slots", "paired_pass_slots"]

@@ -36,7 +36,8 @@ def oracle_macs(q_states: np.ndarray, k_states: np.ndarray) -> float:
 
 
 def pv_oracle_macs(n_q: int, v_states: np.ndarray) -> float:
-    """Ideal-reuse MAC count of ``P V~`` (docs/concepts.md, "Operation counts and the oracle bound"): per query row and channel,
+    """Ideal-reuse MAC count of ``P V~`` (docs/concepts.md, "Operation counts and the
+    oracle bound"): per query row and channel,
     a key token costs 1 as an anchor and ``cost(state)`` as a partner, because a
     reused partner shares its reference's multiply."""
     return linear_oracle_macs(n_q, v_states)

@@ -29,10 +29,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .pe_encoding import Load, Mode, Need, Target, lane_adds, need_lanes
-from .pe_kinds import ACCUMULATORS, PEKindModel, pe_kind_of
+from .pe_kinds import pe_kind_of
 
-__all__ = ["Mode", "Load", "Need", "Target", "PEKindModel", "pe_kind_of", "ACCUMULATORS", "PE_STAGES",
-           "lane_adds", "need_lanes",
+__all__ = ["PE_STAGES", "DEFAULT_PE_STAGES", "activity_lag",
            "RowIn", "ColIn", "LaneOp", "Decoded", "decode",
            "PEModel", "BaselinePEModel", "step_need", "wrap"]
 

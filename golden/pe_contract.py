@@ -14,7 +14,9 @@ pass C, say, is lost on every tile group whose rows are all full reuses.
 every pass, on every pair of reuse states, with each pass that the engine may
 leave out both taken and left out, and asks that each drained register equal
 the product it stands for, on operands that reach every nibble's corner. Its
-answer is the first entry that does not, in one line.
+answer is the first entry that does not, in one line. :func:`register` admits
+a user's kind only if it has none: it lives here, above the PE model, so that
+the kinds' registry (:mod:`golden.pe_kinds`) stays below it.
 """
 
 from __future__ import annotations
@@ -23,11 +25,24 @@ import itertools
 
 import numpy as np
 
-from .pe import ColIn, Load, Mode, PEModel, RowIn
-from .pe_encoding import PARTNER_HANDOVER, PASS_HANDOVER
+from .pe import ColIn, PEModel, RowIn
+from .pe_encoding import PARTNER_HANDOVER, PASS_HANDOVER, Load, Mode
+from .pe_kinds import PE_KINDS, PEKindModel, check
 from .reuse import approximate
 
-__all__ = ["violation"]
+__all__ = ["register", "violation"]
+
+
+def register(kind: type[PEKindModel]) -> type[PEKindModel]:
+    """Add ``kind`` to :data:`golden.pe_kinds.PE_KINDS` (a class decorator), after
+    checking that its table fits its registers and its datapath
+    (:func:`golden.pe_kinds.check`) and that the engine's passes compute every
+    product exactly with it (:func:`violation`): otherwise ValueError, in one line."""
+    check(kind)
+    if why := violation(kind):
+        raise ValueError(f"PE kind {kind.name!r} computes a wrong result: {why}")
+    PE_KINDS[kind.name] = kind
+    return kind
 
 #: What R0 holds when each pass ends: T0 after A, T1 after B, T2 after C, T3 after D.
 _TOKENS = ("T0", "T1", "T2", "T3")

@@ -10,7 +10,7 @@ the channel window's lanes, the engine's pass-D rule and every cycle model.
 
 The paper's PE (:class:`PaperPE`) and the exact PE (:class:`ExactPE`) are built
 in. ``Config.accumulators`` picks between them (3 or 4 registers); a kind
-registered with :func:`register` is picked by name (``Config.pe_kind``). A
+admitted by :func:`golden.pe_contract.register` is picked by name (``Config.pe_kind``). A
 new kind that runs on one of the two datapaths needs no RTL of its own: the
 PE generates its decode from the kind's table.
 """
@@ -21,11 +21,11 @@ from typing import ClassVar
 
 from .pe_encoding import Mode, Need, Target
 
-__all__ = ["PEKindModel", "PaperPE", "ExactPE", "PE_KINDS", "register", "pe_kind_of", "ACCUMULATORS"]
+__all__ = ["PEKindModel", "PaperPE", "ExactPE", "PE_KINDS", "check", "add", "pe_kind_of", "ACCUMULATORS"]
 
 
 class PEKindModel:
-    """One kind of augmented PE (subclass it, then :func:`register` it).
+    """One kind of augmented PE (subclass it, then :func:`golden.pe_contract.register` it).
 
     Attributes
     ----------
@@ -164,11 +164,9 @@ _BY_REGISTERS = {PaperPE.registers: PaperPE, ExactPE.registers: ExactPE}
 _TAPPED = (Target.TAPS, Target.HIGH_TAP)
 
 
-def register(kind: type[PEKindModel]) -> type[PEKindModel]:
-    """Add ``kind`` to :data:`PE_KINDS` (a class decorator), after checking that
-    its table fits its registers and its datapath, and that the engine's passes
-    compute every product exactly with it (:func:`golden.pe_contract.violation`):
-    otherwise ValueError, in one line."""
+def check(kind: type[PEKindModel]) -> None:
+    """Raise ValueError, in one line, unless ``kind`` has a name that no built-in
+    kind has and a step table that fits its registers and its datapath."""
     name = getattr(kind, "name", None)
     if not isinstance(name, str) or not name:
         raise ValueError(f"PE kind {getattr(kind, '__name__', kind)!r} declares no name")
@@ -188,12 +186,14 @@ def register(kind: type[PEKindModel]) -> type[PEKindModel]:
                 if not kind.taps and (need == Need.ROW or any(t in _TAPPED for t in targets)):
                     raise ValueError(f"PE kind {kind.name!r} has no taps, but its {mode.name} ({sq}, {sk}) "
                                      f"step uses them")
-    if kind.__module__ != __name__:
-        # The built-in kinds are held to it by the suite; pe_contract runs the PE
-        # model, which imports this module, so it is reached only once this is loaded.
-        from .pe_contract import violation
-        if why := violation(kind):
-            raise ValueError(f"PE kind {kind.name!r} computes a wrong result: {why}")
+
+
+def add(kind: type[PEKindModel]) -> type[PEKindModel]:
+    """Add ``kind`` to :data:`PE_KINDS` once :func:`check` passes it. A user's
+    kind is admitted by :func:`golden.pe_contract.register` instead, which also
+    holds it to what the engine's passes ask of it: this module, below the PE
+    model, only keeps the table."""
+    check(kind)
     PE_KINDS[kind.name] = kind
     return kind
 
@@ -215,8 +215,8 @@ def _step(kind, mode: Mode, sq: int, sk: int) -> tuple[Need, tuple[Target, ...]]
     return need, targets
 
 
-register(PaperPE)
-register(ExactPE)
+add(PaperPE)
+add(ExactPE)
 
 
 def pe_kind_of(what) -> type[PEKindModel]:

@@ -2,7 +2,7 @@
 gets them.
 
 A user's dispatcher or PE kind is a class registered by a module of theirs
-(:func:`golden.dispatchers.register`, :func:`golden.pe_kinds.register`). A
+(:func:`golden.dispatchers.register`, :func:`golden.pe_contract.register`). A
 process that starts another, a simulator running a testbench or a command
 given ``--plugin``, names those modules in :data:`ENV`; the other process
 imports them (:func:`load_from_env`) before it reads a design point that
@@ -17,20 +17,26 @@ import sys
 import traceback
 from pathlib import Path
 
-from . import dispatchers, pe_kinds
+from . import dispatchers, pe_contract, pe_kinds
 
-__all__ = ["ENV", "added", "modules", "roots", "load", "load_from_env"]
+__all__ = ["ENV", "REGISTRIES", "added", "modules", "roots", "load", "load_from_env"]
 
 #: The environment variable that names the modules to import, comma-separated.
 ENV = "KALEIDO_PLUGINS"
 
 
+#: Each registry: the module that holds it and its built-in entries, its table, and
+#: the module whose ``register`` admits a user's entry into it.
+REGISTRIES = ((dispatchers, dispatchers.DISPATCHERS, dispatchers),
+              (pe_kinds, pe_kinds.PE_KINDS, pe_contract))
+
+
 def added() -> list[tuple[str, type]]:
-    """``(registry module, class)`` of every dispatcher and PE kind registered
-    beyond the built-in ones."""
-    return [(registry.__name__, entry)
-            for registry, table in ((dispatchers, dispatchers.DISPATCHERS), (pe_kinds, pe_kinds.PE_KINDS))
-            for entry in table.values() if entry.__module__ != registry.__name__]
+    """``(the module whose register admits it, class)`` of every dispatcher and
+    PE kind registered beyond the built-in ones."""
+    return [(admits.__name__, entry)
+            for home, table, admits in REGISTRIES
+            for entry in table.values() if entry.__module__ != home.__name__]
 
 
 def modules() -> list[str]:
@@ -57,7 +63,7 @@ def load(names) -> None:
     as for a script), so that what it registers is known here; a name ending
     in ``.py`` is a file, imported by its stem from its folder. A module that
     cannot be found raises :class:`ImportError` naming it; one whose
-    registration is refused (:func:`golden.pe_kinds.register`) or that fails
+    registration is refused (:func:`golden.pe_contract.register`) or that fails
     as it runs, ValueError naming the module and the line."""
     if os.getcwd() not in sys.path:
         sys.path.insert(0, os.getcwd())

@@ -33,8 +33,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .config import DIRECTIONS, Config
+from .config import Config
 from .reuse import FULL, pair_reuse
+from .rope import DIRECTIONS
 from .softmax import P_MAX
 
 __all__ = ["PvTile", "partner_refs", "column_tiles", "fold_fits", "fold_plan", "pv_tiles"]

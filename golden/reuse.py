@@ -9,11 +9,14 @@ references and partners are the even and odd slices of that axis.
 from __future__ import annotations
 
 from enum import IntEnum
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
-from .config import DIRECTIONS, GROUPS, Config
+from .rope import DIRECTIONS, GROUPS
+
+if TYPE_CHECKING:                    # annotations only: the design point is above the reuse arithmetic
+    from .config import Config
 
 __all__ = [
     "State", "FULL", "PARTIAL", "COMPUTE", "Reuse", "hi", "lo", "classify", "approximate",

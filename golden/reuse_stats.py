@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .config import DIRECTIONS, GROUPS, Config
+from .config import Config
 from .opcount import dense_macs, oracle_macs
 from .reuse import FULL, PARTIAL, pair_reuse
+from .rope import DIRECTIONS, GROUPS
 
 __all__ = ["AXES", "reuse_stats"]
 

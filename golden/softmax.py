@@ -32,7 +32,8 @@ import numpy as np
 
 __all__ = ["FRAC_BITS", "MULT_BITS", "SHIFT_MAX", "P_MAX", "MAX_ROW", "MAX_LEVELS_PER_STAGE", "SUM_FAN_IN",
            "max_stages", "sum_stages", "pipe_stages", "SoftmaxSpec", "softmax_spec", "softmax_scale",
-           "exp_table", "exp_reach", "softmax_codes", "softmax_float_codes", "softmax_cycles", "row_cycles", "ROW_PASSES"]
+           "exp_table", "exp_reach", "softmax_codes", "softmax_float_codes", "softmax_cycles", "row_cycles",
+           "ROW_PASSES"]
 
 #: Fraction bits of the base-2 exponent ``t``; the exponent table has ``2**FRAC_BITS`` entries.
 FRAC_BITS = 8

@@ -23,8 +23,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .config import DIRECTIONS, GROUPS, Config
+from .config import Config
 from .reuse import pair_reuse
+from .rope import DIRECTIONS, GROUPS
 
 __all__ = ["PairTable", "pair_tables", "TileGroup", "tile_groups", "accumulate",
            "dense_tiles"]
@@ -57,9 +58,10 @@ class PairTable:
         return self.channels.stop - self.channels.start
 
 
-def pair_tables(x: np.ndarray, cfg: Config) -> list[PairTable]:
-    """Pair tables of one operand ``[N, D]``, one per non-empty channel group, in t, y, x order."""
-    reuse = pair_reuse(x, cfg)
+def pair_tables(x: np.ndarray, cfg: Config, reuse=None) -> list[PairTable]:
+    """Pair tables of one operand ``[N, D]``, one per non-empty channel group, in
+    t, y, x order; ``reuse``, its :func:`~golden.reuse.pair_reuse` if the caller has it."""
+    reuse = pair_reuse(x, cfg) if reuse is None else reuse
     T, H, W = cfg.grid
     strides = (H * W, W, 1)
     coords = np.stack(np.meshgrid(np.arange(T), np.arange(H), np.arange(W), indexing="ij"),

@@ -33,8 +33,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .config import DIRECTIONS, Config
+from .config import Config
 from .reuse import COMPUTE, FULL, window_reuse
+from .rope import DIRECTIONS
 from .tiling import TileGroup
 
 __all__ = ["WindowTable", "window_tables", "linear_config", "window_tiles", "accumulate_windows",

@@ -8,7 +8,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .config import GROUPS, Config
+from .config import Config
+from .rope import GROUPS
 
 __all__ = ["Operand", "WorkloadError", "quantize", "load_operand", "proxy_workload",
            "embed_tokens", "rope", "INT8_SCALE"]

@@ -97,7 +97,8 @@ BLOCKS = {
     "baseline-array": _block(BaselineArray, "R x C baseline PEs with input skew and drain chains",
                              *_DENSE, "pe_stages", "rows", "cols"),
     "scheduler": _block(Scheduler, "dispatcher clustering unit: string queue, LFSR pivots, Hamming argmin "
-                                   "(or, --cluster-rule weight, a rank by work weight: a ring past one comparator)", "cluster_rule"),
+                                   "(or, --cluster-rule weight, a rank by work weight: a ring past one comparator)",
+                                   "cluster_rule"),
     "matcher": _block(Matcher, "dispatcher merge unit: per-channel column needs, lookahead window",
                       "accumulators", "pe_kind", "rows", "cols", "lookahead"),
     "window-pe": _block(_windowed(WindowPE), "augmented PE behind a channel window's step select "

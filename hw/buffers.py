@@ -7,7 +7,7 @@ from __future__ import annotations
 from amaranth import signed
 from amaranth.lib import data
 
-from golden.pe import Mode
+from golden.pe_encoding import Mode
 from golden.reuse import State
 
 from .dispatch import choice_layout

@@ -14,13 +14,14 @@ from __future__ import annotations
 
 from amaranth import Cat, Const, Module, Mux, Signal, Value
 
-from golden.channel_window import row_groups
 from golden import dispatchers as models
+from golden.channel_window import row_groups
 from golden.config import Config, require_config
-from golden.pe import Mode
+from golden.pe_encoding import Mode
 
 from .dispatch import Dispatcher, state_entry
-from .matcher import at_least, lane_masks, lowest_onehot, lowest_set, lowest_sets, pe_masks, select, state_table
+from .matcher import lane_masks, pe_masks, state_table
+from .prefix import at_least, lowest_onehot, lowest_set, lowest_sets, select
 
 __all__ = ["ChannelWindow", "group_count", "rows_choose"]
 

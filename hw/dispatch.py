@@ -25,7 +25,7 @@ from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In, Out
 
 from golden.config import Config, require_config
-from golden.pe import Mode
+from golden.pe_encoding import Mode
 
 __all__ = ["Dispatcher", "DispatchSignature", "state_entry", "choice_layout"]
 

@@ -65,6 +65,7 @@ from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
 from golden.config import Config, require_config
+from golden.dispatchers import dispatcher_of
 from golden.errors import ConfigError
 from golden.reuse import State
 
@@ -72,7 +73,7 @@ from .array import BaselineArray, KaleidoArray
 from .buffers import entry_bits, entry_layout, pair_entry, slot_layout, token_entry, word_layout
 from .channel_window import group_count
 from .dispatch import DispatchSignature
-from .dispatchers import DISPATCHERS, dispatcher_of
+from .dispatchers import DISPATCHERS
 from .operand_stage import operand_stage
 from .sequencer import GROUP_SLOTS, MAX_PARTNERS, NeedBits, Sequencer
 

@@ -9,7 +9,7 @@ from golden import dispatchers as models
 from golden.config import Config
 
 from .dispatch import Dispatcher
-from .matcher import lowest_of_pass
+from .prefix import lowest_of_pass
 
 __all__ = ["InOrder"]
 

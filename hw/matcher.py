@@ -17,7 +17,7 @@ the write port.
 
 from __future__ import annotations
 
-from amaranth import Array, Cat, Const, Module, Mux, Signal, Value
+from amaranth import Array, Cat, Const, Module, Mux, Signal
 from amaranth.lib import data
 
 from golden import dispatchers as models
@@ -25,117 +25,12 @@ from golden.config import Config
 from golden.matcher import PAIRED_MODES, lanes_of
 
 from .dispatch import Dispatcher, state_entry
+from .prefix import lowest_of_pass, lowest_onehot, lowest_sets, one_hot, select
 
-__all__ = ["Matcher", "lowest_set", "lowest_sets", "lowest_of_pass", "lowest_onehot", "select", "INVALID", "state_entry", "state_table", "lane_masks", "pe_masks"]
+__all__ = ["Matcher", "INVALID", "state_table", "lane_masks", "pe_masks"]
 
 #: The state code of a row or column that does not exist in the tile group: it needs nothing.
 INVALID = 3
-
-
-def lowest_set(m, vector, width, name):
-    """(found, index) of the lowest set bit of ``vector``: a priority encoder."""
-    index = Signal(range(max(2, width)), name=f"{name}_index")
-    for k in reversed(range(width)):
-        with m.If(vector[k]):
-            m.d.comb += index.eq(k)
-    return vector.any(), index
-
-
-def lowest_onehot(vector, width: int) -> Value:
-    """The lowest set bit of ``vector`` alone, one-hot (0 when none is set)."""
-    return Cat(*(vector[j] & ~vector[:j].any() if j else vector[0] for j in range(width)))
-
-
-def _saturating_sum(a, b, count: int):
-    """Thermometer sum of two counts (thermometer codes of ``count`` bits), saturated:
-    bit ``t - 1`` is ``a + b >= t``."""
-    at_least = lambda x, t: Const(1, 1) if t == 0 else x[t - 1]
-    return Cat(*(Cat(*(at_least(a, i) & at_least(b, t - i) for i in range(t + 1))).any()
-                 for t in range(1, count + 1)))
-
-
-def at_least(m, vector, width: int, count: int, name: str) -> Signal:
-    """How many bits of ``vector`` are set, as a thermometer code saturated at
-    ``count`` (bit ``t - 1``: at least ``t``), by a tree of log2(width) levels."""
-    level = [Cat(vector[j], Const(0, count - 1)) if count > 1 else Cat(vector[j]) for j in range(width)]
-    depth = 0
-    while len(level) > 1:
-        pairs = []
-        for j in range(0, len(level) - 1, 2):
-            node = Signal(count, name=f"{name}_sum{depth}_{j // 2}")
-            m.d.comb += node.eq(_saturating_sum(level[j], level[j + 1], count))
-            pairs.append(node)
-        level = pairs + level[len(level) - len(level) % 2:]
-        depth += 1
-    total = Signal(count, name=f"{name}_at_least")
-    m.d.comb += total.eq(level[0])
-    return total
-
-
-def lowest_sets(m, vector, width: int, count: int, name: str):
-    """The lowest ``count`` set bits of ``vector``, all at once: per rank k, ``(found,
-    index, onehot)``, as ``count`` priority encoders in series would give them.
-
-    A bit is the k-th set one when k bits below it are set. The counts below every
-    bit come from a prefix network of saturating counters (thermometer codes of
-    ``count`` bits, log2(width) levels), so no rank waits on the one before it.
-    """
-    bits = [vector[j] for j in range(width)]
-    # Inclusive prefix counts, by recursive doubling.
-    prefix = [Cat(bit, Const(0, count - 1)) if count > 1 else Cat(bit) for bit in bits]
-    d = 1
-    while d < width:
-        level = []
-        for j in range(width):
-            if j < d:
-                level.append(prefix[j])
-                continue
-            # Each level is a signal of its own: as a nested expression it would grow by doubling.
-            node = Signal(count, name=f"{name}_count{d}_{j}")
-            m.d.comb += node.eq(_saturating_sum(prefix[j - d], prefix[j], count))
-            level.append(node)
-        prefix = level
-        d *= 2
-    out = []
-    for k in range(count):
-        onehot = Signal(width, name=f"{name}{k}_onehot")
-        for j in range(width):
-            below = prefix[j - 1] if j else Const(0, count)
-            exactly_k = (below[k - 1] if k else Const(1, 1)) & (~below[k] if k < count else Const(1, 1))
-            m.d.comb += onehot[j].eq(bits[j] & exactly_k)
-        index = Signal(range(max(2, width)), name=f"{name}{k}_index")
-        m.d.comb += index.eq(_encode(onehot, width))
-        out.append((onehot.any(), index, onehot))
-    return out
-
-
-def _encode(onehot, width: int):
-    # The index of a one-hot vector's set bit: bit b of it is the OR of the positions with bit b set.
-    bits = max(1, (max(2, width) - 1).bit_length())
-    return Cat(*(Cat(*(onehot[j] for j in range(width) if (j >> b) & 1)).any() if width > 1 << b else Const(0, 1)
-                 for b in range(bits)))
-
-
-def lowest_of_pass(m, unit, width: int, name: str):
-    """``(found, chan, rest, more)`` of the lowest channel in ``sets`` of a
-    dispatcher ``unit``: one step a slot, in channel order. A prefix network of
-    log2(width) levels finds it (a chain of ``width`` multiplexers would be the
-    engine's longest path), and whether two or more are left is counted beside it."""
-    sets = unit.sets[0]
-    (some, index, onehot), = lowest_sets(m, sets, width, 1, name)
-    return some, index, sets & ~onehot, at_least(m, sets, width, 2, name)[1]
-
-
-def select(m, table, onehot, width: int, layout, name: str):
-    """``table[j]`` for the one set bit ``j`` of ``onehot`` (zero when none): an AND-OR
-    multiplexer, which waits on no index encoding."""
-    entry = Signal(layout, name=name)
-    flat = [table[j].as_value() for j in range(width)]
-    acc = Const(0, len(flat[0]))
-    for j in range(width):
-        acc = acc | Mux(onehot[j], flat[j], 0)
-    m.d.comb += entry.eq(acc)
-    return entry
 
 
 def state_table(m, unit, channels: int, layout, bypass: bool = True) -> Array:
@@ -339,14 +234,9 @@ class Matcher(Dispatcher):
             # so the fill slot never waits on the channel pass A records last.
             m.d.comb += [self.rest[0].eq(sets), self.more.eq(1)]
         with m.Else():
-            gone = _decode(window[0].chan, G) | Mux(pair, _decode(partner, G), 0)
+            gone = one_hot(window[0].chan, G) | Mux(pair, one_hot(partner, G), 0)
             m.d.comb += [self.found[0].eq(window[0].valid), self.chan[0].eq(window[0].chan),
                          self.found[1].eq(pair), self.chan[1].eq(partner),
                          self.rest[0].eq(sets & ~gone), self.more.eq(left)]
         m.d.comb += [self.choice[0].take.eq(Cat(self.found[0], self.found[1])), self.choice[0].sel[1].eq(1)]
         return m
-
-
-def _decode(index, width: int) -> Value:
-    """``index`` as a one-hot vector of ``width`` bits."""
-    return Cat(*(index == j for j in range(width)))

@@ -10,7 +10,7 @@ from __future__ import annotations
 from amaranth import Mux
 from amaranth.lib import data
 
-from golden.pe import Load, Mode
+from golden.pe_encoding import Load, Mode
 from golden.reuse import State
 
 from .buffers import word_layout

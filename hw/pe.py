@@ -13,7 +13,7 @@ from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In, Out
 
 from golden.config import Config, require_config
-from golden.pe import Load, Mode, Need, lane_adds
+from golden.pe_encoding import Load, Mode, Need, lane_adds
 from golden.reuse import State
 
 from .adders import full_adders

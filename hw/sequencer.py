@@ -16,7 +16,7 @@ from __future__ import annotations
 from amaranth import Array, Const, Mux, Signal
 
 from golden.drain import drain_spacing, tail_cycles
-from golden.pe import Mode, Need
+from golden.pe_encoding import Mode, Need
 
 from .channel_window import group_count
 
@@ -317,7 +317,8 @@ class Sequencer:
                 m.d.comb += at_end["pss"].eq(pss + 1)
             m.d.comb += next_tile.eq((pss == Mode.D) | dense)
         with m.If(next_tile):
-            m.d.comb += [at_end["pss"].eq(Mux(linear, Mode.LINEAR, Mode.A)), at_end["part"].eq(0), at_end["k_off"].eq(0)]
+            m.d.comb += [at_end["pss"].eq(Mux(linear, Mode.LINEAR, Mode.A)), at_end["part"].eq(0),
+                         at_end["k_off"].eq(0)]
             with m.If(kt + 1 < group["k_tiles"]):
                 m.d.comb += [at_end["kt"].eq(kt + 1), at_end["k_tile"].eq(k_tile + k_off + dg)]
             with m.Elif(qt + 1 < group["q_tiles"]):

@@ -32,8 +32,19 @@ from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
 from golden.config import Config, require_config
-from golden.softmax import (FRAC_BITS, MAX_LEVELS_PER_STAGE, MULT_BITS, P_MAX, SHIFT_MAX, SUM_FAN_IN, exp_table,
-                            max_stages, pipe_stages, softmax_spec, sum_stages)
+from golden.softmax import (
+    FRAC_BITS,
+    MAX_LEVELS_PER_STAGE,
+    MULT_BITS,
+    P_MAX,
+    SHIFT_MAX,
+    SUM_FAN_IN,
+    exp_table,
+    max_stages,
+    pipe_stages,
+    softmax_spec,
+    sum_stages,
+)
 
 from .adders import compress, product_rows, select_add
 

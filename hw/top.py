@@ -42,8 +42,9 @@ from .axi import BEAT_BYTES, BUS_BITS, AXI4LiteSignature, AXI4Signature
 from .axil_slave import AxiLiteSlave
 from .buffers import entry_bits
 from .dma import Dma
-from .engine import COUNTER_SETTLE, GROUP_SLOTS, MAX_PARTNERS, AttentionEngine
+from .engine import COUNTER_SETTLE, AttentionEngine
 from .regmap import BEATS, CTRL, DESIGN, MAGIC, OP, SHAPE, SOFTMAX, STATUS, Error, GroupReg, Op, Reg, group_reg
+from .sequencer import GROUP_SLOTS, MAX_PARTNERS
 from .softmax import SoftmaxUnit
 
 __all__ = ["SystemTop", "TOP_WORDS", "TOP_ROWS", "REG_ADDR_BITS", "top_beats"]

@@ -22,7 +22,7 @@ from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In, Out
 
 from golden.config import Config, require_config
-from golden.pe import Load, Mode
+from golden.pe_encoding import Load, Mode
 from golden.reuse import State
 
 from .channel_window import rows_choose

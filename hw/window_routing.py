@@ -8,7 +8,7 @@ from amaranth import Array, Cat, Const, Mux, Signal
 from amaranth.lib import data
 
 from golden.channel_window import row_groups
-from golden.pe import Load, Mode
+from golden.pe_encoding import Load, Mode
 from golden.reuse import State
 
 from .buffers import word_layout

@@ -7,12 +7,19 @@ with a dispatcher, its scheduler and matcher (:func:`golden.energy.unit_energy`)
 
 from __future__ import annotations
 
-from golden.cycle_model import (baseline_cycles, executed_products, kaleido_cycles, kaleido_tables,
-                                matcher_trace, scheduler_busy, variant_parts)
+from golden.cycle_model import (
+    baseline_cycles,
+    executed_products,
+    kaleido_cycles,
+    kaleido_tables,
+    matcher_trace,
+    scheduler_busy,
+    variant_parts,
+)
 from golden.dispatchers import design_blocks
+from golden.energy import unit_energy, workload_energy
 from golden.scheduler import operand_stream
 from golden.tiling import pair_tables
-from golden.energy import unit_energy, workload_energy
 
 __all__ = ["run_energy", "run_clock", "chip_blocks", "dispatcher_energy", "head_energy", "SCOPE",
            "DISPATCHER_SCOPE", "HEAD_SCOPE"]

@@ -20,7 +20,7 @@ from typing import Callable, NamedTuple
 
 import numpy as np
 
-from golden import Config, ConfigError, dispatchers, pair_reuse, pe_kinds, plugins
+from golden import Config, ConfigError, dispatchers, pair_reuse, pe_contract, pe_kinds, plugins
 from golden.config import VARIANTS
 from hw.dispatchers import DISPATCHERS as UNITS
 
@@ -54,9 +54,10 @@ def mixed_operands(rng: np.random.Generator, tokens: int, channels: int) -> np.n
     return ((base ^ mask) & 0xFF).astype(np.uint8).view(np.int8)
 
 
-def _added(registry) -> list:
-    """What plugins registered in ``registry`` (a registry module), beyond its built-in entries."""
-    return [entry for where, entry in plugins.added() if where == registry.__name__]
+def _added(admits) -> list:
+    """What plugins registered through ``admits`` (the module whose ``register``
+    admitted them), beyond the built-in entries."""
+    return [entry for where, entry in plugins.added() if where == admits.__name__]
 
 
 def _point(**knobs) -> Config:
@@ -73,7 +74,7 @@ def plan() -> list[Run]:
     ``full`` and in a linear layer; each dispatcher on ``pe-m`` and ``full`` and
     in a linear layer. Refused (UserError) if there is none, or a dispatcher has
     no component."""
-    kinds, units = _added(pe_kinds), _added(dispatchers)
+    kinds, units = _added(pe_contract), _added(dispatchers)
     if not kinds and not units:
         raise UserError("no plugin is registered: name its module with kaleido --plugin MODULE check-plugin")
     runs = []
@@ -139,7 +140,7 @@ def unused_plugins(cfg: Config, ran_as: str) -> str | None:
     took the dense schedule, or bypassed the unit the plugin is), else None."""
     names = []
     kind = pe_kinds.PE_KINDS.get(cfg.pe_kind or "")
-    if kind in _added(pe_kinds) and ran_as == "dense":
+    if kind in _added(pe_contract) and ran_as == "dense":
         names.append(f"PE kind {kind.name}")
     unit = dispatchers.DISPATCHERS.get(cfg.dispatcher or "")
     if unit in _added(dispatchers) and not VARIANTS.get(ran_as, (False, False))[1]:    # no matcher part ran

@@ -15,7 +15,8 @@ from pathlib import Path
 
 import numpy as np
 
-from golden.cycle_model import VARIANTS, group_floors, scheduler_wait, utilization, variant_parts
+from golden.config import VARIANTS
+from golden.cycle_model import group_floors, scheduler_wait, utilization, variant_parts
 from golden.scheduler import operand_stream
 from golden.tiling import pair_tables
 from hw import blocks

@@ -69,7 +69,7 @@ from amaranth.sim import Simulator
 from golden.config import Config
 from golden.dispatchers import DISPATCHERS
 from golden.matcher import PAIRED_MODES
-from golden.pe import Load, Mode
+from golden.pe_encoding import Load, Mode
 from golden.pe_kinds import ExactPE
 from golden.softmax import softmax_cycles, softmax_scale, softmax_spec
 from hw import blocks

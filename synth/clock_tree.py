@@ -20,7 +20,7 @@ How:
    (step 2).
 2. **Delay.** The clock's arrival at every flip-flop is computed from the
    liberty's delay and transition tables, at each net's load (its pins, and
-   its wire by :func:`synth.flow.wire_pf`). Buffers are then put in above each
+   its wire by :func:`synth.wires.wire_pf`). Buffers are then put in above each
    subtree whose latest flip-flop is early, as high up as the subtree
    allows, each worth one buffer's delay, until every flip-flop's clock
    arrives within half a buffer's delay of the latest. This is done twice,
@@ -45,6 +45,7 @@ from dataclasses import dataclass
 
 from .gatesim import _INSTANCE, _PIN, OUTPUT_PINS, Netlist, parse
 from .liberty import library, mean
+from .wires import wire_pf
 
 __all__ = ["FANOUT", "BUFFER", "ClockTree", "insert"]
 
@@ -127,7 +128,6 @@ class _Tree:
 
     # Arrival of the clock, from the liberty's tables.
     def load(self, n: str) -> float:
-        from .flow import wire_pf
         cap = 0.0
         for inst, pin in self.sinks.get(n, ()):
             cap += self.lib.cells[self.kinds[inst]].pins[pin].capacitance
@@ -216,7 +216,6 @@ def insert(text: str, top: str, liberty: str, clock: str = "clk") -> tuple[str, 
 
 def _buffer_delay(tree: _Tree) -> float:
     """One :data:`BUFFER`'s delay driving one more (a padding buffer's), in ns."""
-    from .flow import wire_pf
     cell = tree.lib.cells[BUFFER]
     load = cell.pins["A"].capacitance + wire_pf(1)
     return mean(cell.pins["Y"].delay["A"], mean(cell.pins["Y"].transition["A"], 0.1, load), load)

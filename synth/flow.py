@@ -19,28 +19,9 @@ from pathlib import Path
 
 from . import clock_tree
 from .liberty import cells as liberty_cells
+from .wires import DRIVING_CELL, OUTPUT_LOAD_PF, WIRE_PF_PER_UM, WIRE_UM_PER_PIN
 
-__all__ = ["default_liberty", "synthesize", "gate_netlist", "SynthError", "venv_tool", "yosys_command", "cache_key",
-           "DRIVING_CELL", "OUTPUT_LOAD_PF", "WIRE_UM_PER_PIN", "WIRE_PF_PER_UM", "wire_pf"]
-
-#: The cell assumed to drive every input port, and the load on every output port
-#: (about two gate inputs, as a PE's outputs drive the next PE's), for the
-#: timing-driven mapping, static timing and energy alike.
-DRIVING_CELL = "BUFX2"
-OUTPUT_LOAD_PF = 0.025
-
-#: The wire-load model (an assumption: there is no placement). A net's wire is
-#: :data:`WIRE_UM_PER_PIN` of metal for each pin it joins (its driver and every
-#: load), at :data:`WIRE_PF_PER_UM`, a typical 180 nm figure for minimum-width
-#: metal with its fringe. A two-pin net gets 4 fF, against some 10 fF a gate input.
-WIRE_UM_PER_PIN = 10.0
-WIRE_PF_PER_UM = 0.0002
-
-
-def wire_pf(fanout: int) -> float:
-    """The wire capacitance (pF) of a net driving ``fanout`` pins."""
-    return WIRE_UM_PER_PIN * WIRE_PF_PER_UM * (fanout + 1)
-
+__all__ = ["default_liberty", "synthesize", "gate_netlist", "SynthError", "venv_tool", "yosys_command", "cache_key"]
 
 class SynthError(RuntimeError):
     """Synthesis could not run or failed; the message says why."""

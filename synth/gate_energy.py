@@ -5,7 +5,7 @@ every glitch is an event too), every net whose value changed costs:
 
 - **switching**: ``C V^2 / 2``, ``C`` the net's load: the input capacitance of
   every cell pin on it, plus :data:`OUTPUT_LOAD_PF` on an output port, plus
-  with ``wire`` the wire-load model's (:func:`synth.flow.wire_pf`). Nets
+  with ``wire`` the wire-load model's (:func:`synth.wires.wire_pf`). Nets
   driven by input ports and the clock nets count too;
 - **internal, at its driver**: the driving cell's energy table for that output
   (``rise_power`` for a rise, ``fall_power`` for a fall) of the arc from the
@@ -27,10 +27,10 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from .flow import DRIVING_CELL, OUTPUT_LOAD_PF, wire_pf
 from .clock_tree import PREFIX as TREE_PREFIX
 from .gatesim import Activity, Netlist
 from .liberty import Library, mean
+from .wires import DRIVING_CELL, OUTPUT_LOAD_PF, wire_pf
 
 __all__ = ["SLEW_NS", "OUTPUT_LOAD_PF", "Loads", "loads", "slews", "leakage_nw", "energy"]
 
@@ -68,7 +68,7 @@ class Loads:
 
 def loads(net: Netlist, lib: Library, output_load: float = OUTPUT_LOAD_PF, wire: bool = False) -> Loads:
     """The loads of every net of ``net``, from ``lib``'s pin capacitances, and with
-    ``wire`` the wire-load model's (:func:`synth.flow.wire_pf`)."""
+    ``wire`` the wire-load model's (:func:`synth.wires.wire_pf`)."""
     cap, driver, sinks, tree_cap = defaultdict(float), {}, defaultdict(list), defaultdict(float)
     for kind, name, pins in net.cells:
         cell = lib.cells.get(kind)
@@ -101,7 +101,7 @@ def slews(net: Netlist, lib: Library, where: Loads, source: float = SLEW_NS) -> 
     """Each net's transition (ns): its driver's ``rise_transition`` and
     ``fall_transition`` tables (their mean) at the net's load and at the
     transition of the input of each arc (the slowest arc), in order from the
-    inputs. An input port is driven by :data:`synth.flow.DRIVING_CELL` from a
+    inputs. An input port is driven by :data:`synth.wires.DRIVING_CELL` from a
     ``source`` transition; a storage cell's output follows its clock."""
     drive = lib.cells[DRIVING_CELL].pins
     out_pin = next(p for p in drive.values() if p.transition)

@@ -23,7 +23,8 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-__all__ = ["Netlist", "OUTPUT_PINS", "instances", "parse", "parse_any", "cell_models", "Activity", "simulate", "GateSimError"]
+__all__ = ["Netlist", "OUTPUT_PINS", "instances", "parse", "parse_any", "cell_models", "Activity", "simulate",
+           "GateSimError"]
 
 
 class GateSimError(RuntimeError):

@@ -16,7 +16,7 @@ library's cell models (:mod:`synth.gatesim`) twice:
 
 Every transition of the timed run, glitches included, then costs its
 switching and internal energy from the liberty's tables at each net's load
-(pins and the wire-load model, :func:`synth.flow.wire_pf`) and transition
+(pins and the wire-load model, :func:`synth.wires.wire_pf`) and transition
 (:func:`synth.gate_energy.slews`), and leakage is added over the run
 (:mod:`synth.gate_energy`). An action's energy is the run's total over its
 cycles, in pJ per cycle. The zero-delay run, costed the same way
@@ -35,17 +35,18 @@ import inspect
 
 from golden.config import Config
 from hw import blocks
-from . import actions as _benches
-from .actions import ACTIONS, actions, stimulus
-
 from hw.cache import cached_json
-from .flow import cache_key
-from .gate_energy import OUTPUT_LOAD_PF, SLEW_NS, energy, leakage_nw, loads, slews
+
+from . import actions as _benches
 from . import clock_tree
+from .actions import ACTIONS, actions, stimulus
+from .flow import cache_key
+from .gate_energy import SLEW_NS, energy, leakage_nw, loads, slews
 from .gatesim import GateSimError, cell_models, parse, simulate
-from .sta import BLOCK_IO_SHARE, delays
 from .liberty import library
+from .sta import BLOCK_IO_SHARE, delays
 from .timing import CACHE, block_netlist, block_timing
+from .wires import OUTPUT_LOAD_PF
 
 __all__ = ["energy_per_action", "METHOD", "ACTIONS"]
 

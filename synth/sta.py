@@ -7,8 +7,8 @@ tree; inputs arriving and outputs leaving a stated share of the period after
 and before a flip-flop's clock edge (``io_share``: the wiring a block sits in
 when it is timed alone; 0 for the whole engine, whose ports face registers);
 every net's wire from the wire-load model (:func:`wire_loads`); inputs driven
-by :data:`synth.flow.DRIVING_CELL` and outputs loaded with
-:data:`synth.flow.OUTPUT_LOAD_PF`; and no path from the reset (held for many
+by :data:`synth.wires.DRIVING_CELL` and outputs loaded with
+:data:`synth.wires.OUTPUT_LOAD_PF`; and no path from the reset (held for many
 cycles, and buffered at placement). The critical path is the longest
 register-to-register, input-to-register or register-to-output path, with the
 capturing flip-flop's setup time and the clocks' skew, or the longest path
@@ -30,8 +30,8 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from .flow import DRIVING_CELL, OUTPUT_LOAD_PF, wire_pf
 from .gatesim import OUTPUT_PINS, instances, parse_any
+from .wires import DRIVING_CELL, OUTPUT_LOAD_PF, wire_pf
 
 __all__ = ["StaError", "sta_command", "timing", "delays", "wire_loads", "flop_outputs", "LATCHES", "BLOCK_IO_SHARE"]
 
@@ -121,7 +121,7 @@ def _header(top: str, period_ns: float, io_share: float, netlist: str) -> str:
 
 
 def wire_loads(netlist: str) -> str:
-    """``set_load`` commands giving every net its wire (:func:`synth.flow.wire_pf`)."""
+    """``set_load`` commands giving every net its wire (:func:`synth.wires.wire_pf`)."""
     net = parse_any(netlist)
     fanout = {}
     for _, _, pins in net.cells:

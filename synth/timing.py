@@ -14,8 +14,8 @@ from pathlib import Path
 
 from golden.config import Config
 from hw import blocks
-
 from hw.cache import cached_json, cached_text
+
 from . import clock_tree
 from .flow import cache_key, gate_netlist
 from .sta import BLOCK_IO_SHARE, timing

@@ -19,7 +19,8 @@ from golden.cycle_model import variant_parts
 from golden.reuse import State, pair_reuse, window_reuse
 from golden.tiling import accumulate, dense_tiles, pair_tables, tile_groups
 from golden.windows import accumulate_windows, linear_config, window_tables, window_tiles
-from hw.engine import GROUP_SLOTS, word_layout
+from hw.buffers import word_layout
+from hw.sequencer import GROUP_SLOTS
 
 __all__ = ["EngineImage", "kaleido_image", "baseline_image", "driver_image", "Scoreboard", "linear_image",
            "check_run"]

@@ -39,7 +39,8 @@ from amaranth.lib import wiring
 from amaranth.lib.wiring import In
 
 from golden.config import Config
-from golden.pe import Load, Mode, activity_lag
+from golden.pe import activity_lag
+from golden.pe_encoding import Load, Mode
 from hw.pe import PE, BaselinePE, col_layout, drain_signature, row_layout
 
 __all__ = ["PROOFS", "prove", "ProofResult"]

@@ -25,9 +25,23 @@ from golden.linear_cycles import baseline_linear_cycles, kaleido_linear_cycles
 from golden.softmax import softmax_scale
 from golden.windows import linear_config
 from hw.axi import BEAT_BYTES
-from hw.engine import GROUP_SLOTS
-from hw.regmap import (BEATS, DESIGN, ERROR_TEXT, MAGIC, OP, SOFTMAX, STATUS, Ctrl, Error, GroupReg, Op, Reg,
-                       Status, group_reg)
+from hw.regmap import (
+    BEATS,
+    DESIGN,
+    ERROR_TEXT,
+    MAGIC,
+    OP,
+    SOFTMAX,
+    STATUS,
+    Ctrl,
+    Error,
+    GroupReg,
+    Op,
+    Reg,
+    Status,
+    group_reg,
+)
+from hw.sequencer import GROUP_SLOTS
 
 from .engine_image import EngineImage, Scoreboard, baseline_image, driver_image, gemm_image, linear_image
 

@@ -14,7 +14,9 @@ import random
 import cocotb
 from cocotb.triggers import FallingEdge, ReadOnly, RisingEdge
 
-from golden.pe import BaselinePEModel, ColIn, Load, Mode, PEModel, RowIn, pe_kind_of
+from golden.pe import BaselinePEModel, ColIn, PEModel, RowIn
+from golden.pe_encoding import Load, Mode
+from golden.pe_kinds import pe_kind_of
 from hw.pe import baseline_row_layout, col_layout, row_layout
 
 from .common import design_point, start

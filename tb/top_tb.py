@@ -25,9 +25,8 @@ from cocotbext.axi import AxiBus, AxiLiteBus, AxiLiteMaster, AxiRam
 from golden.attention import expected_head, expected_scores
 from golden.config import Config
 from golden.linear import linear_layer
-
-from hw.engine import GROUP_SLOTS
 from hw.regmap import ERROR_SHIFT, Ctrl, Error, GroupReg, Reg, Status, group_reg
+from hw.sequencer import GROUP_SLOTS
 
 from .common import design_point, reset, start
 from .host_driver import Driver
@@ -107,7 +106,8 @@ async def run_from_memory(dut):
         _check(res["probs"], probs, "P codes")
         _check(res["out"], want, "outputs")
         run, model = res["qk"]
-        assert run.engine_cycles == model.engine_cycles, f"S~: RTL {run.engine_cycles} cycles, model {model.engine_cycles}"
+        assert run.engine_cycles == model.engine_cycles, \
+            f"S~: RTL {run.engine_cycles} cycles, model {model.engine_cycles}"
         assert run.lane_work == model.lane_work, f"S~: RTL lane work {run.lane_work}, model {model.lane_work}"
         for got, want_cycles in zip(res["pv"]["runs"], res["pv"]["model_cycles"]):
             assert got.engine_cycles == want_cycles, f"P V~: RTL {got.engine_cycles} cycles, model {want_cycles}"

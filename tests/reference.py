@@ -141,7 +141,8 @@ def window(x, grid, partition, F, P, w):
 
 
 def pv_oracle(n_q, v_states):
-    """P V~'s oracle count, docs/concepts.md, "Operation counts and the oracle bound": per query and channel, each key token
+    """P V~'s oracle count, docs/concepts.md, "Operation counts and the oracle bound":
+    per query and channel, each key token
     costs 1 as an anchor and cost(state) as a partner."""
     cost = {2: 0.0, 1: 0.5, 0: 1.0}
     return n_q * sum(cost[s] for row in v_states for s in row)

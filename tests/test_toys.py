@@ -9,12 +9,14 @@ import pytest
 from golden import Config, approx_scores
 from golden.cycle_model import kaleido_cycles, kaleido_tables
 from golden.dispatchers import DISPATCHERS, design_blocks, dispatcher_of
+from golden.pe import decode
+from golden.pe_contract import register
+from golden.pe_encoding import Mode, Need, Target
+from golden.pe_kinds import PE_KINDS, PaperPE
 from hw.dispatchers import DISPATCHERS as UNITS
 from tb.engine_image import kaleido_image
 from tb.engine_sim import simulate_engine
 from tests.adversarial import operands
-from golden.pe import Mode, Need, Target, decode
-from golden.pe_kinds import PE_KINDS, PaperPE, register
 from tests.toys import Descending, DescendingUnit, WholeProducts
 
 
@@ -55,8 +57,8 @@ def test_the_toy_runs_in_the_engine(variant, rng):
 
 
 def test_the_toy_runs_through_an_estimate(tmp_path):
-    from tests.sim.chip.test_estimate import CHIP, SIGNS, TINY
     from sim.chip.estimate import run_estimate
+    from tests.sim.chip.test_estimate import CHIP, SIGNS, TINY
 
     runs = {v: run_estimate(TINY, "480p", CHIP, "proxy", str(tmp_path / v), per_step=1, samples=None, signs=SIGNS,
                             workers=2, steps=1, variant=v, **({"dispatcher": "toy-descending"} if v == "pe-m" else {}))
@@ -115,8 +117,8 @@ def test_the_toy_pe_kind_runs_in_the_engine(variant, rng):
 
 
 def test_the_toy_pe_kind_runs_through_an_estimate(tmp_path):
-    from tests.sim.chip.test_estimate import CHIP, SIGNS, TINY
     from sim.chip.estimate import run_estimate
+    from tests.sim.chip.test_estimate import CHIP, SIGNS, TINY
 
     runs = {kind: run_estimate(TINY, "480p", CHIP, "proxy", str(tmp_path / (kind or "paper")), per_step=1,
                                samples=None, signs=SIGNS, workers=2, steps=1, variant="pe-m", pe_kind=kind)

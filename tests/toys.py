@@ -12,8 +12,9 @@ from __future__ import annotations
 from amaranth import Const, Module, Signal
 
 from golden.dispatchers import DispatcherModel, register
-from golden.pe import Mode
-from golden.pe_kinds import PaperPE, register as register_kind
+from golden.pe_contract import register as register_kind
+from golden.pe_encoding import Mode
+from golden.pe_kinds import PaperPE
 from hw.dispatch import Dispatcher
 from hw.dispatchers import register as register_unit
 

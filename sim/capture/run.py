@@ -122,7 +122,7 @@ class _Hooks:
         return "none" if role.startswith("cross") else self.family.text
 
 
-def capture(family: Family, out: str, grid: tuple[int, int, int], total_steps: int, steps: list[int],
+def capture(family: Family, out: str, grid: tuple[int, int, int], total_steps: int, steps: list[int],  # noqa: PLR0913
             layers: list[int] | None, heads: list[int] | None, clip: str, loop: str = "denoise",
             model_path: str | None = None, seed: int = 0, progress=None, device: str = "cpu",
             dtype: str = "float32") -> dict:
@@ -180,7 +180,8 @@ def capture(family: Family, out: str, grid: tuple[int, int, int], total_steps: i
                 progress(i + 1, last + 1)
         part = family.partition(model)
         manifest = {
-            "model": {"family": family.name, "class": family.cls, "config": json.loads(json.dumps(dict(model.config), default=str)),
+            "model": {"family": family.name, "class": family.cls,
+                      "config": json.loads(json.dumps(dict(model.config), default=str)),
                       "weights": model_path or f"random (seed {seed})", "trained": bool(model_path)},
             "shape": shape, "grid": list(grid), "partition": list(part), "steps": captured,
             "total_steps": total_steps, "flow_shift": family.flow_shift, "layers": layers, "heads": heads,

@@ -26,11 +26,13 @@ import json
 from dataclasses import asdict, dataclass, fields, replace
 
 from golden import drain
-from golden.config import ArrayConfig, ConfigError
-from golden.cycle_model import scheduler_busy, tail_cycles, variant_parts
+from golden.config import ArrayConfig
+from golden.cycle_model import scheduler_busy, scheduler_figures, tail_cycles, variant_parts
+from golden.errors import ConfigError
 from golden.opcount import linear_oracle_macs, oracle_macs, pv_oracle_macs
 from golden.reuse import pair_reuse
 from golden.softmax import ROW_PASSES
+from golden.tiling import pair_tables
 
 from .fast_cycles import estimate_cycles
 from .fast_linear import LinearWork, linear_work
@@ -39,7 +41,8 @@ from .memories import dram_gbps, sram_bytes_per_cycle
 from .node_scaling import delay_factor, energy_factor, node_key, power_factor, scale_area, scale_energy
 
 __all__ = ["Chip", "CHIPS", "CHIP_LIMITS", "SCHEDULES", "ChipError", "chip_from", "balanced", "SignOff", "Unit",
-           "HeadWork", "QK_FIELDS", "qk_options", "baseline_head", "kaleido_head", "pv_figures", "linear_figures", "DESIGNS", "OPS", "UNITS"]
+           "HeadWork", "QK_FIELDS", "qk_options", "baseline_head", "kaleido_head", "pv_figures", "linear_figures",
+           "DESIGNS", "OPS", "UNITS"]
 
 #: The two chips an estimate compares (and, beside them, the baseline chip of
 #: Kaleido's area).
@@ -159,7 +162,8 @@ class Chip:
             raise ChipError(f"chip node: {exc}") from None
         # The scaling equations are polynomials of the supply, fitted over a range
         # of it; far outside, a delay or an energy comes out negative.
-        factors = (delay_factor(self.node_nm, self.vdd, self.flavour), energy_factor(self.node_nm, self.vdd, self.flavour),
+        factors = (delay_factor(self.node_nm, self.vdd, self.flavour),
+                   energy_factor(self.node_nm, self.vdd, self.flavour),
                    power_factor(self.node_nm, self.vdd, self.flavour))
         if min(factors) <= 0:
             raise ChipError(f"chip vdd {self.vdd:g} V is outside the range the {self.node_nm} nm scaling equations "
@@ -409,16 +413,24 @@ def kaleido_head(q, k, cfg, samples: int | None = None, seed: int = 0, v=None, s
     exact); with the int8 slice ``x`` (``[N, D]``) of the block's hidden state,
     the linear layers that take it (:func:`sim.chip.fast_linear.linear_work`, exact);
     with ``{role: int8 [N, D]}``, each layer on its own input."""
-    est = estimate_cycles(q, k, cfg, samples=samples, seed=seed)
+    # Each operand's reuse, its pair tables and the scheduler's run are made once here
+    # and handed to every model that reads them.
+    rq, rk = pair_reuse(q, cfg), pair_reuse(k, cfg)
+    natural = (pair_tables(q, cfg, rq), pair_tables(k, cfg, rk))
+    lead, busy = scheduler_figures(natural, cfg) if cfg.dispatch.parts[0] else (None, None)
+    est = estimate_cycles(q, k, cfg, samples=samples, seed=seed, natural=natural, lead=lead)
     paired = [o["cycles"] for name, o in est.options.items() if name != "dense"]
-    options = qk_options(est, q, k, cfg)
+    options = qk_options(est, q, k, cfg, busy=busy)
     n, d = q.shape
+    pv = {}
+    if v is not None:
+        rv = pair_reuse(v, cfg)
+        pv = dict(pv_figures(pv_work(q, k, v, cfg, scale, reuse=(rq, rk, rv)), cfg),
+                  pv_oracle=pv_oracle_share(v, cfg, rv.states))
     return HeadWork(**options[est.ran_as], dense_macs=n * k.shape[0] * d,
-                    oracle_macs=oracle_macs(pair_reuse(q, cfg).states, pair_reuse(k, cfg).states),
+                    oracle_macs=oracle_macs(rq.states, rk.states),
                     qk_dense_cycles=est.options["dense"]["cycles"], qk_paired_cycles=min(paired) if paired else None,
-                    qk_options=options, qk_ran_as=est.ran_as,
-                    **(dict(pv_figures(pv_work(q, k, v, cfg, scale), cfg), pv_oracle=pv_oracle_share(v, cfg))
-                       if v is not None else {}),
+                    qk_options=options, qk_ran_as=est.ran_as, **pv,
                     **(_linear_fields(x, cfg) if x is not None else {}))
 
 
@@ -428,12 +440,12 @@ QK_FIELDS = ("slots", "slots_low", "slots_high", "full_products", "nibble_produc
              "scheduler_busy", "matcher", "paired")
 
 
-def qk_options(est, q, k, cfg) -> dict:
+def qk_options(est, q, k, cfg, busy: int | None = None) -> dict:
     """``{option: {field: value}}``: :data:`QK_FIELDS` of every schedule the driver
     may run a head's ``Q K^T`` with (a variant's dispatcher parts, and ``dense``),
-    from the fast cycle model's estimate ``est``. The head's own rule, the
+    from the fast cycle model's estimate ``est`` (``busy``: the scheduler's
+    cycles on the head, if the caller has them). The head's own rule, the
     fewest engine cycles, compares ``slots + lead`` (the tail is every option's)."""
-    busy = None
     out = {}
     for name, o in est.options.items():
         off = tail_cycles(cfg) + o["lead"]
@@ -482,7 +494,8 @@ def pv_figures(work: PvWork, cfg) -> dict:
     return {"pv_tiles": tiles, "pv_keys": keys, "pv_channel_keys": chk, "pv_shared": float(work.shared)}
 
 
-def pv_oracle_share(v, cfg) -> float:
-    """The share of ``P V~``'s dense MACs that ideal reuse of ``v`` leaves."""
-    states = pair_reuse(v, cfg).states
+def pv_oracle_share(v, cfg, states=None) -> float:
+    """The share of ``P V~``'s dense MACs that ideal reuse of ``v`` (its reuse
+    ``states``, if the caller has them) leaves."""
+    states = pair_reuse(v, cfg).states if states is None else states
     return pv_oracle_macs(1, states) / states.size

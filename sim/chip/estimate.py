@@ -37,16 +37,16 @@ import numpy as np
 
 from golden import Config, proxy_workload, quantize
 from golden.dispatchers import design_blocks
+from golden.softmax import row_cycles, softmax_spec
+
 from .chip import DESIGNS, OPS, UNITS, Chip, HeadWork, SignOff, Unit, baseline_head, kaleido_head
+from .cluster import dask_client
 from .layer import RESOURCES, chip_area, kinds_of, layer_cost
 from .memories import TABLE as MEMORY_TABLE
-from golden.softmax import row_cycles, softmax_spec
 from .qk_schedule import as_option, choose
 from .qk_schedule import fastest as qk_fastest
 from .reuse_where import reuse_where
 from .vdits import VDiT, flow_sigmas
-
-from .cluster import dask_client
 
 __all__ = ["WORKLOADS", "ACTIVATIONS", "workload_tag", "representative_trace", "computed_steps",
            "shard_config", "shard_operands", "run_shard", "plan_shards", "signoffs", "run_estimate",
@@ -423,7 +423,7 @@ def _pv_summary(heads: dict, weights: dict, head_dim: int, cols: int, tokens: in
     return {"shared_heads": shared, "key_reduction": 1 - keys / (-(-head_dim // cols) * tokens)}
 
 
-def run_estimate(model: VDiT, resolution: str, chip: Chip, workload: str, out_dir: str, per_step: int,
+def run_estimate(model: VDiT, resolution: str, chip: Chip, workload: str, out_dir: str, per_step: int,  # noqa: PLR0913
                  samples: int | None, signs: dict[str, SignOff], scheduler: str | None = None,
                  workers: int | None = None, seed: int = 0, clip: str = DEFAULT_CLIP, progress=None,
                  steps: int | None = None, objective="chip", **design) -> dict:

@@ -49,7 +49,7 @@ from golden import drain
 from golden.config import Config
 from golden.cycle_model import baseline_cycles, lanes_table, scheduler_lead, sub_variants, tail_cycles, variant_parts
 from golden.dispatchers import DISPATCHERS, dispatcher_of
-from golden.pe import Mode
+from golden.pe_encoding import Mode
 from golden.scheduler import PARTNER_LANES, cluster_tables
 from golden.tiling import pair_tables
 
@@ -223,18 +223,37 @@ class _TableSet:
         return sum(len(i) for _, _, i, _ in self.strata)
 
     def evaluate(self, progress: Callable[[int], None] | None = None) -> dict:
-        """Per stratum and quantity, the per-tile values of every sampled tile group."""
+        """Per stratum and quantity, the per-tile values of every sampled tile group.
+
+        Each tile group's costs depend on it alone, so the strata of one channel
+        group are computed together, in chunks of :data:`_CHUNK` tile groups, and
+        split again: a stratum holds some hundred tile groups, and the
+        dispatchers' batched models take as long a round for a hundred passes as
+        for thousands."""
         cfg = self.cfg
-        values = []
-        for g, size, i, j in self.strata:
+        values = [None] * len(self.strata)
+        for g in dict.fromkeys(g for g, *_ in self.strata):
+            mine = [n for n, (h, *_) in enumerate(self.strata) if h == g]
+            i = np.concatenate([self.strata[n][2] for n in mine])
+            j = np.concatenate([self.strata[n][3] for n in mine])
             parts = []
             for lo in range(0, len(i), _CHUNK):
                 sq, sk = tile_states(self.tables, cfg, g, i[lo:lo + _CHUNK], j[lo:lo + _CHUNK])
                 parts.append(tile_costs(sq, sk, cfg, self.dispatchers))
                 if progress:
                     progress(len(sq))
-            values.append((size, _concat(parts), len(i) == size))
+            whole = _concat(parts)
+            ends = np.cumsum([len(self.strata[n][2]) for n in mine])
+            for n, lo, hi in zip(mine, [0, *ends[:-1]], ends):
+                size, sampled = self.strata[n][1], len(self.strata[n][2])
+                values[n] = (size, _slice(whole, lo, hi), sampled == size)
         return values
+
+
+def _slice(values: dict, lo: int, hi: int) -> dict:
+    out = {q: values[q][lo:hi] for q in QUANTITIES[1:]}
+    out["slots"] = {d: v[lo:hi] for d, v in values["slots"].items()}
+    return out
 
 
 def _concat(parts: list[dict]) -> dict:
@@ -272,13 +291,17 @@ def _total(values, pick: Callable[[dict], np.ndarray]) -> tuple[float, float]:
 
 def estimate_cycles(q: np.ndarray, k: np.ndarray, cfg: Config, samples: int | None = None,
                     seed: int = 0, confidence: float = 0.95, bins: int = 8,
-                    progress: Callable[[int, int], None] | None = None) -> CycleEstimate:
+                    progress: Callable[[int, int], None] | None = None, natural=None,
+                    lead: int | None = None) -> CycleEstimate:
     """Cycles of the Kaleido engine on int8 ``q``, ``k`` ``[N, D]`` with the
     driver's choice (as :func:`golden.cycle_model.kaleido_cycles` with
     ``schedule="auto"``), from at most ``samples`` tile groups per pair table set.
 
     ``samples=None`` computes every tile group: exact. ``seed`` fixes the draw.
-    ``progress(done, total)`` is called as tile groups are computed.
+    ``progress(done, total)`` is called as tile groups are computed. A caller
+    that has them passes the operands' natural pair tables (``natural``, as
+    :func:`golden.tiling.pair_tables` gives them) and the scheduler's ``lead``
+    (:func:`golden.cycle_model.scheduler_figures`), so that each is made once a head.
     """
     if samples is not None and samples < 1:
         raise ValueError(f"samples must be at least 1, got {samples}")
@@ -286,7 +309,7 @@ def estimate_cycles(q: np.ndarray, k: np.ndarray, cfg: Config, samples: int | No
         raise ValueError(f"confidence must be between 0 and 1, got {confidence}")
     rng = np.random.default_rng(seed)
     subs = sub_variants(cfg.variant)
-    natural = (pair_tables(q, cfg), pair_tables(k, cfg))
+    natural = natural or (pair_tables(q, cfg), pair_tables(k, cfg))
     sets = {False: natural}
     if any(variant_parts(v)[0] for v in subs):
         sets[True] = (cluster_tables(natural[0], cfg), cluster_tables(natural[1], cfg))
@@ -305,7 +328,10 @@ def estimate_cycles(q: np.ndarray, k: np.ndarray, cfg: Config, samples: int | No
 
     values = {sch: s.evaluate(tick) for sch, s in sets.items()}
     z = NormalDist().inv_cdf((1 + confidence) / 2)
-    lead = scheduler_lead(q, k, cfg) if True in sets else 0
+    if True not in sets:
+        lead = 0
+    elif lead is None:
+        lead = scheduler_lead(q, k, cfg)
     options = {}
     for v in subs:
         sch, mat = variant_parts(v)

@@ -89,30 +89,38 @@ class PvWork:
         return len(self.tiles) if self.shared else 1
 
 
-def risky_rows(q: np.ndarray, k: np.ndarray, cfg: Config, scale: float, block: int = ROW_BLOCK) -> np.ndarray:
-    """Rows of the head's ``S~`` (int8 ``q``, ``k``; reuse as ``cfg`` says) with at
+def risky_rows(q: np.ndarray, k: np.ndarray, cfg: Config, scale: float, block: int = ROW_BLOCK,
+               reuse=None) -> np.ndarray:
+    """Rows of the head's ``S~`` (int8 ``q``, ``k``; reuse as ``cfg`` says, or
+    ``reuse``, their :func:`~golden.reuse.pair_reuse` if the caller has it) with at
     most two scores within :func:`~golden.softmax.exp_reach` of their maximum: the
     only rows that can refuse a fold."""
-    # |S~| <= 2**14 D: float32 holds it, and a difference of two, exactly up to D = 256.
+    # |S~| <= 2**14 D <= 2**22 up to D = 256, and so is the row's maximum less a reach
+    # held to 2**23 (every score is within 2**23 of it anyway): float32 holds each
+    # exactly, so ``s >= max - reach`` is ``max - s <= reach`` with one pass fewer.
     exact = np.float32 if q.shape[1] <= 256 else np.float64
-    qa = pair_reuse(q, cfg).approx.astype(exact)
-    ka = pair_reuse(k, cfg).approx.astype(exact)
+    rq, rk = reuse or (pair_reuse(q, cfg), pair_reuse(k, cfg))
+    qa = rq.approx.astype(exact)
+    ka = np.ascontiguousarray(rk.approx.astype(exact).T)
     mult, shift = softmax_scale(scale)
-    reach = exp_reach(mult, shift, softmax_spec(k.shape[0], cfg.acc_bits))
+    reach = exact(min(exp_reach(mult, shift, softmax_spec(k.shape[0], cfg.acc_bits)),
+                      2 ** 23 if exact is np.float32 else 2 ** 24))
     out = []
     for lo in range(0, len(qa), block):
-        s = qa[lo:lo + block] @ ka.T
-        live = (s.max(axis=1, keepdims=True) - s <= exact(min(reach, 2 ** 24))).sum(axis=1)
+        s = qa[lo:lo + block] @ ka
+        live = np.count_nonzero(s >= (s.max(axis=1) - reach)[:, None], axis=1)
         out.append(lo + np.flatnonzero(live <= 2))
     return np.concatenate(out) if out else np.zeros(0, np.int64)
 
 
-def pv_work(q: np.ndarray, k: np.ndarray, v: np.ndarray, cfg: Config, scale: float) -> PvWork:
+def pv_work(q: np.ndarray, k: np.ndarray, v: np.ndarray, cfg: Config, scale: float, reuse=None) -> PvWork:
     """:class:`PvWork` of a head of int8 ``q``, ``k``, ``v`` (``[N, D]``) whose
-    softmax scale is ``scale`` (``sQ sK / sqrt(D)``)."""
-    rows = risky_rows(q, k, cfg, scale)
+    softmax scale is ``scale`` (``sQ sK / sqrt(D)``); ``reuse``, the three
+    operands' :func:`~golden.reuse.pair_reuse` if the caller has them."""
+    rq, rk, rv = reuse or (pair_reuse(q, cfg), pair_reuse(k, cfg), pair_reuse(v, cfg))
+    rows = risky_rows(q, k, cfg, scale, reuse=(rq, rk))
     if len(rows):
-        probs = head_probs(int_gemm(pair_reuse(q, cfg).approx[rows], pair_reuse(k, cfg).approx), cfg, scale)
+        probs = head_probs(int_gemm(rq.approx[rows], rk.approx), cfg, scale)
 
         def fits(_group, partners, refs):
             return fold_fits(probs, partners, refs)
@@ -120,7 +128,7 @@ def pv_work(q: np.ndarray, k: np.ndarray, v: np.ndarray, cfg: Config, scale: flo
         def fits(_group, partners, refs):
             return np.ones(len(partners), bool)
     n = cfg.tokens
-    tiles = [(len(ch), n - int(fold.sum())) for ch, _, _, fold in fold_plan(pair_reuse(v, cfg).states, cfg, fits)]
+    tiles = [(len(ch), n - int(fold.sum())) for ch, _, _, fold in fold_plan(rv.states, cfg, fits)]
     # The engine's choice, as golden.head_cycles.pv_cycles makes it.
     pv = pv_config(cfg)
     shared = sum(gemm_cycles(n, ch, pv, "kaleido", depth=keys).cycles for ch, keys in tiles)

@@ -69,8 +69,16 @@ from golden.energy import workload_energy
 from golden.softmax import ROW_PASSES
 
 from .chip import SCORE_BYTES, UNITS, Chip, HeadWork, SignOff
-from .memories import (DRAM_PJ_PER_BIT, DRAM_REFRESH_W, DRAM_STANDBY_W, LOGIC_LEAKAGE_MW_PER_MM2,
-                       WIRE_FJ_PER_BIT_MM, feature_pj_per_byte, sram_mm2_per_mib, sram_pj_per_byte)
+from .memories import (
+    DRAM_PJ_PER_BIT,
+    DRAM_REFRESH_W,
+    DRAM_STANDBY_W,
+    LOGIC_LEAKAGE_MW_PER_MM2,
+    WIRE_FJ_PER_BIT_MM,
+    feature_pj_per_byte,
+    sram_mm2_per_mib,
+    sram_pj_per_byte,
+)
 from .vdits import VDiT
 
 __all__ = ["Kind", "kinds_of", "layer_cost", "chip_area", "fill_share", "RESOURCES", "ATTENTION"]

@@ -93,7 +93,8 @@ TABLE = [
     {"figure": "DDR5-6400 channel", "value": 6400 * DDR_BYTES_PER_TRANSFER / 1000, "unit": "GB/s",
      "source": "JEDEC JESD79-5"},
     {"figure": "DRAM standby, a module", "value": DRAM_STANDBY_W, "unit": "W",
-     "source": "Transcend TS1GSH72V1H (DDR4-2133 8 GB) datasheet, IDD3N x 1.2 V; assumption: one a channel, DDR5 alike"},
+     "source": "Transcend TS1GSH72V1H (DDR4-2133 8 GB) datasheet, IDD3N x 1.2 V; "
+               "assumption: one a channel, DDR5 alike"},
     {"figure": "DRAM refresh, a module", "value": DRAM_REFRESH_W, "unit": "W",
      "source": "assumption (Micron TN-40-07's method, no IDD5B in the sources)"},
     {"figure": "on-chip wire", "value": WIRE_FJ_PER_BIT_MM, "unit": "fJ/bit/mm",

@@ -2,7 +2,7 @@
 
 A design point may name a dispatcher or a PE kind that was registered in the
 process that starts the run (a user's own, :func:`golden.dispatchers.register`
-or :func:`golden.pe_kinds.register`) and that a fresh worker process has never
+or :func:`golden.pe_contract.register`) and that a fresh worker process has never
 imported. :class:`Registries` registers each such one on every worker, present
 or joining later."""
 

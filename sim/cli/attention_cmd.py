@@ -21,19 +21,20 @@ import numpy as np
 
 from golden import DESIGNS, expected_scores, pair_reuse, run_attention
 from golden.attention import expected_head
-from golden.cycle_model import SCHEDULES, baseline_cycles
-from golden.head_cycles import PV_SCHEDULES
-from golden.opcount import dense_macs, pv_oracle_macs
 from golden.config import Part
+from golden.cycle_model import SCHEDULES, baseline_cycles
+from golden.head_cycles import PV_SCHEDULES, STAGES, baseline_head_cycles
+from golden.opcount import dense_macs, pv_oracle_macs
+from sim.errors import UserError
 
 from .. import runner
-from .common import UserError, check_output_dir, keep_waves, print_json, run_folder, write_json, write_npy
-from .options import add_knobs, check_design_knobs, knobs_of
-from .operands import add_operand_args, load_attention_inputs
 from ..energy import head_energy, run_energy
-from ..head import STAGES, baseline_head_cycles, simulate_head
+from ..head import simulate_head
 from ..plugin_check import unused_plugins
 from ..simulate import WAVE_SUFFIXES, pick_simulator, simulate
+from .common import check_output_dir, keep_waves, print_json, run_folder, write_json, write_npy
+from .operands import add_operand_args, load_attention_inputs
+from .options import add_knobs, check_design_knobs, knobs_of
 
 __all__ = ["register", "OUTPUTS"]
 

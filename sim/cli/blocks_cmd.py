@@ -9,11 +9,11 @@ from pathlib import Path
 from golden import Config, model_partition
 from golden.config import KNOBS, Part
 from hw import blocks
+from sim.errors import UserError
 from synth.actions import ACTIONS
 
 from ..core_file import write_core
-
-from .common import UserError, add_partition_args, atomic_output, check_output_dir, print_json, three, triple
+from .common import add_partition_args, atomic_output, check_output_dir, print_json, three, triple
 from .options import HAVING, SIGNOFF, add_knobs, add_preset, design_knobs, design_point, flag, refuse_unused
 
 
@@ -225,7 +225,8 @@ def register(sub, parser_class) -> None:
     t.add_argument("--json", action="store_true", help="print the figures as one JSON object")
     t.set_defaults(func=cmd_timing)
 
-    pw = sub.add_parser("power", help="energy per action of a PE, a dispatcher block or the softmax unit (gate-level activity "
+    pw = sub.add_parser("power", help="energy per action of a PE, a dispatcher block or the softmax unit "
+                                      "(gate-level activity "
                              "on the netlist mapped for the chip clock, liberty energy tables)")
     add_block_args(pw, ACTIONS)
     pw.add_argument("--liberty", metavar="FILE", help="standard cells (default: OSU018, which make setup fetches)")

@@ -13,7 +13,9 @@ from __future__ import annotations
 import os
 import sys
 
-from .common import UserError, check_output_dir, three, triple
+from sim.errors import UserError
+
+from .common import check_output_dir, three, triple
 from .estimate_cmd import progress_bar
 
 __all__ = ["register", "cmd_capture"]

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import argparse
 import fcntl
-
 import json
 import math
 import os
@@ -72,7 +71,8 @@ def add_partition_args(p, required: bool = True, head_dim: bool = False,
                       help="take the partition from a model's 3-D RoPE"
                            + (" at --head-dim channels" if head_dim else " at the operands' width"))
     if head_dim:
-        p.add_argument("--head-dim", type=int, metavar="D", help=f"head dimension with --model (default {head_dim_default})")
+        p.add_argument("--head-dim", type=int, metavar="D",
+                       help=f"head dimension with --model (default {head_dim_default})")
 
 
 def _writable_ancestor(path: str) -> str:
@@ -104,7 +104,8 @@ def _refuse_long(path: str, target: str, what: str) -> None:
     longest = max(len(part.encode()) for part in Path(target).parts)
     name_max = os.pathconf("/", "PC_NAME_MAX")
     if longest > name_max:
-        raise UserError(f"{what}: a folder name in it is {longest} bytes long; the file system takes at most {name_max}")
+        raise UserError(f"{what}: a folder name in it is {longest} bytes long; "
+                        f"the file system takes at most {name_max}")
     path_max = os.pathconf("/", "PC_PATH_MAX")
     if len(target.encode()) + _ROOM > path_max:
         raise UserError(f"{what}: the path is {len(target.encode())} bytes long; a run needs it under "

@@ -25,6 +25,7 @@ from hw import blocks
 from ..workload import DEFAULT_CLIP, make_workload
 from .workload_cmd import write_workload
 
+
 def demo_config() -> Config:
     """The demo's design point: preset ``demo``."""
     return preset("demo")
@@ -44,8 +45,8 @@ def demo_workload(cfg: Config, out: str, workload: str = DEFAULT_CLIP) -> dict:
 def cmd_demo(args) -> int:
     from synth.flow import SynthError, default_liberty, synthesize
 
-    from .common import check_output_dir
     from ..simulate import pick_simulator, simulate
+    from .common import check_output_dir
 
     check_output_dir(args.out)
     simulator = pick_simulator(args.simulator)

@@ -11,8 +11,9 @@ import shutil
 import sys
 
 from golden.config import KNOBS, Part
+from sim.errors import UserError
 
-from .common import UserError, atomic_output, check_output_dir, json_safe, lock_folder, print_json
+from .common import atomic_output, check_output_dir, json_safe, lock_folder, print_json
 from .options import HAVING, add_knobs, add_preset, design_knobs, knobs_of, preset_knobs, refuse_unused
 
 __all__ = ["register", "add_run_arguments", "prepare", "claimed", "progress_bar", "use_archive"]
@@ -20,7 +21,8 @@ __all__ = ["register", "add_run_arguments", "prepare", "claimed", "progress_bar"
 
 #: The design knobs an estimate takes, for Kaleido's heads and sign-off (the
 #: array's rows and columns come from the chip, the clock from the chip too).
-DESIGN_KNOBS = knobs_of(Part.REUSE, Part.KALEIDO_PE, Part.PE, Part.DISPATCHER, Part.SCHEDULER, Part.MATCHER, Part.WINDOW)
+DESIGN_KNOBS = knobs_of(Part.REUSE, Part.KALEIDO_PE, Part.PE, Part.DISPATCHER, Part.SCHEDULER, Part.MATCHER,
+                        Part.WINDOW)
 
 
 def register(sub, parser_class) -> None:
@@ -166,7 +168,8 @@ def prepare(args, sign: bool = True):
         raise UserError(str(exc)) from None
     cfg = shard_config(model, args.resolution, chip, **knobs)
     if args.workload == "video":
-        from golden.video import WorkloadError, clip_path
+        from golden.video import clip_path
+        from golden.workload import WorkloadError
         try:
             clip_path(args.clip)
         except WorkloadError as exc:

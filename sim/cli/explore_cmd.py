@@ -9,9 +9,10 @@ import json
 import os
 from argparse import Namespace
 
-from .common import UserError, atomic_output, json_safe, print_json
-from .estimate_cmd import add_record
-from .estimate_cmd import add_run_arguments, claimed, prepare, progress_bar, use_archive
+from sim.errors import UserError
+
+from .common import atomic_output, json_safe, print_json
+from .estimate_cmd import add_record, add_run_arguments, claimed, prepare, progress_bar, use_archive
 
 __all__ = ["register", "DESIGNS"]
 
@@ -43,8 +44,8 @@ OUTPUTS = ("explore.json", "explore.png", *(f"explore-{name}.png" for name in DE
 def cmd_explore(args) -> int:
     from sim.chip.cluster import dask_client
     from sim.chip.estimate import compute_shards, summarize
-    from sim.chip.reuse_where import format_steps, schedule_line
     from sim.chip.explore import explore, plot_map
+    from sim.chip.reuse_where import format_steps, schedule_line
 
     use_archive(args)
     names = _designs(args.designs)

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import sys
 
+from sim.errors import UserError
+
 from .blocks_cmd import add_block_args, block_config
-from .common import UserError, print_json
+from .common import print_json
 
 __all__ = ["register", "cmd_fpga", "parse_seeds"]
 

@@ -14,17 +14,17 @@ import sys
 import numpy as np
 
 from golden import DESIGNS
+from golden.config import Part
 from golden.cycle_model import SCHEDULES
 from golden.linear import linear_layer
 from golden.linear_cycles import baseline_linear_cycles
-from golden.config import Part
 
 from .. import runner
-from .common import check_output_dir, keep_waves, print_json, run_folder, write_json, write_npy
-from .options import add_knobs, check_design_knobs, knobs_of
-from .golden_cmd import add_linear_args, linear_inputs
 from ..plugin_check import unused_plugins
 from ..simulate import WAVE_SUFFIXES, pick_simulator
+from .common import check_output_dir, keep_waves, print_json, run_folder, write_json, write_npy
+from .golden_cmd import add_linear_args, linear_inputs
+from .options import add_knobs, check_design_knobs, knobs_of
 
 __all__ = ["register", "OUTPUTS"]
 
@@ -33,7 +33,7 @@ OUTPUTS = ("out.npy", "stats.json")
 
 
 def cmd_sim_linear(args) -> int:
-    from hw.engine import MAX_PARTNERS
+    from hw.sequencer import MAX_PARTNERS
 
     from ..linear import simulate_linear
 

@@ -17,11 +17,22 @@ import sys
 
 from golden import ConfigError, plugins
 from golden.workload import WorkloadError
+from sim.errors import UserError
 
 from ..workload import DEFAULT_CLIP
-from . import (attention_cmd, blocks_cmd, capture_cmd, estimate_cmd, explore_cmd, fpga_cmd, golden_cmd, linear_cmd,
-               plugin_cmd, report_cmd, workload_cmd)
-from .common import UserError
+from . import (
+    attention_cmd,
+    blocks_cmd,
+    capture_cmd,
+    estimate_cmd,
+    explore_cmd,
+    fpga_cmd,
+    golden_cmd,
+    linear_cmd,
+    plugin_cmd,
+    report_cmd,
+    workload_cmd,
+)
 
 __all__ = ["main", "build_parser"]
 
@@ -71,7 +82,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="kaleido", description="Generate and verify the Kaleido accelerator.")
     p.add_argument("--plugin", action="append", default=[], metavar="MODULE",
                    help="import MODULE first, so that the dispatchers and PE kinds it registers "
-                        "(golden.dispatchers.register, golden.pe_kinds.register) are names a design point "
+                        "(golden.dispatchers.register, golden.pe_contract.register) are names a design point "
                         "may give (--dispatcher, --pe-kind); repeatable (default: none)")
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
     golden_cmd.register(sub, _Parser)

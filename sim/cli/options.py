@@ -20,10 +20,10 @@ from golden.config import KNOBS, MAX_CLOCK_MHZ, VARIANTS, DispatchConfig, Part, 
 from golden.dispatchers import DISPATCHERS, dispatcher_of
 from golden.pe_kinds import PE_KINDS
 from golden.presets import PRESETS
+from sim.errors import UserError
 
-from .common import UserError
-
-__all__ = ["add_knobs", "add_preset", "design_point", "preset_knobs", "knobs_of", "given", "flag", "refuse_unused", "design_knobs", "check_design_knobs", "SIGNOFF", "HAVING"]
+__all__ = ["add_knobs", "add_preset", "design_point", "preset_knobs", "knobs_of", "given", "flag", "refuse_unused",
+           "design_knobs", "check_design_knobs", "SIGNOFF", "HAVING"]
 
 #: Which variants have each dispatcher part: what a refusal of its knob points to.
 HAVING = {Part.SCHEDULER: "pe-sh and full", Part.MATCHER: "pe-m and full", Part.WINDOW: "pe-m and full"}

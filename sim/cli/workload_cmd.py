@@ -16,14 +16,23 @@ import sys
 import numpy as np
 
 from golden import Config, model_partition
-from golden.config import GROUPS
 from golden.reuse_stats import reuse_stats
+from golden.rope import GROUPS
 from golden.workload import load_operand, quantize
+from sim.errors import UserError
 
-from .common import (UserError, add_partition_args, atomic_output, check_output_dir, check_output_file,
-                     check_tokens, print_json, three, triple)
-from .options import add_knobs, add_preset, design_point
 from ..workload import DEFAULT_CLIP, operands_of
+from .common import (
+    add_partition_args,
+    atomic_output,
+    check_output_dir,
+    check_output_file,
+    check_tokens,
+    print_json,
+    three,
+    triple,
+)
+from .options import add_knobs, add_preset, design_point
 
 __all__ = ["register", "workload_config", "write_workload"]
 

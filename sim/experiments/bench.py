@@ -17,13 +17,13 @@ from pathlib import Path
 import numpy as np
 
 from golden import Config, approx_scores, proxy_workload, quantize, run_attention
-from golden.config import CHIP_CLOCK_MHZ, CLUSTER_RULES, VARIANTS
 from golden.channel_window import WINDOW_WIDTHS
-from golden.pe import ACCUMULATORS, DEFAULT_PE_STAGES, PE_STAGES
+from golden.config import CHIP_CLOCK_MHZ, CLUSTER_RULES, VARIANTS
+from golden.pe import DEFAULT_PE_STAGES, PE_STAGES
+from golden.pe_kinds import ACCUMULATORS
 from golden.presets import PRESETS
 
 from . import SPEED_CASES, SPEED_DISPATCHERS, THRESHOLDS
-
 
 #: The head the sign-off bench measures (preset ``signoff-head``).
 SIGNOFF_HEAD = PRESETS["signoff-head"]
@@ -98,7 +98,7 @@ def bench_head(workload: str = "bikes", grid=SIGNOFF_HEAD.changes["grid"], head_
     ``kaleido_exact`` the 4-accumulator one; ``pe_stages`` applies to every PE,
     ``variant``, ``issue_window`` and ``cluster_rule`` to Kaleido's dispatcher."""
     from golden.cycle_model import baseline_cycles, kaleido_cycles
-    from golden.pe import ACCUMULATORS
+    from golden.pe_kinds import ACCUMULATORS
     from synth.flow import default_liberty
 
     from ..energy import run_energy

@@ -52,12 +52,13 @@ from golden import Config, proxy_workload, quantize, run_attention
 from golden.channel_window import row_groups, window_slots
 from golden.cycle_model import baseline_cycles, engine_cycles, kaleido_tables, tile_lane_needs
 from golden.matcher import match, paired_pass_slots
-from golden.pe import Mode
+from golden.pe_encoding import Mode
 from golden.tiling import PairTable
 
 from . import SPEED_CASES
 
-__all__ = ["Step", "check_pass", "pass_bound", "schedule_pairs", "schedule_steps", "schedule_window", "schedule_d_partners",
+__all__ = ["Step", "check_pass", "pass_bound", "schedule_pairs", "schedule_steps", "schedule_window",
+           "schedule_d_partners",
            "nn_order", "study", "MECHANISMS", "main"]
 
 #: One step of a slot: (pass, channel, the PEs it serves, ``[Rv, Cv]`` bool).

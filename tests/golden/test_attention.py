@@ -5,9 +5,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests import reference
 from golden import Config, approx_scores, int_gemm, run_attention
 from golden.attention import attention_output, mask_skip, quality, topk_output
+from tests import reference
 from tests.strategies import configs, operands
 
 

@@ -5,7 +5,7 @@ import pytest
 
 from golden.channel_window import window_slots
 from golden.matcher import match
-from golden.pe import Mode
+from golden.pe_encoding import Mode
 
 
 def _served(needs, mode, slots):

@@ -58,6 +58,7 @@ def test_each_knob_lives_in_one_sub_config():
     """A field is declared once, in its part; the design point reads and sets it by
     its own name, and a part given whole is the same design point."""
     from dataclasses import fields
+
     from golden.config import KNOBS, PARTS, ArrayConfig, ChipConfig
     names = [f.name for cls in PARTS.values() for f in fields(cls)]
     assert len(names) == len(set(names)) and set(KNOBS) <= set(names)
@@ -86,5 +87,6 @@ def test_a_part_refuses_on_its_own_and_a_wrong_part():
         DispatchConfig(clusters=1)
     with pytest.raises(TypeError, match="Config has no field 'row'"):
         Config(row=2)
-    with pytest.raises(TypeError, match="Config.array must be ArrayConfig, a dict of its fields or None, not ReuseConfig"):
+    with pytest.raises(TypeError,
+                       match="Config.array must be ArrayConfig, a dict of its fields or None, not ReuseConfig"):
         Config(array=ReuseConfig())

@@ -5,12 +5,25 @@ import numpy as np
 import pytest
 
 from golden import Config
-from golden.cycle_model import (VARIANTS, baseline_cycles, baseline_tile_slots, kaleido_cycles,
-                                kaleido_tables, kaleido_tile_slots, scheduler_busy, scheduler_lead,
-                                matcher_trace, scheduler_wait, split_cycles, sub_variants, tail_cycles, tile_lane_needs)
+from golden.config import VARIANTS
+from golden.cycle_model import (
+    baseline_cycles,
+    baseline_tile_slots,
+    kaleido_cycles,
+    kaleido_tables,
+    kaleido_tile_slots,
+    matcher_trace,
+    scheduler_busy,
+    scheduler_lead,
+    scheduler_wait,
+    split_cycles,
+    sub_variants,
+    tail_cycles,
+    tile_lane_needs,
+)
 from golden.drain import drain_slots
 from golden.matcher import lanes_of
-from golden.pe import Mode
+from golden.pe_encoding import Mode
 from golden.scheduler import operand_stream
 from golden.tiling import pair_tables, tile_groups
 

@@ -7,7 +7,7 @@ from golden import Config
 from golden.channel_window import window_slots
 from golden.dispatchers import DISPATCHERS, InOrder, design_blocks, dispatched_slots, dispatcher_of, register
 from golden.matcher import FILL_SLOTS, match
-from golden.pe import Mode
+from golden.pe_encoding import Mode
 
 
 def test_a_design_point_picks_its_dispatcher():

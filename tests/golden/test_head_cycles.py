@@ -5,8 +5,8 @@ import pytest
 
 from golden import Config
 from golden.cycle_model import baseline_cycles
-from golden.softmax import softmax_cycles, softmax_spec
 from golden.head_cycles import STAGES, baseline_head_cycles, kaleido_head_cycles, pv_config
+from golden.softmax import softmax_cycles, softmax_spec
 
 
 def test_pv_config_reduces_over_the_keys():

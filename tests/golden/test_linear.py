@@ -4,8 +4,8 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests import reference
 from golden.linear import linear_layer
+from tests import reference
 from tests.strategies import configs, operands
 
 
@@ -26,6 +26,7 @@ def test_linear_layer_is_x_tilde_times_w(data):
 
 def test_bad_weights():
     import pytest
+
     from golden import Config
     cfg = Config(partition=(1, 1, 1), grid=(1, 1, 2))
     with pytest.raises(ValueError, match="weights must be int8"):

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from golden.matcher import compatible, lanes_of, match, match_slots, pe_needs
-from golden.pe import Mode
+from golden.pe_encoding import Mode
 
 
 def test_pe_needs_follow_the_lane_budget():

@@ -2,8 +2,8 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests import reference
 from golden import Config, dense_macs, oracle_macs, pair_reuse
+from tests import reference
 from tests.strategies import configs, operands
 
 

@@ -6,7 +6,8 @@ import pytest
 
 from golden import Config, pair_reuse
 from golden.opcount import oracle_macs
-from golden.pe import ColIn, Load, Mode, Need, PEModel, RowIn, decode, step_need, wrap
+from golden.pe import ColIn, PEModel, RowIn, decode, step_need, wrap
+from golden.pe_encoding import Load, Mode, Need
 from golden.reuse import hi, lo
 
 

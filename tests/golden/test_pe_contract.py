@@ -5,9 +5,9 @@ where its result goes wrong, and never registered."""
 
 import pytest
 
-from golden.pe_contract import violation
+from golden.pe_contract import register, violation
 from golden.pe_encoding import Mode, Need, Target
-from golden.pe_kinds import PE_KINDS, ExactPE, PaperPE, register
+from golden.pe_kinds import PE_KINDS, ExactPE, PaperPE
 
 X, A_, H = Target.NO, Target.ALL, Target.HIGH
 

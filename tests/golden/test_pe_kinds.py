@@ -4,8 +4,9 @@ what a kind's table must fit before it is registered."""
 import pytest
 
 from golden import Config
-from golden.pe import Mode, Need, Target
-from golden.pe_kinds import ACCUMULATORS, PE_KINDS, ExactPE, PaperPE, pe_kind_of, register
+from golden.pe_contract import register
+from golden.pe_encoding import Mode, Need, Target
+from golden.pe_kinds import ACCUMULATORS, PE_KINDS, ExactPE, PaperPE, pe_kind_of
 
 
 def test_the_built_in_kinds_are_picked_by_their_registers():

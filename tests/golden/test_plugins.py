@@ -11,10 +11,10 @@ from golden.pe_kinds import PE_KINDS
 
 
 def test_added_names_what_a_module_registered():
-    import tests.toys                                           # registers a dispatcher and a PE kind
+    import tests.toys  # registers a dispatcher and a PE kind
     added = plugins.added()
     assert ("golden.dispatchers", tests.toys.Descending) in added
-    assert ("golden.pe_kinds", tests.toys.WholeProducts) in added
+    assert ("golden.pe_contract", tests.toys.WholeProducts) in added
     assert all(entry.__module__ not in ("golden.dispatchers", "golden.pe_kinds") for _, entry in added)
     assert "tests.toys" in plugins.modules()
     # tests.toys imports from the checkout's root, its top package's parent.
@@ -23,7 +23,7 @@ def test_added_names_what_a_module_registered():
 
 def test_load_from_env_imports_the_modules_it_names(monkeypatch, tmp_path):
     (tmp_path / "kaleido_env_plugin.py").write_text(
-        "from golden.pe_kinds import PaperPE, register\n\n"
+        "from golden.pe_contract import register\nfrom golden.pe_kinds import PaperPE\n\n"
         "@register\nclass Mine(PaperPE):\n    name = 'toy-env'\n")
     monkeypatch.syspath_prepend(str(tmp_path))
     monkeypatch.setenv(plugins.ENV, "kaleido_env_plugin")

@@ -3,9 +3,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests import reference
 from golden import Config, pair_reuse, window_reuse
 from golden.reuse import classify
+from tests import reference
 from tests.strategies import configs, operands
 
 

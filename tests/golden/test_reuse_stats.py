@@ -3,9 +3,9 @@
 import numpy as np
 import pytest
 
-from tests import reference
 from golden import Config
 from golden.reuse_stats import reuse_stats
+from tests import reference
 
 
 @pytest.mark.parametrize("grid, partition", [((2, 3, 4), (2, 3, 1)), ((3, 3, 3), (1, 0, 3)),

@@ -6,8 +6,18 @@ import math
 import numpy as np
 import pytest
 
-from golden.softmax import (FRAC_BITS, MULT_BITS, P_MAX, _exps, exp_reach, exp_table, softmax_codes, softmax_float_codes,
-                            softmax_scale, softmax_spec)
+from golden.softmax import (
+    FRAC_BITS,
+    MULT_BITS,
+    P_MAX,
+    _exps,
+    exp_reach,
+    exp_table,
+    softmax_codes,
+    softmax_float_codes,
+    softmax_scale,
+    softmax_spec,
+)
 
 
 def _rows(kind, n, rng, scale):

@@ -4,8 +4,16 @@ import numpy as np
 import pytest
 
 from golden import Config, pair_reuse, quantize
-from golden.video import (CLIPS, TEMPORAL_STRIDE, TOKEN_PIXELS, clip_path, latent, pixels_needed,
-                          read_frames, video_workload)
+from golden.video import (
+    CLIPS,
+    TEMPORAL_STRIDE,
+    TOKEN_PIXELS,
+    clip_path,
+    latent,
+    pixels_needed,
+    read_frames,
+    video_workload,
+)
 from golden.workload import WorkloadError
 
 av = pytest.importorskip("av")
@@ -84,7 +92,8 @@ def test_latent_of_a_constant_block_is_constant():
     frames[TEMPORAL_STRIDE:] = 0.75                      # the second latent frame is brighter
     z = latent(frames)
     assert z.shape == (2, 4, 4, 16)
-    np.testing.assert_allclose(z[0], np.broadcast_to(z[0, :1, :1], z[0].shape), atol=1e-9)   # uniform within a latent frame
+    # uniform within a latent frame
+    np.testing.assert_allclose(z[0], np.broadcast_to(z[0, :1, :1], z[0].shape), atol=1e-9)
     assert not np.allclose(z[0], z[1])
 
 

@@ -7,12 +7,11 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from golden.pe import ColIn, Load, Mode, PEModel, RowIn
-from golden.pe_encoding import PARTNER_HANDOVER
+from golden.pe import ColIn, PEModel, RowIn
+from golden.pe_encoding import PARTNER_HANDOVER, Load, Mode
 from golden.windows import accumulate_windows, linear_config, window_tables, window_tiles
 from tests import reference
 from tests.strategies import configs, operands
-
 
 
 def _draw(data, heads=2):

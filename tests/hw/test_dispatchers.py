@@ -8,10 +8,11 @@ from amaranth.sim import Simulator
 
 from golden import Config
 from golden.channel_window import row_groups
-from golden.dispatchers import DISPATCHERS as MODELS, dispatched_slots
+from golden.dispatchers import DISPATCHERS as MODELS
+from golden.dispatchers import dispatched_slots, dispatcher_of
 from golden.matcher import PAIRED_MODES, pe_needs
 from hw.dispatch import Dispatcher
-from hw.dispatchers import DISPATCHERS, dispatcher_of, register
+from hw.dispatchers import DISPATCHERS, register
 
 
 def test_the_registries_name_the_same_dispatchers():
@@ -82,7 +83,8 @@ def test_each_dispatcher_takes_its_models_slots(name, rng):
                 ctx.set(dut.opening, 0)
                 sets, slots = left, slots + 1
                 assert slots <= G + 2, f"trial {trial}: no progress"
-            assert slots == max(1, dispatched_slots(chans, lambda: needs, mode, cfg, name != "in-order")), f"trial {trial}"
+            want = max(1, dispatched_slots(chans, lambda: needs, mode, cfg, name != "in-order"))
+            assert slots == want, f"trial {trial}"
 
     top = Module()
     top.submodules.dut = dut

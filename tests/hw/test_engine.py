@@ -4,12 +4,13 @@ golden S~ and the cycle model: scores bit for bit, cycles and lane work equal.""
 import numpy as np
 import pytest
 
-from tests.adversarial import CASES, operands
-from tests.sweep import cover, ident, sweep
 from golden import Config, approx_scores, proxy_workload, quantize, run_attention
-from golden.cycle_model import VARIANTS, baseline_cycles, kaleido_cycles, kaleido_tables, variant_parts
+from golden.config import VARIANTS
+from golden.cycle_model import baseline_cycles, kaleido_cycles, kaleido_tables, variant_parts
 from tb.engine_image import baseline_image, driver_image, kaleido_image
 from tb.engine_sim import simulate_engine
+from tests.adversarial import CASES, operands
+from tests.sweep import cover, ident, sweep
 
 
 def _case_id(c):

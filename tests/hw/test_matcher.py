@@ -10,7 +10,7 @@ from amaranth.sim import Simulator
 
 from golden import Config
 from golden.matcher import FILL_SLOTS, PAIRED_MODES, match, paired_pass_slots, pe_needs
-from golden.pe import Mode
+from golden.pe_encoding import Mode
 from hw.matcher import INVALID, Matcher
 
 

@@ -7,7 +7,8 @@ import pytest
 from amaranth.sim import Simulator
 
 from golden import Config
-from golden.pe import BaselinePEModel, ColIn, Load, Mode, PEModel, RowIn, activity_lag, decode
+from golden.pe import BaselinePEModel, ColIn, PEModel, RowIn, activity_lag, decode
+from golden.pe_encoding import Load, Mode
 from hw.pe import PE, BaselinePE
 from tests.sweep import sweep
 

@@ -8,7 +8,8 @@ import random
 from amaranth.sim import Simulator
 
 from golden import Config
-from golden.pe import ColIn, Load, Mode, PEModel, RowIn
+from golden.pe import ColIn, PEModel, RowIn
+from golden.pe_encoding import Load, Mode
 from hw.window_pe import WindowPE
 from tests.sweep import sweep
 

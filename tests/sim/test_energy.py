@@ -10,7 +10,6 @@ from golden.head_cycles import pv_config
 from sim import energy
 from synth.flow import default_liberty
 
-
 PE = {"full_mac": 70.0, "idle": 20.0, "hand_over": 120.0, "drain_shift": 40.0}
 SOFTMAX = {"busy": 900.0, "idle": 100.0}
 

@@ -24,9 +24,9 @@ from __future__ import annotations
 import heapq
 import re
 
-from synth.flow import DRIVING_CELL
 from synth.gate_energy import loads, slews
 from synth.gatesim import Activity
+from synth.wires import DRIVING_CELL
 
 STORAGE = {"DFFPOSX1", "DFFNEGX1", "LATCH"}
 

@@ -4,7 +4,6 @@ inputs the gate netlist is driven with and the outputs it is checked against."""
 import re
 
 import numpy as np
-
 import pytest
 
 from golden import Config
@@ -125,7 +124,7 @@ def test_matcher_run_replays_its_trace():
     run = stimulus("matcher", cfg, "run", cycles=240, trace=trace)
     ins = run["inputs"]
     # Per tile group in turn: its writes (pass A), then the sets its passes open on.
-    tile, writes, openings = 0, [], []
+    writes, openings = [], []
     for s in ins:
         if s["wr_en"]:
             chan = _word(s, "wr_chan", 3)

@@ -8,9 +8,9 @@ import pytest
 from golden import Config
 from hw import blocks
 from synth import flow
+from synth.actions import stimulus
 from synth.flow import default_liberty
 from synth.gatesim import cell_models, parse, simulate
-from synth.actions import stimulus
 from synth.power import energy_per_action
 from synth.timing import block_netlist
 

@@ -6,9 +6,9 @@ import shutil
 import pytest
 
 from golden import Config
+from synth.actions import ACTIONS, EXACT_ACTIONS
 from synth.flow import default_liberty
-from synth.power import ACTIONS, energy_per_action
-from synth.actions import EXACT_ACTIONS
+from synth.power import energy_per_action
 from tests.sweep import sweep
 
 pytestmark = pytest.mark.skipif(
@@ -77,13 +77,13 @@ def test_timed_activity_agrees_with_an_inertial_reference(block, stages):
     one-stage PE glitches most (its 8x8 multiplier, unregistered). The zero-delay
     run does not come within 10 % of the reference on a full MAC: the glitches
     this test holds the method to are what it is for."""
+    from hw import blocks
+    from synth.actions import actions, stimulus
     from synth.gate_energy import energy
     from synth.gatesim import cell_models, parse, simulate
     from synth.liberty import library
     from synth.sta import BLOCK_IO_SHARE, delays
     from synth.timing import block_netlist
-    from synth.actions import actions, stimulus
-    from hw import blocks
     from tests.synth.inertial import simulate as reference
 
     liberty, cfg = default_liberty(), Config(pe_stages=stages)

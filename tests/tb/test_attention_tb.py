@@ -8,13 +8,15 @@ import json
 import numpy as np
 import pytest
 
-from tests.adversarial import operands
 from golden import Config, approx_scores, run_attention
-from golden.cycle_model import VARIANTS, baseline_cycles, kaleido_cycles, kaleido_tables, variant_parts
+from golden.config import VARIANTS
+from golden.cycle_model import baseline_cycles, kaleido_cycles, kaleido_tables, variant_parts
 from hw import blocks
 from sim import runner
 from sim.simulate import run_scheduler
-from tests.sweep import cover, ident as _ident, sweep
+from tests.adversarial import operands
+from tests.sweep import cover, sweep
+from tests.sweep import ident as _ident
 
 WORDS = 256
 CASES = [

@@ -82,7 +82,8 @@ def test_linear_on_simulator(tmp_path, run, case, rng):
                              env={"KALEIDO_WORK": str(work), "KALEIDO_DESIGN": design,
                                   "KALEIDO_SCHEDULE": schedule,
                                   "KALEIDO_HEAD_CONFIG": cfg.to_json()})
-        label = f"{design} {variant} acc{accumulators} W{issue_window} {schedule} case {n} {partition} {grid} w{window} {kind}"
+        label = (f"{design} {variant} acc{accumulators} W{issue_window} {schedule} case {n} {partition} {grid} "
+                 f"w{window} {kind}")
         assert result.ok, label + "\n" + runner.failure_text(result)
         # The bench checked itself; check what it wrote, independently.
         rtl = json.loads((work / "rtl.json").read_text())

@@ -6,7 +6,6 @@ from golden import Config
 from sim import runner
 from tests.sweep import sweep
 
-
 PES = [("pe", "augmented_pe_random", 3, 1), ("pe", "augmented_pe_random", 4, 1),
        ("pe", "augmented_pe_random", 3, 2), ("pe", "augmented_pe_random", 4, 2),
        ("pe", "augmented_pe_random", 3, 3), ("pe", "augmented_pe_random", 4, 3),

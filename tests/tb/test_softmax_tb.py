@@ -7,7 +7,6 @@ from golden import Config
 from sim import runner
 from tests.sweep import sweep
 
-
 SHAPES = [((1, 2, 5), 4), ((1, 1, 3), 4), ((1, 2, 2), 1)]     # (grid, lanes)
 
 

@@ -173,7 +173,8 @@ def markdown(d: dict) -> list[str]:
         "figures brought from 180 nm by Stillmaker and Baas's equations. Kaleido's arrays reuse in Q K^T, in "
         "P V~ (V's folds) and in the linear layers that take the hidden state (each head's slice of the "
         "workload's embedding); the output projections, the MLP's second layer and softmax are dense on both "
-        "designs. The workloads are this project's, not the models' activations. `kaleido estimate` gives the full sample with intervals (docs/chip.md).",
+        "designs. The workloads are this project's, not the models' activations. `kaleido estimate` gives the "
+        "full sample with intervals (docs/chip.md).",
         "",
         "![fig18 chip](fig18_chip.png)",
         "",

@@ -10,7 +10,7 @@ import numpy as np
 
 from golden import Config
 from golden.cycle_model import baseline_cycles, kaleido_cycles
-from golden.pe import ACCUMULATORS
+from golden.pe_kinds import ACCUMULATORS
 from hw import blocks
 
 from .. import THRESHOLDS
@@ -24,6 +24,7 @@ def point(args):
     cfg_json, F, P, workload = args
     from synth.area import block_area
     from synth.flow import default_liberty
+
     from ...energy import run_energy
 
     cfg = Config.from_json(cfg_json).with_(full_bits=F, partial_bits=P)
@@ -173,7 +174,8 @@ def markdown(d: dict) -> list[str]:
         lines += [
             f"Ours at ({at['F']},{at['P']}), {n} accumulators: Kaleido (full) takes {r['energy']:.2f}x the "
             f"baseline's energy and {r['speedup_cycles']:.2f}x fewer cycles, but runs at "
-            f"{at[key]['clock_mhz']:.0f} MHz (set by its {at[key]['slowest_block'] or 'blocks, which meet the chip clock'}) "
+            f"{at[key]['clock_mhz']:.0f} MHz (set by its "
+            f"{at[key]['slowest_block'] or 'blocks, which meet the chip clock'}) "
             f"against {at['baseline']['clock_mhz']:.0f} MHz, so it takes "
             f"{1 / r['speedup_time']:.2f}x the baseline's time; throughput per area {r['per_area']:.2f}x, per "
             f"watt {r['per_watt']:.2f}x. Kaleido wins on {', '.join(wins) if wins else 'none of these'}; it "
@@ -206,7 +208,7 @@ def compute_timing(study) -> dict:
 
 
 def compute_power(study) -> dict:
-    from synth.power import ACTIONS
+    from synth.actions import ACTIONS
     return dict(sweep(power_point, [(n, study.sizes["area"].to_json()) for n in blocks.UNITS if n in ACTIONS],
                       "energy per action", study.jobs))
 

@@ -8,7 +8,8 @@ from pathlib import Path
 import numpy as np
 
 from golden import Config, expected_scores
-from golden.cycle_model import VARIANTS, kaleido_cycles
+from golden.config import VARIANTS
+from golden.cycle_model import kaleido_cycles
 
 from ...simulate import simulate
 from .common import legend, pyplot, quantized, save, sweep

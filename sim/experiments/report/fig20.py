@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 
 from golden import Config
-from golden.pe import ACCUMULATORS
+from golden.pe_kinds import ACCUMULATORS
 
 from ...workload import make_workload
 from .common import pyplot, save, sweep

@@ -6,8 +6,8 @@ from pathlib import Path
 
 from golden import Config, run_attention
 from golden.cycle_model import baseline_cycles, kaleido_cycles
-from .. import THRESHOLDS
 
+from .. import THRESHOLDS
 from .common import legend, pyplot, quantized, save, sweep
 from .figure import Figure
 

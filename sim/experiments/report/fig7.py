@@ -8,8 +8,8 @@ import numpy as np
 
 from golden import Config, pair_reuse
 from golden.attention import quality
-from golden.config import GROUPS
 from golden.reuse_stats import AXES
+from golden.rope import GROUPS
 
 from .common import output, pyplot, quantized, save, sweep
 from .figure import Figure

@@ -9,7 +9,7 @@ import numpy as np
 from golden import Config, run_attention
 from golden.cycle_model import baseline_cycles, kaleido_cycles
 from golden.dispatchers import design_blocks
-from golden.pe import ACCUMULATORS
+from golden.pe_kinds import ACCUMULATORS
 
 from .. import FIGURE_DISPATCHERS, THRESHOLDS
 from .common import pyplot, quantized, save, sweep
@@ -50,7 +50,8 @@ def point(args):
     base = baseline_cycles(cfg.tokens, cfg.tokens, cfg)
     kal = kaleido_cycles(q, k, cfg)
     return {"D": cfg.head_dim, "F": cfg.full_bits, "P": cfg.partial_bits, "accumulators": accumulators,
-            "issue_window": window, "cluster_rule": rule, "speedup": base.cycles / kal.cycles, "pair_speedup": base.cycles / kal.pair_cycles,
+            "issue_window": window, "cluster_rule": rule, "speedup": base.cycles / kal.cycles,
+            "pair_speedup": base.cycles / kal.pair_cycles,
             "schedule": kal.schedule, "oracle_bound": golden.dense_macs / golden.oracle_macs,
             "executed_over_oracle": kal.executed_macs / golden.oracle_macs if kal.schedule == "pairs" else None}
 

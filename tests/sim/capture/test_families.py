@@ -16,7 +16,8 @@ def test_the_tiny_model_says_its_shape(name):
     model = fam.load(None, 0)
     shape = fam.shape(model, tiny=True)
     assert shape["layers"] == len(fam.blocks(model)) == 2 and shape["heads"] == 2
-    assert shape["hidden"] == shape["heads"] * shape["head_dim"] and shape["mlp"] == fam.tiny.get("ffn_dim", 4 * shape["hidden"])
+    assert shape["hidden"] == shape["heads"] * shape["head_dim"]
+    assert shape["mlp"] == fam.tiny.get("ffn_dim", 4 * shape["hidden"])
     # The class's own RoPE split is the model's rule at this head width.
     assert fam.partition(model) == model_partition(name, shape["head_dim"])
     assert min(fam.partition(model)) >= 8                  # each group holds an array's 2R channels

@@ -68,8 +68,8 @@ def test_the_layers_run_on_their_own_inputs(estimated):
     from sim.chip.layer import kinds_of, layer_cost
 
     path, model, s = estimated
-    import json
     import glob
+    import json
     results = [json.loads(open(f).read()) for f in sorted(glob.glob(f"{path}/../est/shards/*.json"))]
     head = _combine(results, model, 1.96)[0]
     base = baseline_head(model.tokens(RESOLUTION), model.head_dim, CHIP.rows, CHIP.cols)
@@ -89,7 +89,7 @@ def test_each_step_says_which_schedule_its_heads_ran(estimated):
     assert len(lines) == 2 and lines[0].startswith("step 0 sigma 1.000:")
     for line, (step, sched) in zip(lines, s["reuse"]["schedules"].items()):
         assert sched["heads"] == 2 == sum(sched["ran"].values()) == sum(sched["fastest"].values())
-        assert f"Q K^T of 2 heads: " in line and "against dense" in line and "bounds it" in line
+        assert "Q K^T of 2 heads: " in line and "against dense" in line and "bounds it" in line
         for name, n in sched["ran"].items():
             assert f"{n} {name}" in line
     assert np.isfinite(s["speedup"]) and np.isfinite(s["energy_ratio"])

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from golden import Config, proxy_workload, quantize
-from sim.chip.chip import CHIPS, Chip, ChipError, SignOff, Unit, baseline_head, chip_from, kaleido_head
 from golden.cycle_model import baseline_cycles, executed_products, kaleido_cycles, tail_cycles
+from sim.chip.chip import CHIPS, Chip, ChipError, SignOff, Unit, baseline_head, chip_from, kaleido_head
 
 PE = Unit(1000.0, {"full_mac": 40.0, "nibble_mac": 30.0, "idle": 10.0, "hand_over": 45.0, "drain_shift": 12.0}, 1.0)
 SOFTMAX = Unit(5000.0, {"busy": 100.0, "idle": 20.0}, 2.0)

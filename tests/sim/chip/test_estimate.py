@@ -6,8 +6,8 @@ import json
 import pytest
 
 from sim.chip.chip import Chip, SignOff, Unit
-from sim.chip.vdits import VDiT
 from sim.chip.estimate import plan_shards, run_estimate, workload_tag
+from sim.chip.vdits import VDiT
 
 # A model small enough to run in seconds: 3 steps of 2 layers of 2 heads, 256 tokens a head.
 TINY = VDiT("wan2.1", layers=2, heads=2, head_dim=64, hidden=128, mlp=256, steps=3, passes_per_step=2,

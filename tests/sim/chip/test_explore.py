@@ -5,7 +5,6 @@ import pytest
 
 from sim.chip.chip import baseline_head
 from sim.chip.explore import at_level, break_even, chip_presets, explore, measured_levels
-
 from tests.sim.chip.test_estimate import CHIP, SIGNS, TINY, estimate  # noqa: F401  (the fixture)
 
 
@@ -35,7 +34,7 @@ def test_break_even_is_where_a_ratio_reaches_one():
     assert break_even([{"level": None, "iso_speedup": 9.0}] + pts([0.5, 1.0]), "iso_speedup") == pytest.approx(0.1)
 
 
-def test_the_map_runs_on_dask(estimate):
+def test_the_map_runs_on_dask(estimate):  # noqa: F811  (the fixture, imported above)
     import json
 
     from dask.distributed import Client, LocalCluster

@@ -4,11 +4,11 @@ group, and within its interval (or 1 %) when it samples them."""
 import numpy as np
 import pytest
 
-from tests.adversarial import CASES, operands
-from tests.sweep import sweep
 from golden import Config, proxy_workload, quantize
 from golden.cycle_model import executed_products, kaleido_cycles, sub_variants
 from sim.chip.fast_cycles import estimate_cycles
+from tests.adversarial import CASES, operands
+from tests.sweep import sweep
 
 
 def _case_id(c):

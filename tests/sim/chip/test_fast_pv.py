@@ -9,11 +9,11 @@ import pytest
 
 from golden import Config
 from golden.attention import approx_scores, head_probs
-from golden.head_cycles import pv_config, pv_cycles
-from golden.softmax import _exps, softmax_scale, softmax_spec
 from golden.cycle_model import tail_cycles
-from sim.chip.fast_pv import pv_work, risky_rows
+from golden.head_cycles import pv_config, pv_cycles
 from golden.pv_tiles import partner_refs
+from golden.softmax import _exps, softmax_scale, softmax_spec
+from sim.chip.fast_pv import pv_work, risky_rows
 from tests.golden.test_pv_tiles import values
 
 CASES = [((2, 4, 4), (4, 2, 2), 4), ((3, 4, 5), (3, 4, 1), 3), ((4, 4, 4), (6, 0, 2), 2), ((2, 6, 6), (2, 2, 4), 4)]

@@ -9,8 +9,13 @@ import pytest
 
 from sim.chip.chip import Chip, SignOff, Unit, baseline_head
 from sim.chip.layer import Kind, chip_area, kinds_of, layer_cost
-from sim.chip.memories import (DRAM_REFRESH_W, DRAM_STANDBY_W, LOGIC_LEAKAGE_MW_PER_MM2, WIRE_FJ_PER_BIT_MM,
-                               sram_mm2_per_mib)
+from sim.chip.memories import (
+    DRAM_REFRESH_W,
+    DRAM_STANDBY_W,
+    LOGIC_LEAKAGE_MW_PER_MM2,
+    WIRE_FJ_PER_BIT_MM,
+    sram_mm2_per_mib,
+)
 from sim.chip.vdits import VDiT
 
 PE = Unit(1000.0, {"full_mac": 40.0, "nibble_mac": 30.0, "idle": 10.0, "hand_over": 45.0, "drain_shift": 12.0}, 1.0)

@@ -2,7 +2,7 @@
 
 import pytest
 
-from golden.config import MODELS, model_partition
+from golden.rope import MODELS, model_partition
 from sim.chip.vdits import RESOLUTIONS, VDITS, VDiTError, token_grid, vdit
 
 

@@ -310,7 +310,8 @@ def test_sim_attention_weight_rule(tmp_path, simulator):
     assert stats["cycles"] != pivots
 
 
-@pytest.mark.parametrize("flags, needs", [(("--cluster-rule", "weight", "--variant", "pe-m"), "--variant pe-m has none"),
+@pytest.mark.parametrize("flags, needs", [(("--cluster-rule", "weight", "--variant",
+                                            "pe-m"), "--variant pe-m has none"),
                                           (("--issue-window", "4", "--variant", "pe-sh"), "--variant pe-sh has none")])
 def test_sim_attention_refuses_a_dispatcher_option_the_variant_lacks(tmp_path, flags, needs):
     r = run("sim", "attention", "--q", "q.npy", "--k", "k.npy", "--grid", "1,2,2", "--model", "wan2.1", *flags,

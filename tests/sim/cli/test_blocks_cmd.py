@@ -147,7 +147,8 @@ def test_fpga_reports_both_designs():
 @pytest.mark.parametrize("argv, message", [
     (["--block", "engine", "--variant", "pe", "--issue-window", "4"],
      "--issue-window sets the channel window: --variant pe has none (pe-m and full have it)"),
-    (["--block", "engine", "--variant", "pe", "--lookahead", "8"], "--lookahead sets the matcher: --variant pe has none"),
+    (["--block", "engine", "--variant", "pe", "--lookahead",
+      "8"], "--lookahead sets the matcher: --variant pe has none"),
     (["--block", "top", "--variant", "pe-sh", "--dispatcher", "matcher"],
      "--dispatcher sets the data dispatcher: --variant pe-sh has none"),
     (["--block", "matcher", "--issue-window", "4"],

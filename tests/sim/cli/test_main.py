@@ -207,7 +207,8 @@ def test_sim_has_no_import_cycle():
     library = {m for m in names if m.count(".") == 1} - {"sim.cli", "sim.experiments", "sim.__main__"}
     assert not {m for m in library if any(d.startswith(("sim.cli", "sim.experiments")) for d in graph[m])}, \
         "the library (sim's own modules) imports neither the command line nor the experiments"
-    assert not {m for m in names if m.startswith("sim.experiments") and any(d.startswith("sim.cli") for d in graph[m])}, \
+    assert not {m for m in names
+                if m.startswith("sim.experiments") and any(d.startswith("sim.cli") for d in graph[m])}, \
         "the experiments never import the command line"
     state = {}
 

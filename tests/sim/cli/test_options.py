@@ -63,7 +63,8 @@ LINEAR = ["--x", "q.npy", "--w", "w.npy", "--grid", "1,2,4", "--partition", "4,2
 
 
 @pytest.mark.parametrize("argv, message", [
-    (["timing", "--block", "scheduler", "--issue-window", "4"], "--issue-window sets the channel window: --block scheduler has none"),
+    (["timing", "--block", "scheduler", "--issue-window",
+      "4"], "--issue-window sets the channel window: --block scheduler has none"),
     (["timing", "--block", "softmax", "--cluster-rule", "weight"], "sets the scheduler: --block softmax has none"),
     (["power", "--block", "pe", "--rows", "3"], "sets an array of PEs: --block pe has none"),
     (["power", "--block", "baseline-pe", "--accumulators", "4"], "sets the Kaleido PE: --block baseline-pe"),

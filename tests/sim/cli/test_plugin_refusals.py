@@ -40,7 +40,8 @@ def _refused(capsys, argv, *words):
     return err
 
 
-KIND = "from golden.pe_kinds import PaperPE, register\nfrom golden.pe_encoding import Need, Target\n"
+KIND = ("from golden.pe_contract import register\nfrom golden.pe_kinds import PaperPE\n"
+        "from golden.pe_encoding import Need, Target\n")
 
 
 @pytest.mark.parametrize("body, words", [

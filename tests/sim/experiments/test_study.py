@@ -5,7 +5,7 @@ import pytest
 
 from golden import Config, proxy_workload, quantize
 from golden.cycle_model import kaleido_cycles, kaleido_tables, tile_lane_needs
-from golden.pe import Mode
+from golden.pe_encoding import Mode
 from sim.experiments import study
 
 

@@ -7,9 +7,9 @@ import shutil
 
 import pytest
 
-from hw import blocks
-from golden.config import CHIP_CLOCK_MHZ
 from golden import Config
+from golden.config import CHIP_CLOCK_MHZ
+from hw import blocks
 from sim.experiments.report import build_report
 from synth import area
 from synth.flow import default_liberty
@@ -80,7 +80,7 @@ def test_report_writes_every_figure(tmp_path, monkeypatch):
              "area": Config(partition=(4, 2, 2), rows=2, cols=2, queue_depth=8, clusters=2,
                             cluster_capacity=4)}
     data = build_report(tmp_path / "r", jobs=2, rtl=False, sizes=sizes, workload="carphone",
-                        clips=("carphone",), chip_level=False)      # whole models: tests/sim/experiments/report/test_chip.py
+                        clips=("carphone",), chip_level=False)      # whole models: report/test_chip.py
     for name in ("fig7_directions", "fig9_reuse_vs_skip", "fig19_ablation", "fig21_array_size",
                  "fig23_thresholds", "noise_sweep", "fig20_block"):
         assert (tmp_path / "r" / f"{name}.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
@@ -103,7 +103,8 @@ def test_report_writes_every_figure(tmp_path, monkeypatch):
     assert [p["workload"] for p in data["pv"]] == ["proxy", "carphone"]
     assert all(1 <= p["speedup"] <= p["oracle_bound"] and p["executed_over_oracle"] >= 1 for p in data["pv"])
     text = (tmp_path / "r" / "report.md").read_text()
-    for heading in ("Fig. 7", "Fig. 9", "Fig. 19", "Fig. 20", "P V~ with V's reuse", "Fig. 21", "Fig. 23", "Table 2", "Paper:",
+    for heading in ("Fig. 7", "Fig. 9", "Fig. 19", "Fig. 20", "P V~ with V's reuse", "Fig. 21", "Fig. 23",
+                    "Table 2", "Paper:",
                     "Real video against the proxy", "denoising step", "video **carphone**"):
         assert heading in text
     # The workload table: proxy and the clip at every threshold pair; fewer preserved bits
