@@ -135,7 +135,7 @@ synth: setup
 # Python (ruff, pyproject.toml's rules), then the emitted Verilog (Verilator's lint).
 lint: setup
 	$(BIN)/ruff check .
-	$(BIN)/python -m sim.lint --out $(OUT)/lint
+	$(BIN)/python -m sim.rtl.lint --out $(OUT)/lint
 
 formal: setup
 	$(PYTEST) -n 2 -m formal --durations=0 tests
@@ -147,12 +147,12 @@ bench: setup
 # The figures into out/report, and published as docs/results.md with docs/figures/.
 report: setup
 	$(KALEIDO) report --out $(OUT)/report --publish docs
-	$(BIN)/python -m sim.figures
+	$(BIN)/python -m sim.experiments.published
 
 # README.md's and docs/*.md's quoted figures, rewritten from docs/figures.json (the
 # commands that measure them write it: estimate, explore, bench head, each with --record).
 docs: setup
-	$(BIN)/python -m sim.figures
+	$(BIN)/python -m sim.experiments.published
 
 clean:
 	rm -rf $(OUT) build sim_build .pytest_cache

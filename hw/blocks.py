@@ -26,6 +26,7 @@ from .matcher import Matcher
 from .pe import PE, BaselinePE
 from .scheduler import Scheduler
 from .softmax import SoftmaxUnit
+from .top import SystemTop
 from .window_pe import WindowPE
 
 
@@ -77,7 +78,6 @@ def _block(build, description: str, *knobs: str, whole: bool = False, system: bo
 def _top(design: str):
     """The system top of ``design`` at a design point, its buffers and scratchpad at their defaults."""
     def build(cfg: Config):
-        from .top import SystemTop
 
         require_config(cfg, "SystemTop")
         return SystemTop(cfg, design)
@@ -215,7 +215,6 @@ def system_top(design: str) -> str:
 
 def top_verilog(cfg: Config, design: str, q_words: int, k_words: int, out_rows: int) -> str:
     """Verilog of the system top (registers, DMA, scratchpads, engine, softmax unit)."""
-    from .top import SystemTop
 
     return _emitted(system_top(design), f"{design} system top: AXI4-Lite registers, AXI4 DMA, buffers of "
                     f"{q_words} and {k_words} words, {out_rows} result rows", cfg,

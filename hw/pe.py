@@ -8,6 +8,8 @@ finished scores up the column (see :mod:`golden.pe` for why up).
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from amaranth import Cat, Module, Mux, Signal, Value, signed
 from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In, Out
@@ -66,6 +68,18 @@ def drain_signature(acc_bits: int) -> wiring.Signature:
     """
     return wiring.Signature({"score": Out(signed(acc_bits)), "valid": Out(1)})
 
+
+
+class _Decoded(NamedTuple):
+    """A cycle's decoded control, as the lanes and the accumulators take it."""
+    lane_on: list       #: per lane, whether it multiplies
+    lane_hi: list       #: per lane, whether it reads the column byte's high nibble
+    lane_row: list      #: per lane, whether it multiplies the column byte by lo(row) (a ROW step)
+    second: list        #: per lane, whether it serves the cycle's second step
+    en: list            #: ``en[k][lane]``: register k adds the lane's product
+    tap: list           #: ``tap[k][lane]``: register k adds the lane's tap
+    row: object         #: the row operands the decode belongs to
+    col: object         #: the column operands the decode belongs to
 
 def _stage(m, stages: int, prefix: str, *values, enable=None):
     """``values`` as the accumulators see them: themselves with one PE stage, or
@@ -246,8 +260,9 @@ class PE(wiring.Component):
         r = [Signal(signed(self.cfg.pe_acc_bits), name=f"reg{k}", reset_less=True) for k in range(n)]
         m.d.comb += [getattr(self, f"r{k}").eq(r[k]) for k in range(n)]
 
-        lane_on, lane_hi, lane_row, second, en, tap, row, col = self._decode(m, row, col, ahead)
-        prods, taps = self._lanes(m, row, col, lane_on, lane_hi, lane_row, second, exact)
+        decoded = self._decode(m, row, col, ahead)
+        prods, taps = self._lanes(m, decoded, exact)
+        lane_on, en, tap, row = decoded.lane_on, decoded.en, decoded.tap, decoded.row
 
         # --- with two PE stages, what reaches the accumulators is registered here ------
         flat_en = [e for k in range(n) for e in (*en[k], *tap[k])]
@@ -264,7 +279,11 @@ class PE(wiring.Component):
         m.d.comb += load.eq(staged[-2])
         _drain_link(m, self, r[0], staged[-1])
 
-        self._accumulate(m, r, load, en, tap, prods, taps, exact)
+        base = self._handover(m, r, load, exact)
+        if exact:
+            self._accumulate_exact(m, r, load, base, en, tap, prods, taps)
+        else:
+            self._accumulate_paper(m, r, load, base, en, prods)
         return m
 
     def _decode(self, m, row, col, ahead):
@@ -324,10 +343,12 @@ class PE(wiring.Component):
         m.d.comb += [self.lanes.eq(Cat(*lane_on)), self.split.eq(split_now),
                      self.acc_en.eq(Cat(*(en[k][i] | tap[k][i] for k in range(n) for i in range(2))))]
 
-        return lane_on, lane_hi, lane_row, second, en, tap, row, col
+        return _Decoded(lane_on, lane_hi, lane_row, second, en, tap, row, col)
 
-    def _lanes(self, m, row, col, lane_on, lane_hi, lane_row, second, exact):
+    def _lanes(self, m, decoded, exact):
         """The datapath: two 4x8 lanes' products (and, on the exact PE, their taps)."""
+        lane_on, lane_hi, lane_row, second = decoded.lane_on, decoded.lane_hi, decoded.lane_row, decoded.second
+        row, col = decoded.row, decoded.col
         prods, taps = [], []
         for lane in range(2):
             # Operand isolation: a lane that does not multiply sees zeros, so its
@@ -366,82 +387,85 @@ class PE(wiring.Component):
 
         return prods, taps
 
-    def _accumulate(self, m, r, load, en, tap, prods, taps, exact):
-        """The hand-over, then each register adds what the lanes give it."""
-        n, stages = self.registers, self.cfg.pe_stages
-        # Icarus runs an `always @*` block only once one of its inputs changes. With
-        # two stages nothing here sees the testbench's first input change, so these
-        # selections are then written as AND-OR expressions (continuous assigns, as
-        # parallel as a case) instead of Switch statements; with one stage the
-        # netlist stays as it was measured.
-        def pick(sel, cases, default):
-            if stages > 1:
-                hits = [sel == key for key in cases]
-                value = Mux(~Cat(*hits).any(), default, 0)
-                for hit, v in zip(hits, cases.values()):
-                    value = value | Mux(hit, v, 0)
-                return value
-            out = Signal.like(default)
-            m.d.comb += out.eq(default)
-            with m.Switch(sel):
-                for key, v in cases.items():
-                    with m.Case(key):
-                        m.d.comb += out.eq(v)
-            return out
+    def _pick(self, m, sel, cases, default):
+        """``cases[sel]``, or ``default`` when ``sel`` is none of its keys.
 
-        base = [Signal(signed(self.cfg.pe_acc_bits), name=f"base{k}") for k in range(n)]
+        Icarus runs an `always @*` block only once one of its inputs changes. With
+        two stages nothing here sees the testbench's first input change, so the
+        selection is then an AND-OR expression (a continuous assign, as parallel as
+        a case) instead of a Switch; with one stage the netlist stays as it was
+        measured."""
+        if self.cfg.pe_stages > 1:
+            hits = [sel == key for key in cases]
+            value = Mux(~Cat(*hits).any(), default, 0)
+            for hit, v in zip(hits, cases.values()):
+                value = value | Mux(hit, v, 0)
+            return value
+        out = Signal.like(default)
+        m.d.comb += out.eq(default)
+        with m.Switch(sel):
+            for key, v in cases.items():
+                with m.Case(key):
+                    m.d.comb += out.eq(v)
+        return out
+
+    def _handover(self, m, r, load, exact) -> list:
+        """What each register adds onto this cycle: itself, or what the hand-over
+        (``load``) puts there first."""
+        base = [Signal(signed(self.cfg.pe_acc_bits), name=f"base{k}") for k in range(self.registers)]
         handover = {0: {Load.CLEAR: 0, Load.R1: r[1], Load.R2: r[2]},
                     1: {Load.CLEAR: 0, Load.R1: r[3] if exact else 0}}
-        for k in range(n):
-            m.d.comb += base[k].eq(pick(load, handover.get(k, {Load.CLEAR: 0}), r[k]))
-        # Each register adds what each lane gives it (its product, its tap, or
-        # nothing) to its base. Like the register, the sum wraps at pe_acc_bits.
-        # The paper's PE forms the lanes' sum once (below); the exact PE, whose
-        # registers take taps, adds three addends as a carry-save adder (one full
-        # adder a bit, no carry chain) and one carry-propagate adder, so no lane
-        # sum runs ahead of the accumulator's own adder.
+        for k in range(self.registers):
+            m.d.comb += base[k].eq(self._pick(m, load, handover.get(k, {Load.CLEAR: 0}), r[k]))
+        return base
+
+    def _accumulate_paper(self, m, r, load, base, en, prods) -> None:
+        """Each register of the paper's PE adds a lane's product whole, so the two
+        lanes' sum is formed once, and each register adds one addend to its base
+        with one carry-propagate adder: 0, either product, or the sum, as its two
+        enables pick. Like the register, the sum wraps at ``pe_acc_bits``.
+
+        R0's enables are the lanes themselves (golden.pe.decode). With one stage
+        an idle lane's product is 0 by its operands; a staged one is stale, so it
+        is masked by R0's enable before the sum, which then moves only with the
+        lanes that run."""
         width = self.cfg.pe_acc_bits
-        if not exact:
-            # Every register of the paper's PE adds a lane's product whole, so the
-            # two lanes' sum is formed once, and each register adds one addend to
-            # its base with one carry-propagate adder: 0, either product, or the
-            # sum, as its two enables pick. R0's enables are the lanes themselves
-            # (golden.pe.decode). With one stage an idle lane's product is 0 by
-            # its operands; a staged one is stale, so it is masked by R0's enable
-            # before the sum, which then moves only with the lanes that run.
-            if stages > 1:
-                prods = [Mux(en[0][lane], prods[lane], 0) for lane in range(2)]
-            both = Signal(signed(18), name="lanes_sum")
-            m.d.comb += both.eq(prods[0] + prods[1])
-            for k in range(n):
-                addend = Signal(signed(18), name=f"add{k}")
-                e0, e1 = en[k]
-                if k == 0:                  # what runs is what R0 adds: the sum, 0 with no lane
-                    m.d.comb += addend.eq(both)
-                else:                       # AND-OR, not a case, as pick above writes it for Icarus
-                    m.d.comb += addend.eq(Mux(e0 & ~e1, prods[0], 0) | Mux(e1 & ~e0, prods[1], 0) |
-                                          Mux(e0 & e1, both, 0))
-                with m.If((load != Load.KEEP) | en[k][0] | en[k][1]):
-                    m.d.sync += r[k].eq((base[k] + addend)[:width])
-            return
-        for k in range(n):
+        if self.cfg.pe_stages > 1:
+            prods = [Mux(en[0][lane], prods[lane], 0) for lane in range(2)]
+        both = Signal(signed(18), name="lanes_sum")
+        m.d.comb += both.eq(prods[0] + prods[1])
+        for k in range(self.registers):
+            addend = Signal(signed(18), name=f"add{k}")
+            e0, e1 = en[k]
+            if k == 0:                  # what runs is what R0 adds: the sum, 0 with no lane
+                m.d.comb += addend.eq(both)
+            else:                       # AND-OR, not a case, as _pick writes it for Icarus
+                m.d.comb += addend.eq(Mux(e0 & ~e1, prods[0], 0) | Mux(e1 & ~e0, prods[1], 0) |
+                                      Mux(e0 & e1, both, 0))
+            with m.If((load != Load.KEEP) | en[k][0] | en[k][1]):
+                m.d.sync += r[k].eq((base[k] + addend)[:width])
+
+    def _accumulate_exact(self, m, r, load, base, en, tap, prods, taps) -> None:
+        """Each register of the exact PE, which takes taps too, adds three addends
+        (its base and what each lane gives it: its product, its tap, or nothing) as
+        a carry-save adder (one full adder a bit, no carry chain) and one
+        carry-propagate adder, so no lane sum runs ahead of the accumulator's own
+        adder. Like the register, the sum wraps at ``pe_acc_bits``."""
+        width = self.cfg.pe_acc_bits
+        for k in range(self.registers):
             terms = []
             for lane in range(2):
                 term = Signal(signed(width), name=f"add{k}_lane{lane}")
-                value = Mux(en[k][lane], prods[lane], Mux(tap[k][lane], taps[lane], 0) if exact else 0)
-                m.d.comb += term.eq(value)
+                m.d.comb += term.eq(Mux(en[k][lane], prods[lane], Mux(tap[k][lane], taps[lane], 0)))
                 terms.append(term.as_unsigned())
             full = full_adders(base[k].as_unsigned(), terms[0], terms[1])
             sums = Signal(width, name=f"csa{k}_sum")
             carries = Signal(width, name=f"csa{k}_carry")
             m.d.comb += [sums.eq(full[0]), carries.eq(full[1])]
-            select = Cat(en[k][0], en[k][1], tap[k][0], tap[k][1]) if exact else Cat(en[k][0], en[k][1])
             # A register loads only when something reaches it (a hand-over or an
             # addend); otherwise it holds, and synthesis gates its clock.
-            with m.If((load != Load.KEEP) | select.any()):
+            with m.If((load != Load.KEEP) | Cat(en[k][0], en[k][1], tap[k][0], tap[k][1]).any()):
                 m.d.sync += r[k].eq((sums + carries)[:width])
-
-
 
 
 class BaselinePE(wiring.Component):

@@ -1,5 +1,5 @@
 """The system top's register map, written once for the RTL (:mod:`hw.top`) and
-the host driver (:mod:`tb.host_driver`).
+the host driver (:mod:`hw.host_driver`).
 
 Every register is 32 bits at a byte offset of the AXI4-Lite port. docs/system.md,
 "Register map", lists them with their fields; this module is what both sides

@@ -9,7 +9,7 @@ A host writes the register map of :mod:`hw.regmap` and sets ``CTRL.start``:
   and every score it drains lands in the result scratchpad; the DMA then writes
   the ``OUT_LEN`` drained rows (``C`` scores a row, one 32-bit word a score) to
   ``DST_ADDR``. A drained row is what the accumulation buffer adds up, so the
-  host (:mod:`tb.host_driver`) sums them into ``S~`` (or ``Y~``, ``O~``) with
+  host (:mod:`hw.host_driver`) sums them into ``S~`` (or ``Y~``, ``O~``) with
   :mod:`golden`'s own map of where each partial score belongs: the reuse
   arithmetic stays in :mod:`golden` and the engine.
 * ``Op.SOFTMAX``: ``OUT_LEN`` rows of scores (``tokens`` 32-bit words a row,
@@ -28,6 +28,8 @@ arrives, which is the order the accumulation buffer sums them in.
 """
 
 from __future__ import annotations
+
+from typing import NamedTuple
 
 from amaranth import Cat, Const, Module, Mux, Signal
 from amaranth.lib import data, enum, wiring
@@ -72,6 +74,17 @@ class Phase(enum.Enum, shape=4):
     SM_DRAIN = 14           # the last codes go out
 
 
+
+class _Run(NamedTuple):
+    """What the top keeps of a run, made once an elaboration and handed to the parts
+    that read or set it."""
+    phase: Signal                #: where the run is (:class:`Phase`)
+    r: dict                      #: the registers, by name (``group``: one dict a channel group)
+    error: Signal                #: the run's :class:`Error`
+    done: Signal                 #: STATUS.done
+    busy_start: Signal           #: a start came while busy
+    counters: dict               #: the bus and run counters, by name
+
 def _pack(m, layout, **fields):
     """A register's read value: ``fields`` placed by ``layout`` (the others read 0)."""
     word = Signal(layout)
@@ -81,6 +94,17 @@ def _pack(m, layout, **fields):
 
 def _ceil(a: int, b: int) -> int:
     return -(-a // b)
+
+
+def _engine_config(cfg: Config) -> Config:
+    """The engine's design point: its accumulators cover ``Q K^T`` and ``P V~`` alike."""
+    pv = pv_config(cfg)
+    return cfg.with_(acc_bits=max(cfg.acc_bits, pv.acc_bits), pe_acc_bits=max(cfg.pe_acc_bits, pv.pe_acc_bits))
+
+
+def _score_bits(engine_cfg: Config, design: str) -> int:
+    """The width of a drained score: a Kaleido PE's register, or the baseline's accumulator."""
+    return engine_cfg.pe_acc_bits if design == "kaleido" else engine_cfg.acc_bits
 
 
 def top_beats(cfg: Config, design: str) -> dict:
@@ -115,37 +139,40 @@ class SystemTop(wiring.Component):
         ``STATUS.done`` while ``CTRL.irq_enable`` is set.
     """
 
+    def __new__(cls, cfg: Config, design: str = "kaleido", q_words: int = TOP_WORDS, k_words: int = TOP_WORDS,
+                out_rows: int = TOP_ROWS):
+        # A design point the top refuses is refused before the object exists: an
+        # elaboratable that is made and never elaborated warns when it is collected.
+        cls._validate(cfg, design, q_words, k_words, out_rows)
+        return super().__new__(cls, src_loc_at=1)
+
     def __init__(self, cfg: Config, design: str = "kaleido", q_words: int = TOP_WORDS, k_words: int = TOP_WORDS,
                  out_rows: int = TOP_ROWS):
-        try:
-            self._validate(cfg, design, q_words, k_words, out_rows)
-        except Exception:
-            self._MustUse__silence = True        # refused, so never elaborated: no warning when collected
-            raise
-        super().__init__({"s_axil": Out(AXI4LiteSignature(REG_ADDR_BITS)), "m_axi": Out(AXI4Signature()),
-                          "irq": Out(1)})
-
-    def _validate(self, cfg, design, q_words, k_words, out_rows) -> None:
-        require_config(cfg, self)
-        if design not in ("kaleido", "baseline"):
-            raise ValueError(f"design must be 'kaleido' or 'baseline', not {design!r}")
-        for name, v in (("q_words", q_words), ("k_words", k_words), ("out_rows", out_rows)):
-            if not 1 <= v < 1 << 16:
-                raise ValueError(f"{name} must be 1..65535, not {v}")
         self.cfg, self.design = cfg, design
         self.q_words, self.k_words, self.out_rows = q_words, k_words, out_rows
         self.matcher = design == "kaleido" and cfg.dispatch.parts[1]
         # One engine runs Q K^T (head_dim channels a pass) and P V~ (a reduction over
         # the tokens): its channel range and accumulators cover both.
-        pv = pv_config(cfg)
         self.channels = max(cfg.head_dim, cfg.tokens)
-        self.engine_cfg = cfg.with_(acc_bits=max(cfg.acc_bits, pv.acc_bits),
-                                    pe_acc_bits=max(cfg.pe_acc_bits, pv.pe_acc_bits))
-        self.score_bits = self.engine_cfg.pe_acc_bits if design == "kaleido" else self.engine_cfg.acc_bits
-        if max(self.score_bits, cfg.acc_bits) > BUS_BITS:
-            raise ConfigError(f"scores of {self.score_bits} bits do not fit a {BUS_BITS}-bit word")
+        self.engine_cfg = _engine_config(cfg)
+        self.score_bits = _score_bits(self.engine_cfg, design)
         self.beats = top_beats(cfg, design)
-        if max(self.beats["q"], self.beats["k"], self.beats["out"]) > 255 or cfg.tokens >= 1 << 16:
+        super().__init__({"s_axil": Out(AXI4LiteSignature(REG_ADDR_BITS)), "m_axi": Out(AXI4Signature()),
+                          "irq": Out(1)})
+
+    @classmethod
+    def _validate(cls, cfg, design, q_words, k_words, out_rows) -> None:
+        require_config(cfg, cls.__name__)
+        if design not in ("kaleido", "baseline"):
+            raise ValueError(f"design must be 'kaleido' or 'baseline', not {design!r}")
+        for name, v in (("q_words", q_words), ("k_words", k_words), ("out_rows", out_rows)):
+            if not 1 <= v < 1 << 16:
+                raise ValueError(f"{name} must be 1..65535, not {v}")
+        score_bits = _score_bits(_engine_config(cfg), design)
+        if max(score_bits, cfg.acc_bits) > BUS_BITS:
+            raise ConfigError(f"scores of {score_bits} bits do not fit a {BUS_BITS}-bit word")
+        beats = top_beats(cfg, design)
+        if max(beats["q"], beats["k"], beats["out"]) > 255 or cfg.tokens >= 1 << 16:
             raise ConfigError("a buffer word of more than 255 beats, or rows of 65,536 tokens or more, "
                               "exceed the registers that report them")
 
@@ -162,21 +189,22 @@ class SystemTop(wiring.Component):
         wiring.connect(m, wiring.flipped(self.s_axil), regs.bus)
         wiring.connect(m, dma.bus, wiring.flipped(self.m_axi))
 
-        self.phase = Signal(Phase)
-        self.r = self._registers()
-        self.error = Signal(Error)
-        self.done = Signal()
-        self.busy_start = Signal()          # a start came while busy
-        self.counters = {n: Signal(32, name=n) for n in ("run_cycles", "read_beats", "write_beats", "bus_wait")}
-        self._register_port(m, regs, engine)
-        banks = self._capture(m, engine)
-        self._load(m, dma, engine, soft)
-        self._control(m, dma, engine, self._checks(m))
-        self._unload(m, dma, soft, banks)
-        self._count(m, dma)
-        self._engine_settings(m, engine)
-        m.d.comb += [soft.mult.eq(self.r["mult"]), soft.shift.eq(self.r["shift"])]
-        m.d.comb += self.irq.eq(self.done & self.r["irq_enable"])
+        phase = Signal(Phase)
+        r = self._registers()
+        error = Signal(Error)
+        done = Signal()
+        busy_start = Signal()          # a start came while busy
+        counters = {n: Signal(32, name=n) for n in ("run_cycles", "read_beats", "write_beats", "bus_wait")}
+        run = _Run(phase, r, error, done, busy_start, counters)
+        self._register_port(m, regs, engine, run)
+        banks, drained = self._capture(m, engine, run)
+        read_failed = self._load(m, dma, engine, soft, phase)
+        self._control(m, dma, engine, self._checks(m, r), run, drained, read_failed)
+        self._unload(m, dma, soft, banks, run)
+        self._count(m, dma, run)
+        self._engine_settings(m, engine, r)
+        m.d.comb += [soft.mult.eq(r["mult"]), soft.shift.eq(r["shift"])]
+        m.d.comb += self.irq.eq(done & r["irq_enable"])
         return m
 
     def _registers(self) -> dict:
@@ -189,9 +217,9 @@ class SystemTop(wiring.Component):
                       for g in range(GROUP_SLOTS)]
         return r
 
-    def _plain(self):
-        """(offset, register) of every register written and read whole."""
-        r = self.r
+    @staticmethod
+    def _plain(r):
+        """(offset, register) of every register (of ``r``) written and read whole."""
         pairs = [(Reg.SRC_ADDR, r["src"]), (Reg.K_ADDR, r["kaddr"]), (Reg.DST_ADDR, r["dst"]),
                  (Reg.Q_LEN, r["q_len"]), (Reg.K_LEN, r["k_len"]), (Reg.OUT_LEN, r["out_len"]),
                  (Reg.GROUPS, r["groups"])]
@@ -199,33 +227,33 @@ class SystemTop(wiring.Component):
             pairs += [(group_reg(g, f), regs[f.name.lower()]) for f in GroupReg]
         return pairs
 
-    def _register_port(self, m, regs, engine):
-        cfg, r, b = self.cfg, self.r, self.beats
-        idle = self.phase == Phase.IDLE
+    def _register_port(self, m, regs, engine, run):
+        cfg, r, b = self.cfg, run.r, self.beats
+        idle = run.phase == Phase.IDLE
         word = regs.wr_data
         ctrl, status, op, soft = (data.View(layout, word[:layout.size]) for layout in (CTRL, STATUS, OP, SOFTMAX))
         with m.If(regs.wr_en):
             with m.Switch(regs.wr_addr):
-                for offset, reg in self._plain():
+                for offset, reg in self._plain(r):
                     with m.Case(offset):
                         m.d.sync += reg.eq(word)
                 with m.Case(Reg.CTRL):
                     m.d.sync += r["irq_enable"].eq(ctrl.irq_enable)
                     with m.If(ctrl.start & idle):
-                        m.d.sync += [self.phase.eq(Phase.CHECK), self.done.eq(0), self.error.eq(Error.NONE),
-                                     self.busy_start.eq(0)]
-                        m.d.sync += [c.eq(0) for c in self.counters.values()]
+                        m.d.sync += [run.phase.eq(Phase.CHECK), run.done.eq(0), run.error.eq(Error.NONE),
+                                     run.busy_start.eq(0)]
+                        m.d.sync += [c.eq(0) for c in run.counters.values()]
                     with m.Elif(ctrl.start):
-                        m.d.sync += self.busy_start.eq(1)
+                        m.d.sync += run.busy_start.eq(1)
                 with m.Case(Reg.STATUS):
                     with m.If(status.done):
-                        m.d.sync += self.done.eq(0)
+                        m.d.sync += run.done.eq(0)
                 with m.Case(Reg.OP):
                     m.d.sync += [r["op"].eq(op.op), r["dense"].eq(op.dense), r["unpaired"].eq(op.unpaired),
                                  r["linear"].eq(op.linear)]
                 with m.Case(Reg.SOFTMAX):
                     m.d.sync += [r["mult"].eq(soft.mult), r["shift"].eq(soft.shift)]
-        c = self.counters
+        c = run.counters
         read = {Reg.ID: Const(MAGIC, 32),
                 Reg.DESIGN: DESIGN.const({"kaleido": self.design == "kaleido", "pairs": bool(self.matcher),
                                           "rows": cfg.rows, "cols": cfg.cols, "lanes": cfg.vector_lanes}).as_value(),
@@ -234,14 +262,14 @@ class SystemTop(wiring.Component):
                 Reg.SHAPE: SHAPE.const({"channels": cfg.head_dim, "tokens": cfg.tokens}).as_value(),
                 Reg.BEATS: BEATS.const({n: b[n] for n in ("q", "k", "out")}).as_value(),
                 Reg.CTRL: _pack(m, CTRL, irq_enable=r["irq_enable"]),
-                Reg.STATUS: _pack(m, STATUS, busy=~idle, done=self.done, error=self.error),
+                Reg.STATUS: _pack(m, STATUS, busy=~idle, done=run.done, error=run.error),
                 Reg.OP: _pack(m, OP, op=r["op"], dense=r["dense"], unpaired=r["unpaired"], linear=r["linear"]),
                 Reg.SOFTMAX: _pack(m, SOFTMAX, mult=r["mult"], shift=r["shift"]),
                 Reg.CYCLES_LO: engine.cycles[:32], Reg.CYCLES_HI: engine.cycles[32:],
                 Reg.WORK_LO: engine.lane_work[:32], Reg.WORK_HI: engine.lane_work[32:],
                 Reg.RUN_CYCLES: c["run_cycles"], Reg.READ_BEATS: c["read_beats"],
                 Reg.WRITE_BEATS: c["write_beats"], Reg.BUS_WAIT: c["bus_wait"]}
-        read.update(self._plain())
+        read.update(self._plain(r))
         with m.Switch(regs.rd_addr):
             for offset, value in read.items():
                 with m.Case(offset):
@@ -249,9 +277,9 @@ class SystemTop(wiring.Component):
 
     # -- what a start checks ----------------------------------------------------------------
 
-    def _checks(self, m) -> dict:
-        """Per op, the first error its settings give (Error.NONE if none), combinational."""
-        r, b = self.r, self.beats
+    def _checks(self, m, r) -> dict:
+        """Per op, the first error the settings in ``r`` give (Error.NONE if none), combinational."""
+        b = self.beats
         engine_size = [~r["q_len"].any(), r["q_len"] > self.q_words, ~r["k_len"].any(), r["k_len"] > self.k_words,
                        ~r["out_len"].any(), r["out_len"] > self.out_rows,
                        ~r["groups"].any(), r["groups"] > GROUP_SLOTS]
@@ -291,15 +319,18 @@ class SystemTop(wiring.Component):
 
     # -- the run ------------------------------------------------------------------------------
 
-    def _finish(self, m, error) -> None:
+    @staticmethod
+    def _finish(m, run, error) -> None:
         """End the run: back to IDLE, ``done`` raised, its error (or a start's while busy)."""
-        m.d.sync += [self.phase.eq(Phase.IDLE), self.done.eq(1),
-                     self.error.eq(Mux((error == Error.NONE) & self.busy_start, Error.BUSY, error))]
+        m.d.sync += [run.phase.eq(Phase.IDLE), run.done.eq(1),
+                     run.error.eq(Mux((error == Error.NONE) & run.busy_start, Error.BUSY, error))]
 
-    def _control(self, m, dma, engine, checks):
-        r, b, phase = self.r, self.beats, self.phase
-        self.settle = settle = Signal(range(COUNTER_SETTLE + 1))
-        self.row, self.passes = Signal(16), Signal(2)          # softmax: the row, and its pass
+    def _control(self, m, dma, engine, checks, run, drained, read_failed):
+        """The run's phases; ``drained``: the rows the result scratchpad has taken,
+        ``read_failed``: a softmax row's read failed."""
+        r, b, phase = run.r, self.beats, run.phase
+        settle = Signal(range(COUNTER_SETTLE + 1))
+        sm_row = Signal(16), Signal(2)          # softmax: the row, and its pass
         row_addr = Signal(32)
         m.d.comb += [dma.rd_addr.eq(Mux(phase == Phase.Q_GO, r["src"], Mux(phase == Phase.K_GO, r["kaddr"],
                                                                               row_addr))),
@@ -312,16 +343,16 @@ class SystemTop(wiring.Component):
             with m.Case(Phase.CHECK):
                 with m.If(r["op"] == Op.ENGINE):
                     with m.If(checks[Op.ENGINE] != Error.NONE):
-                        self._finish(m, checks[Op.ENGINE])
+                        self._finish(m, run, checks[Op.ENGINE])
                     with m.Else():
                         m.d.sync += phase.eq(Phase.Q_GO)
                 with m.Elif(r["op"] == Op.SOFTMAX):
                     with m.If(checks[Op.SOFTMAX] != Error.NONE):
-                        self._finish(m, checks[Op.SOFTMAX])
+                        self._finish(m, run, checks[Op.SOFTMAX])
                     with m.Else():
                         m.d.sync += phase.eq(Phase.SM_START)
                 with m.Else():
-                    self._finish(m, Error.OP)
+                    self._finish(m, run, Error.OP)
             for go, load, after in ((Phase.Q_GO, Phase.LOAD_Q, Phase.K_GO), (Phase.K_GO, Phase.LOAD_K, Phase.RUN_GO)):
                 with m.Case(go):
                     m.d.comb += dma.rd_start.eq(1)
@@ -329,7 +360,7 @@ class SystemTop(wiring.Component):
                 with m.Case(load):
                     with m.If(~dma.rd_busy):
                         with m.If(dma.rd_error):
-                            self._finish(m, Error.READ)
+                            self._finish(m, run, Error.READ)
                         with m.Else():
                             m.d.sync += phase.eq(after)
             with m.Case(Phase.RUN_GO):
@@ -341,8 +372,8 @@ class SystemTop(wiring.Component):
             with m.Case(Phase.SETTLE):
                 m.d.sync += settle.eq(settle - 1)
                 with m.If(settle == 1):
-                    with m.If(self.drained != r["out_len"]):
-                        self._finish(m, Error.COUNT)
+                    with m.If(drained != r["out_len"]):
+                        self._finish(m, run, Error.COUNT)
                     with m.Else():
                         m.d.sync += phase.eq(Phase.WR_GO)
             with m.Case(Phase.WR_GO):
@@ -350,36 +381,39 @@ class SystemTop(wiring.Component):
                 m.d.sync += phase.eq(Phase.WRITE)
             with m.Case(Phase.WRITE):
                 with m.If(~dma.wr_busy):
-                    self._finish(m, Mux(dma.wr_error, Error.WRITE, Error.NONE))
-            self._softmax_control(m, dma, row_addr)
+                    self._finish(m, run, Mux(dma.wr_error, Error.WRITE, Error.NONE))
+            self._softmax_control(m, dma, row_addr, sm_row, run, read_failed)
 
-    def _softmax_control(self, m, dma, row_addr):
-        """Each row read three times (the unit holds no row), while one write takes every code."""
-        r, phase = self.r, self.phase
+    def _softmax_control(self, m, dma, row_addr, sm_row, run, read_failed):
+        """Each row read three times (the unit holds no row), while one write takes every
+        code; ``sm_row``: the row, and its pass."""
+        r, phase = run.r, run.phase
+        row, passes = sm_row
         with m.Case(Phase.SM_START):
             m.d.comb += dma.wr_start.eq(1)
-            m.d.sync += [phase.eq(Phase.SM_GO), self.row.eq(0), self.passes.eq(0), row_addr.eq(r["src"])]
+            m.d.sync += [phase.eq(Phase.SM_GO), row.eq(0), passes.eq(0), row_addr.eq(r["src"])]
         with m.Case(Phase.SM_GO):
             m.d.comb += dma.rd_start.eq(1)
             m.d.sync += phase.eq(Phase.SM_READ)
         with m.Case(Phase.SM_READ):
             with m.If(~dma.rd_busy):
-                last_pass = self.passes == 2
-                m.d.sync += self.passes.eq(Mux(last_pass, 0, self.passes + 1))
+                last_pass = passes == 2
+                m.d.sync += passes.eq(Mux(last_pass, 0, passes + 1))
                 with m.If(last_pass):
-                    m.d.sync += [self.row.eq(self.row + 1), row_addr.eq(row_addr + self.beats["row"] * BEAT_BYTES)]
-                with m.If(last_pass & (self.row + 1 == r["out_len"][:16])):
+                    m.d.sync += [row.eq(row + 1), row_addr.eq(row_addr + self.beats["row"] * BEAT_BYTES)]
+                with m.If(last_pass & (row + 1 == r["out_len"][:16])):
                     m.d.sync += phase.eq(Phase.SM_DRAIN)
                 with m.Else():
                     m.d.sync += phase.eq(Phase.SM_GO)
         with m.Case(Phase.SM_DRAIN):
             with m.If(~dma.wr_busy):
-                error = Mux(dma.wr_error, Error.WRITE, Mux(self.read_failed, Error.READ, Error.NONE))
-                self._finish(m, error)
+                error = Mux(dma.wr_error, Error.WRITE, Mux(read_failed, Error.READ, Error.NONE))
+                self._finish(m, run, error)
 
-    def _load(self, m, dma, engine, soft):
-        """Bus beats into buffer words (Q, K) or softmax beats: beat 0 is the least significant."""
-        b, phase, lanes = self.beats, self.phase, self.cfg.vector_lanes
+    def _load(self, m, dma, engine, soft, phase):
+        """Bus beats into buffer words (Q, K) or softmax beats: beat 0 is the least
+        significant. Returns whether a softmax row's read failed."""
+        b, lanes = self.beats, self.cfg.vector_lanes
         most = max(b["q"], b["k"], lanes)
         held = Signal(max(1, (most - 1) * BUS_BITS))          # the word's earlier beats, newest on top
         got = Signal(range(most + 1))
@@ -411,13 +445,14 @@ class SystemTop(wiring.Component):
         acc = self.cfg.acc_bits
         for i in range(lanes):
             m.d.comb += soft.scores.payload[i].eq(scores[i * BUS_BITS:i * BUS_BITS + acc])
-        self.read_failed = Signal()
+        read_failed = Signal()
         with m.If(phase == Phase.SM_START):
-            m.d.sync += self.read_failed.eq(0)
+            m.d.sync += read_failed.eq(0)
         with m.Elif(softmax & dma.rd_error):
-            m.d.sync += self.read_failed.eq(1)
+            m.d.sync += read_failed.eq(1)
+        return read_failed
 
-    def _capture(self, m, engine):
+    def _capture(self, m, engine, run):
         """Each column's drained scores into its bank of the result scratchpad, a drain a row block.
 
         Returns the banks and the rows column 0 has taken (a drain takes ``R``)."""
@@ -425,7 +460,7 @@ class SystemTop(wiring.Component):
         depth = self.out_rows
         parity = Signal()                            # the cycle's parity: a drain keeps to one
         m.d.sync += parity.eq(~parity)
-        running = self.phase == Phase.RUN_GO
+        running = run.phase == Phase.RUN_GO
         banks = []
         drained = None
         for j in range(cfg.cols):
@@ -451,16 +486,15 @@ class SystemTop(wiring.Component):
                         with m.If(first):
                             m.d.sync += base[p].eq(nxt)
             # A drain past the scratchpad is not written; the row count then disagrees with OUT_LEN.
-            m.d.comb += [port.en.eq(valid & (at < self.r["out_len"]) & (at < depth)), port.addr.eq(at),
+            m.d.comb += [port.en.eq(valid & (at < run.r["out_len"]) & (at < depth)), port.addr.eq(at),
                          port.data.eq(engine.out[j])]
             if j == 0:
                 drained = nxt
-        self.drained = drained
-        return banks
+        return banks, drained
 
-    def _unload(self, m, dma, soft, banks):
+    def _unload(self, m, dma, soft, banks, run):
         """The result rows (engine) or the codes (softmax) into 32-bit bus beats, one value a beat."""
-        cfg, phase = self.cfg, self.phase
+        cfg, phase = self.cfg, run.phase
         out = dma.wr_data
         row = Signal(16)
         col = Signal(range(max(cfg.cols, cfg.vector_lanes) + 1))
@@ -477,7 +511,7 @@ class SystemTop(wiring.Component):
         writing = phase == Phase.WRITE
         softmax = (phase == Phase.SM_GO) | (phase == Phase.SM_READ) | (phase == Phase.SM_DRAIN)
         last = Mux(writing, col == cfg.cols - 1, col == cfg.vector_lanes - 1)
-        m.d.comb += [out.valid.eq(Mux(writing, row < self.r["out_len"][:16], softmax & soft.codes.valid)),
+        m.d.comb += [out.valid.eq(Mux(writing, row < run.r["out_len"][:16], softmax & soft.codes.valid)),
                      out.payload.eq(Mux(writing, Cat(scores, scores[-1].replicate(BUS_BITS - self.score_bits)),
                                         code)),
                      soft.codes.ready.eq(softmax & out.ready & last)]
@@ -488,19 +522,19 @@ class SystemTop(wiring.Component):
             with m.If(last & writing):
                 m.d.sync += row.eq(row + 1)
 
-    def _count(self, m, dma):
-        c, bus = self.counters, dma.bus
+    @staticmethod
+    def _count(m, dma, run):
+        c, bus = run.counters, dma.bus
         wait = ((bus.arvalid & ~bus.arready) | (bus.rready & ~bus.rvalid) | (bus.awvalid & ~bus.awready)
                 | (bus.wvalid & ~bus.wready) | (bus.bready & ~bus.bvalid))
-        with m.If((self.phase != Phase.IDLE) & (self.phase != Phase.CHECK)):
+        with m.If((run.phase != Phase.IDLE) & (run.phase != Phase.CHECK)):
             m.d.sync += [c["run_cycles"].eq(c["run_cycles"] + 1), c["bus_wait"].eq(c["bus_wait"] + wait)]
         with m.If(dma.rd_data.valid & dma.rd_data.ready):
             m.d.sync += c["read_beats"].eq(c["read_beats"] + 1)
         with m.If(dma.wr_data.valid & dma.wr_data.ready):
             m.d.sync += c["write_beats"].eq(c["write_beats"] + 1)
 
-    def _engine_settings(self, m, engine):
-        r = self.r
+    def _engine_settings(self, m, engine, r):
         m.d.comb += engine.groups.eq(r["groups"])
         for g, regs in enumerate(r["group"]):
             m.d.comb += [engine.dg[g].eq(regs["dg"]), engine.q_tiles[g].eq(regs["q_tiles"]),

@@ -3,7 +3,8 @@ a bundled clip, or a video file) made into float Q, K and V."""
 
 from __future__ import annotations
 
-from golden import Config
+from golden import Config, proxy_workload
+from golden.video import video_workload
 
 __all__ = ["DEFAULT_CLIP", "OPERANDS", "operands_of", "make_workload"]
 
@@ -25,7 +26,5 @@ def operands_of(workload: dict) -> dict:
 def make_workload(cfg: Config, workload: str = DEFAULT_CLIP) -> dict:
     """Float Q, K, V of ``workload``: ``proxy``, a bundled clip's name, or a video file."""
     if workload == "proxy":
-        from golden import proxy_workload
         return operands_of(proxy_workload(cfg))
-    from golden.video import video_workload
     return operands_of(video_workload(cfg, workload))

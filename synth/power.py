@@ -48,7 +48,13 @@ from .sta import BLOCK_IO_SHARE, delays
 from .timing import CACHE, block_netlist, block_timing
 from .wires import OUTPUT_LOAD_PF
 
-__all__ = ["energy_per_action", "METHOD", "ACTIONS"]
+__all__ = ["TRACE_TILES", "TRACE_CYCLES", "energy_per_action", "METHOD", "ACTIONS"]
+
+
+#: What a dispatcher block's busy energy replays of a run: tile groups (the
+#: matcher) and bench cycles (both), for :func:`energy_per_action`'s ``cycles``
+#: and trace; the RTL runs' energy and the chip model's sign-off both use them.
+TRACE_TILES, TRACE_CYCLES = 8, 768
 
 METHOD = ("gate-level, timed: the Yosys netlist that timing reads (clock gates and a clock tree of "
           f"{clock_tree.BUFFER} to a fan-out of {clock_tree.FANOUT} included), its cell delays written by "

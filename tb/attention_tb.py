@@ -29,9 +29,8 @@ from golden.config import Config
 from golden.cycle_model import baseline_cycles, gemm_cycles, kaleido_cycles, kaleido_tables
 from golden.scheduler import Assignment
 from hw.engine import COUNTER_SETTLE
-
-from .common import design_point, start
-from .engine_image import Scoreboard, baseline_image, check_run, driver_image, gemm_image
+from hw.engine_image import Scoreboard, baseline_image, check_run, driver_image, gemm_image
+from tb.harness import design_point, start
 
 WORK = Path(os.environ.get("KALEIDO_WORK", "."))
 DESIGN = os.environ.get("KALEIDO_DESIGN", "kaleido")

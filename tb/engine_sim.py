@@ -3,7 +3,7 @@
 from amaranth.sim import Simulator
 
 from hw.engine import COUNTER_SETTLE, AttentionEngine
-from tb.engine_image import Scoreboard
+from hw.engine_image import Scoreboard
 
 
 def simulate_engine(image, cfg, n_q, n_k, max_cycles=200_000, matcher=False):

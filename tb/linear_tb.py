@@ -24,10 +24,10 @@ import numpy as np
 
 from golden.linear import linear_layer
 from golden.linear_cycles import baseline_linear_cycles, kaleido_linear_cycles
+from hw.engine_image import baseline_image, check_run, linear_image
+from tb.harness import design_point, start
 
 from .attention_tb import run_image
-from .common import design_point, start
-from .engine_image import baseline_image, check_run, linear_image
 
 WORK = Path(os.environ.get("KALEIDO_WORK", "."))
 DESIGN = os.environ.get("KALEIDO_DESIGN", "kaleido")

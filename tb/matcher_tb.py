@@ -23,8 +23,8 @@ from cocotb.triggers import FallingEdge, ReadOnly
 from golden.matcher import FILL_SLOTS, PAIRED_MODES, match, paired_pass_slots, pe_needs
 from hw.dispatch import state_entry
 from hw.matcher import INVALID
+from tb.harness import design_point, start
 
-from .common import design_point, start
 from .packing import pack
 
 SEED = cocotb.RANDOM_SEED       # COCOTB_RANDOM_SEED, which the runner sets from the test's seed

@@ -18,8 +18,8 @@ from golden.pe import BaselinePEModel, ColIn, PEModel, RowIn
 from golden.pe_encoding import Load, Mode
 from golden.pe_kinds import pe_kind_of
 from hw.pe import baseline_row_layout, col_layout, row_layout
+from tb.harness import design_point, start
 
-from .common import design_point, start
 from .packing import pack, unpack
 
 SEED = cocotb.RANDOM_SEED       # COCOTB_RANDOM_SEED, which the runner sets from the test's seed

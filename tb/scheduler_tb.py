@@ -23,8 +23,7 @@ from cocotb.triggers import FallingEdge, ReadOnly
 
 from golden.cycle_model import group_ready
 from golden.scheduler import Assignment, schedule
-
-from .common import design_point, reset
+from tb.harness import design_point, reset
 
 WORK = Path(os.environ.get("KALEIDO_WORK", "."))
 CFG = design_point()

@@ -20,8 +20,8 @@ import cocotb
 import numpy as np
 
 from golden.softmax import softmax_codes, softmax_cycles, softmax_spec
+from tb.harness import design_point, start
 
-from .common import design_point, start
 from .softmax_agents import run_rows
 
 WORK = Path(os.environ.get("KALEIDO_WORK", "."))

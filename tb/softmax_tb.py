@@ -18,8 +18,8 @@ import numpy as np
 from cocotb.triggers import FallingEdge
 
 from golden.softmax import softmax_codes, softmax_cycles, softmax_spec
+from tb.harness import design_point, start
 
-from .common import design_point, start
 from .softmax_agents import run_rows
 from .softmax_rows import ROW_KINDS, head_scale, row_scores
 

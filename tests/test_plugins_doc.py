@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from sim import runner
+from sim.rtl import runner
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGE = ROOT / "docs" / "plugins.md"

@@ -14,7 +14,7 @@ from golden.pe_contract import register
 from golden.pe_encoding import Mode, Need, Target
 from golden.pe_kinds import PE_KINDS, PaperPE
 from hw.dispatchers import DISPATCHERS as UNITS
-from tb.engine_image import kaleido_image
+from hw.engine_image import kaleido_image
 from tb.engine_sim import simulate_engine
 from tests.adversarial import operands
 from tests.toys import Descending, DescendingUnit, WholeProducts
@@ -137,7 +137,7 @@ def test_both_toys_run_through_sim_attention(tmp_path, rng, simulator):
     import subprocess
     import sys
 
-    from sim import runner
+    from sim.rtl import runner
     if runner.missing(simulator):
         pytest.skip(runner.missing(simulator))
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

@@ -31,6 +31,8 @@ import numpy as np
 
 from golden import quantize
 from golden.archive import QKV, ArchiveWriter
+from golden.video import clip_path, latent, read_frames
+from sim.chip.vdits import flow_sigmas
 
 from .families import Family
 
@@ -45,7 +47,6 @@ def clip_latent(clip: str, grid: tuple[int, int, int], family: Family):
     """The clip's latent for a ``grid`` of tokens, as the family's model takes it."""
     import torch
 
-    from golden.video import clip_path, latent, read_frames
 
     t, h, w = grid
     frames = read_frames(clip_path(clip), 4 * t, 16 * h, 16 * w)
@@ -132,7 +133,6 @@ def capture(family: Family, out: str, grid: tuple[int, int, int], total_steps: i
     prompt are drawn on the CPU, so they are the same on every device."""
     import torch
 
-    from sim.chip.vdits import flow_sigmas
 
     if loop not in ("denoise", "noised"):
         raise CaptureError(f"unknown loop {loop!r}; choose denoise or noised")

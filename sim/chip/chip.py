@@ -30,7 +30,7 @@ from golden.config import ArrayConfig
 from golden.cycle_model import scheduler_busy, scheduler_figures, tail_cycles, variant_parts
 from golden.errors import ConfigError
 from golden.opcount import linear_oracle_macs, oracle_macs, pv_oracle_macs
-from golden.reuse import pair_reuse
+from golden.reuse import pair_reuse, window_reuse
 from golden.softmax import ROW_PASSES
 from golden.tiling import pair_tables
 
@@ -473,7 +473,6 @@ def _linear_fields(x, cfg) -> dict:
 
 def _window_oracle(x, cfg) -> float:
     """The share of a linear layer's dense MACs that ideal window reuse leaves."""
-    from golden.reuse import window_reuse
 
     states = window_reuse(x, cfg).states
     return linear_oracle_macs(1, states) / states.size

@@ -36,10 +36,16 @@ from statistics import NormalDist
 import numpy as np
 
 from golden import Config, proxy_workload, quantize
+from golden.cycle_model import kaleido_tables, matcher_trace
 from golden.dispatchers import design_blocks
 from golden.softmax import row_cycles, softmax_spec
+from golden.video import video_workload
+from synth.area import block_area
+from synth.clock_gate import clock_gate_cost
+from synth.power import TRACE_CYCLES, TRACE_TILES, energy_per_action
 
-from .chip import DESIGNS, OPS, UNITS, Chip, HeadWork, SignOff, Unit, baseline_head, kaleido_head
+from .activations import archive, archive_operands, captured_cells
+from .chip import CHIP_LIMITS, DESIGNS, OPS, UNITS, Chip, HeadWork, SignOff, Unit, baseline_head, kaleido_head
 from .cluster import dask_client
 from .layer import RESOURCES, chip_area, kinds_of, layer_cost
 from .memories import TABLE as MEMORY_TABLE
@@ -85,13 +91,11 @@ def shard_operands(model: VDiT, cfg: Config, workload: str, step: int, layer: in
     from: the synthetic model's seed comes from the layer and head, the noise
     level from the step."""
     if workload == ACTIVATIONS:
-        from .activations import archive_operands
         return archive_operands(clip, step, layer, head, cfg.head_dim)
     seed = 1 + 1000 * layer + head
     if workload == "proxy":
         w = proxy_workload(cfg, seed=seed)
     elif workload == "video":
-        from golden.video import video_workload
         sigma = flow_sigmas(model.steps, model.flow_shift)[step]
         w = video_workload(cfg, clip, noise=min(1.0, sigma), seed=seed)
     else:
@@ -143,11 +147,6 @@ def signoffs(cfg: Config, liberty: str, matcher_trace=None) -> dict[str, SignOff
     point (area, energy per action, leakage); minutes the first time, cached after.
     With ``matcher_trace`` (:func:`representative_trace`) the matcher's busy cycle
     costs what that head's own data costs, not the random-data bound."""
-    from synth.area import block_area
-    from synth.clock_gate import clock_gate_cost
-    from synth.power import energy_per_action
-
-    from ..energy import TRACE_CYCLES
 
     blocks = design_blocks(cfg, "kaleido")
 
@@ -178,12 +177,8 @@ def representative_trace(model: VDiT, cfg: Config, workload: str, clip: str, ste
     """What the matcher sees on one head of the run (layer 0, head 0, the middle
     computed step): :func:`golden.cycle_model.matcher_trace` of its tables as
     ``cfg``'s scheduler orders them."""
-    from golden.cycle_model import kaleido_tables, matcher_trace
-
-    from ..energy import TRACE_TILES
 
     if workload == ACTIVATIONS:
-        from .activations import archive
         a = archive(clip)
         step, layer, head = a.steps[len(a.steps) // 2], a.layers[0], a.heads[0]
     else:
@@ -240,7 +235,6 @@ def iso_area_arrays(chip: Chip, kinds: dict, signs: dict, base_head: HeadWork) -
     """The arrays of a baseline chip as big as ``kinds``'s chip: the baseline's
     area is its arrays' (a plain array and its clock gate each) plus what does not
     scale with them (the vector unit, the SRAM)."""
-    from .chip import CHIP_LIMITS
 
     def area(arrays):
         c = replace(chip, arrays=arrays)
@@ -437,7 +431,6 @@ def run_estimate(model: VDiT, resolution: str, chip: Chip, workload: str, out_di
     summary.update(workload=workload, per_step=per_step, tile_samples=samples,
                    shard_seconds=sum(r["seconds"] for r in results))
     if workload == ACTIVATIONS:
-        from .activations import archive
         a = archive(clip)
         summary["scope"] = ARCHIVE_SCOPE.format(weights=a.manifest["model"]["weights"])
         summary["activations"] = {"path": os.path.abspath(clip), "trained": a.trained, "steps": a.steps,
@@ -461,7 +454,6 @@ def compute_shards(client, model: VDiT, resolution: str, chip: Chip, workload: s
            f"-{SHARD_FORMAT}")
     captured = None
     if workload == ACTIVATIONS:
-        from .activations import archive, captured_cells
         captured = captured_cells(archive(clip))
     plan = plan_shards(model, per_step, seed, steps, captured)
     results, todo = [], []

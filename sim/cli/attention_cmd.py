@@ -1,12 +1,12 @@
 """``kaleido sim attention``: Q K^T on the simulated RTL, with its figures.
 
 The emitted engine runs under cocotb (Icarus or Verilator) through
-:func:`sim.simulate.simulate`; the bench checks every score against the golden
+:func:`sim.rtl.simulate.simulate`; the bench checks every score against the golden
 model and the cycles against the cycle model, and this command writes
 ``scores.npy`` and ``stats.json``. A progress bar follows the drained scores
 while the simulator runs.
 
-With ``--v`` the whole head runs on the RTL (:mod:`sim.head`): ``S~`` on the
+With ``--v`` the whole head runs on the RTL (:mod:`sim.rtl.head`): ``S~`` on the
 array, the softmax unit, ``P V~`` on the array; ``out.npy`` and ``probs.npy``
 join the outputs, and ``stats.json`` gains the stages' cycles.
 """
@@ -25,14 +25,14 @@ from golden.config import Part
 from golden.cycle_model import SCHEDULES, baseline_cycles
 from golden.head_cycles import PV_SCHEDULES, STAGES, baseline_head_cycles
 from golden.opcount import dense_macs, pv_oracle_macs
+from sim.cli.outputs import check_output_dir, keep_waves, print_json, run_folder, write_json, write_npy
 from sim.errors import UserError
+from sim.rtl import runner
+from sim.rtl.energy import head_energy, run_energy
+from sim.rtl.head import simulate_head
+from sim.rtl.plugin_check import unused_plugins
+from sim.rtl.simulate import WAVE_SUFFIXES, pick_simulator, simulate
 
-from .. import runner
-from ..energy import head_energy, run_energy
-from ..head import simulate_head
-from ..plugin_check import unused_plugins
-from ..simulate import WAVE_SUFFIXES, pick_simulator, simulate
-from .common import check_output_dir, keep_waves, print_json, run_folder, write_json, write_npy
 from .operands import add_operand_args, load_attention_inputs
 from .options import add_knobs, check_design_knobs, knobs_of
 

@@ -9,11 +9,12 @@ from pathlib import Path
 from golden import Config, model_partition
 from golden.config import KNOBS, Part
 from hw import blocks
+from sim.cli.arguments import add_partition_args, three, triple
+from sim.cli.outputs import atomic_output, check_output_dir, print_json
 from sim.errors import UserError
+from sim.rtl.core_file import write_core
 from synth.actions import ACTIONS
 
-from ..core_file import write_core
-from .common import add_partition_args, atomic_output, check_output_dir, print_json, three, triple
 from .options import HAVING, SIGNOFF, add_knobs, add_preset, design_knobs, design_point, flag, refuse_unused
 
 

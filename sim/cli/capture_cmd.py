@@ -13,9 +13,10 @@ from __future__ import annotations
 import os
 import sys
 
+from sim.cli.arguments import three, triple
+from sim.cli.outputs import check_output_dir
 from sim.errors import UserError
 
-from .common import check_output_dir, three, triple
 from .estimate_cmd import progress_bar
 
 __all__ = ["register", "cmd_capture"]

@@ -43,10 +43,9 @@ def demo_workload(cfg: Config, out: str, workload: str = DEFAULT_CLIP) -> dict:
 
 
 def cmd_demo(args) -> int:
+    from sim.cli.outputs import check_output_dir
+    from sim.rtl.simulate import pick_simulator, simulate
     from synth.flow import SynthError, default_liberty, synthesize
-
-    from ..simulate import pick_simulator, simulate
-    from .common import check_output_dir
 
     check_output_dir(args.out)
     simulator = pick_simulator(args.simulator)

@@ -11,9 +11,9 @@ import shutil
 import sys
 
 from golden.config import KNOBS, Part
+from sim.cli.outputs import atomic_output, check_output_dir, json_safe, lock_folder, print_json
 from sim.errors import UserError
 
-from .common import atomic_output, check_output_dir, json_safe, lock_folder, print_json
 from .options import HAVING, add_knobs, add_preset, design_knobs, knobs_of, preset_knobs, refuse_unused
 
 __all__ = ["register", "add_run_arguments", "prepare", "claimed", "progress_bar", "use_archive"]
@@ -37,7 +37,7 @@ def register(sub, parser_class) -> None:
 
 
 def _record_area(text: str) -> str:
-    from ..figures import area_name
+    from sim.experiments.published import area_name
     try:
         return area_name(text)
     except ValueError as exc:
@@ -51,7 +51,7 @@ def add_record(p) -> None:
 
 
 def estimate_figures(summary: dict) -> tuple[dict, dict]:
-    """What an estimate publishes (:func:`sim.figures.record`): the headline figures
+    """What an estimate publishes (:func:`sim.experiments.published.record`): the headline figures
     (each as docs/chip.md's table prints it) and a table of each chip's time, energy
     and area."""
     iso, qk, pv = summary["iso_area"], summary["qk_operation_reduction"], summary["pv"]
@@ -259,7 +259,7 @@ def cmd_estimate(args) -> int:
             json.dump(json_safe(summary), fh, indent=2, sort_keys=True)
     _plot(summary, os.path.join(out, "estimate.png"))
     if args.record:
-        from ..figures import record
+        from sim.experiments.published import record
         record(args.record, *estimate_figures(summary))
     label = _source_label(summary)
     plot_reuse(summary["reuse"], f"Where the reuse lives: {model.name} ({label})", os.path.join(out, "reuse.png"))
@@ -347,8 +347,7 @@ def _clock_at_node(cfg, chip, liberty: str) -> dict:
     """Each block's fmax at 180 nm (mapped for the sign-off clock) brought to the
     chip's node by the delay equations, and whether every block meets the chip clock."""
     from sim.chip.node_scaling import scale_delay
-
-    from ..energy import run_clock
+    from sim.rtl.energy import run_clock
 
     out = {"chip_clock_mhz": chip.clock_mhz}
     for design in ("kaleido", "baseline"):

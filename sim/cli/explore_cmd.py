@@ -9,9 +9,9 @@ import json
 import os
 from argparse import Namespace
 
+from sim.cli.outputs import atomic_output, json_safe, print_json
 from sim.errors import UserError
 
-from .common import atomic_output, json_safe, print_json
 from .estimate_cmd import add_record, add_run_arguments, claimed, prepare, progress_bar, use_archive
 
 __all__ = ["register", "DESIGNS"]
@@ -81,7 +81,7 @@ def cmd_explore(args) -> int:
         for name, path in pictures.items():
             plot_map(found[name], path)
     if args.record:
-        from ..figures import record
+        from sim.experiments.published import record
         record(args.record, *explore_figures(found[names[0]]))
     if args.json:
         print_json({"designs": found})
@@ -105,7 +105,7 @@ def _level(x) -> str:
 
 
 def explore_figures(found: dict) -> tuple[dict, dict]:
-    """What a map publishes (:func:`sim.figures.record`): at the chip as given (every
+    """What a map publishes (:func:`sim.experiments.published.record`): at the chip as given (every
     array Kaleido's, its own vector unit) the reuse level where Kaleido's chip
     becomes as fast, and as cheap, as the baseline chip of its area, per scope; and
     the whole map as a table."""

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import sys
 
+from sim.cli.outputs import print_json
 from sim.errors import UserError
 
 from .blocks_cmd import add_block_args, block_config
-from .common import print_json
 
 __all__ = ["register", "cmd_fpga", "parse_seeds"]
 

@@ -11,9 +11,10 @@ import numpy as np
 from golden import model_partition, run_attention
 from golden.linear import linear_layer
 from golden.workload import load_operand
+from sim.cli.arguments import add_partition_args, check_tokens, three, triple
+from sim.cli.outputs import atomic_output, check_output_file, print_json
 from sim.errors import UserError
 
-from .common import add_partition_args, atomic_output, check_output_file, check_tokens, print_json, three, triple
 from .operands import add_operand_args, load_attention_inputs
 from .options import add_knobs, add_preset, design_point
 

@@ -1,7 +1,7 @@
 """``kaleido sim linear``: ``Y~ = X~ W`` on the simulated RTL, with its figures.
 
 The attention engine runs the layer's windows (:mod:`golden.windows`) under
-cocotb through :func:`sim.linear.simulate_linear`; the bench checks every output
+cocotb through :func:`sim.rtl.linear.simulate_linear`; the bench checks every output
 against golden and the cycles against :mod:`golden.linear_cycles`, and this
 command writes ``out.npy`` and ``stats.json``.
 """
@@ -18,11 +18,11 @@ from golden.config import Part
 from golden.cycle_model import SCHEDULES
 from golden.linear import linear_layer
 from golden.linear_cycles import baseline_linear_cycles
+from sim.cli.outputs import check_output_dir, keep_waves, print_json, run_folder, write_json, write_npy
+from sim.rtl import runner
+from sim.rtl.plugin_check import unused_plugins
+from sim.rtl.simulate import WAVE_SUFFIXES, pick_simulator
 
-from .. import runner
-from ..plugin_check import unused_plugins
-from ..simulate import WAVE_SUFFIXES, pick_simulator
-from .common import check_output_dir, keep_waves, print_json, run_folder, write_json, write_npy
 from .golden_cmd import add_linear_args, linear_inputs
 from .options import add_knobs, check_design_knobs, knobs_of
 
@@ -34,8 +34,7 @@ OUTPUTS = ("out.npy", "stats.json")
 
 def cmd_sim_linear(args) -> int:
     from hw.sequencer import MAX_PARTNERS
-
-    from ..linear import simulate_linear
+    from sim.rtl.linear import simulate_linear
 
     check_design_knobs(args, linear=True)
     check_output_dir(args.out)
@@ -89,10 +88,9 @@ def cmd_sim_linear(args) -> int:
 
 def _clock(cfg, design: str, cycles: int) -> dict:
     """The clock the design's blocks meet at the chip clock, and the run's time there."""
+    from sim.rtl.energy import run_clock
     from synth.flow import SynthError, default_liberty
     from synth.sta import StaError, sta_command
-
-    from ..energy import run_clock
 
     liberty = default_liberty()
     try:

@@ -6,9 +6,9 @@ import sys
 
 from golden import model_partition
 from golden.workload import load_operand
+from sim.cli.arguments import add_partition_args, check_tokens, three, triple
 from sim.errors import UserError
 
-from .common import add_partition_args, check_tokens, three, triple
 from .options import add_knobs, add_preset, design_point
 
 __all__ = ["add_operand_args", "load_attention_inputs"]

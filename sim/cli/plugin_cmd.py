@@ -1,13 +1,13 @@
 """``kaleido check-plugin``: every dispatcher and PE kind a ``--plugin`` module
 registers, run through the simulated engine against golden and the cycle
-model (:mod:`sim.plugin_check`)."""
+model (:mod:`sim.rtl.plugin_check`)."""
 
 from __future__ import annotations
 
 import sys
 
-from .. import runner
-from .common import print_json
+from sim.cli.outputs import print_json
+from sim.rtl import runner
 
 __all__ = ["register", "cmd_check_plugin"]
 
@@ -23,8 +23,8 @@ def _line(r: dict) -> str:
 
 
 def cmd_check_plugin(args) -> int:
-    from ..plugin_check import check, plan
-    from ..simulate import pick_simulator
+    from sim.rtl.plugin_check import check, plan
+    from sim.rtl.simulate import pick_simulator
 
     simulator = pick_simulator(args.simulator)
     runs = plan()

@@ -6,11 +6,11 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from sim.cli.outputs import check_output_dir
 from sim.errors import UserError
 
 from ..experiments.report import build_report, publish
 from ..workload import DEFAULT_CLIP
-from .common import check_output_dir
 
 __all__ = ["cmd_report", "register", "MAX_JOBS_PER_CORE"]
 

@@ -19,19 +19,11 @@ from golden import Config, model_partition
 from golden.reuse_stats import reuse_stats
 from golden.rope import GROUPS
 from golden.workload import load_operand, quantize
+from sim.cli.arguments import add_partition_args, check_tokens, three, triple
+from sim.cli.outputs import atomic_output, check_output_dir, check_output_file, print_json
 from sim.errors import UserError
 
 from ..workload import DEFAULT_CLIP, operands_of
-from .common import (
-    add_partition_args,
-    atomic_output,
-    check_output_dir,
-    check_output_file,
-    check_tokens,
-    print_json,
-    three,
-    triple,
-)
 from .options import add_knobs, add_preset, design_point
 
 __all__ = ["register", "workload_config", "write_workload"]

@@ -19,10 +19,23 @@ import numpy as np
 from golden import Config, approx_scores, proxy_workload, quantize, run_attention
 from golden.channel_window import WINDOW_WIDTHS
 from golden.config import CHIP_CLOCK_MHZ, CLUSTER_RULES, VARIANTS
+from golden.cycle_model import baseline_cycles, kaleido_cycles, pass_profile
+from golden.energy import unit_energy
+from golden.head_cycles import baseline_head_cycles, pv_cycles
 from golden.pe import DEFAULT_PE_STAGES, PE_STAGES
 from golden.pe_kinds import ACCUMULATORS
 from golden.presets import PRESETS
+from golden.softmax import softmax_cycles, softmax_spec
+from sim.chip.fast_cycles import estimate_cycles
+from sim.experiments.published import area_name, record
+from sim.rtl import runner
+from sim.rtl.energy import run_energy
+from synth.area import block_area
+from synth.flow import default_liberty
+from synth.power import energy_per_action
+from synth.timing import block_timing
 
+from ..workload import make_workload
 from . import SPEED_CASES, SPEED_DISPATCHERS, THRESHOLDS
 
 #: The head the sign-off bench measures (preset ``signoff-head``).
@@ -67,7 +80,6 @@ def bench_thresholds() -> list:
 
 def bench_pe_sim(cycles: int = 20000) -> dict:
     """Simulated cycles per second of the PE testbench, Icarus against Verilator."""
-    from sim import runner
 
     out = {}
     cfg = Config(partition=(16, 8, 8))
@@ -97,12 +109,7 @@ def bench_head(workload: str = "bikes", grid=SIGNOFF_HEAD.changes["grid"], head_
     design at the clock its slowest block meets. ``kaleido`` is the paper's PE,
     ``kaleido_exact`` the 4-accumulator one; ``pe_stages`` applies to every PE,
     ``variant``, ``issue_window`` and ``cluster_rule`` to Kaleido's dispatcher."""
-    from golden.cycle_model import baseline_cycles, kaleido_cycles
-    from golden.pe_kinds import ACCUMULATORS
-    from synth.flow import default_liberty
 
-    from ..energy import run_energy
-    from ..workload import make_workload
 
     cfg = Config.for_model(SIGNOFF_HEAD.model, head_dim, grid=grid, pe_stages=pe_stages, issue_window=issue_window,
                            cluster_rule=cluster_rule, clock_mhz=clock_mhz)
@@ -143,7 +150,7 @@ _HEAD_ROWS = (("baseline", "baseline"), ("kaleido", "Kaleido"), ("kaleido_exact"
 
 def head_figures(out: dict) -> tuple[dict, dict]:
     """The figures and the table :func:`bench_head`'s result publishes
-    (:func:`sim.figures.record`): per design its cycles, clock, time and energy
+    (:func:`sim.experiments.published.record`): per design its cycles, clock, time and energy
     against the baseline, energy and the dispatcher's share, and with the
     softmax stage; for Kaleido (the paper's PE) the headline figures alone."""
     base = out["baseline"]
@@ -173,10 +180,6 @@ def _with_softmax(out: dict, runs: dict, cfg: Config, liberty: str) -> None:
     designs, busy for its whole stage (every row of scores), at the design's clock;
     ``with_softmax`` adds it to the ``Q K^T`` figures. ``softmax_slack_ns``: the
     unit's slack at the chip clock (a unit that missed it would slow the chip)."""
-    from golden.energy import unit_energy
-    from golden.softmax import softmax_cycles, softmax_spec
-    from synth.power import energy_per_action
-    from synth.timing import block_timing
 
     soft = energy_per_action("softmax", cfg, liberty)
     cycles = softmax_cycles(softmax_spec(cfg.tokens, cfg.acc_bits), cfg.vector_lanes, cfg.tokens)
@@ -202,7 +205,6 @@ def iso_area(cfg, liberty: str, kaleido_us: float, baseline_us: float) -> dict:
     ideal scaling, which favours the baseline only by the tiling losses it would
     really have. ``throughput_per_area`` > 1: at equal area Kaleido finishes first.
     """
-    from synth.area import block_area
     k_area = block_area("array", cfg, liberty)["area_um2"]
     b_area = block_area("baseline-array", cfg, liberty)["area_um2"]
     pes = cfg.rows * cfg.cols
@@ -221,7 +223,6 @@ def bench_speed(variant: str = "full", cases=tuple(SPEED_CASES), accumulators=AC
     ``dispatchers`` (``(issue_window, cluster_rule)``). ``cycles`` is the faster of
     passes A-D (every dispatcher part) and the dense schedule; the pass figures
     are those of passes A-D."""
-    from golden.cycle_model import baseline_cycles, kaleido_cycles, pass_profile
 
     rows = []
     for name in cases:
@@ -264,9 +265,7 @@ def bench_pv(cases=tuple(PV_CASES), base: Config | None = None) -> list:
     (:func:`golden.head_cycles.pv_cycles`), beside the oracle bound
     ``pv_dense_macs / pv_oracle_macs`` and executed over oracle MACs. ``base``: the
     design point to vary (default: the Wan2.1 split at each case's D)."""
-    from golden.head_cycles import baseline_head_cycles, pv_cycles
 
-    from ..workload import make_workload
 
     rows = []
     for workload, grid, d in cases:
@@ -300,8 +299,6 @@ def bench_fast_model(samples: int = 20000, grids=FAST_MODEL_GRIDS, big=WAN_480P_
     Wan2.1 D=128, variant full: cycles, error and time of each, computed whole and
     sampled (``samples`` tile groups per pair table set, 95 % interval), in the same
     run; then the sampled model alone on a 480p head (the exact one would take hours)."""
-    from golden.cycle_model import kaleido_cycles
-    from sim.chip.fast_cycles import estimate_cycles
 
     def timed(fn):
         start = time.perf_counter()
@@ -355,7 +352,6 @@ def main(argv=None) -> int:
     if args.record and args.what != ["head"]:
         p.error("--record goes with head alone")
     if args.record:
-        from ..figures import area_name
         try:
             area_name(args.record)
         except ValueError as exc:
@@ -370,7 +366,6 @@ def main(argv=None) -> int:
         print(f"bench: {name} ...", file=sys.stderr)
         result[name] = table[name]()
     if args.record:
-        from ..figures import record
 
         figures, tables = head_figures(result["head"])
         record(args.record, figures, tables,

@@ -17,6 +17,11 @@ import sys
 
 import golden.matcher as matcher
 from golden import Config, quantize
+from golden.video import video_workload
+from sim.chip.chip import CHIPS
+from sim.chip.estimate import shard_config, shard_operands
+from sim.chip.fast_cycles import estimate_cycles
+from sim.chip.vdits import vdit
 
 __all__ = ["fill_slots", "fill_slot_cost", "main"]
 
@@ -36,7 +41,6 @@ def fill_slots(n: int):
 def fill_slot_cost(q, k, cfg: Config, samples: int | None = None) -> dict:
     """Per fill (1 as built, 0 hidden): the dense cycles, every paired option's, the
     best paired one and the schedule the head runs on its own."""
-    from sim.chip.fast_cycles import estimate_cycles
 
     out = {}
     for fill in (1, 0):
@@ -51,10 +55,6 @@ def fill_slot_cost(q, k, cfg: Config, samples: int | None = None) -> dict:
 
 
 def main(argv=None) -> int:
-    from golden.video import video_workload
-    from sim.chip.chip import CHIPS
-    from sim.chip.estimate import shard_config, shard_operands
-    from sim.chip.vdits import vdit
 
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument("--samples", type=int, default=20000, help="tile groups a Wan2.1 head (default 20000)")

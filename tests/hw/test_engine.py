@@ -7,7 +7,7 @@ import pytest
 from golden import Config, approx_scores, proxy_workload, quantize, run_attention
 from golden.config import VARIANTS
 from golden.cycle_model import baseline_cycles, kaleido_cycles, kaleido_tables, variant_parts
-from tb.engine_image import baseline_image, driver_image, kaleido_image
+from hw.engine_image import baseline_image, driver_image, kaleido_image
 from tb.engine_sim import simulate_engine
 from tests.adversarial import CASES, operands
 from tests.sweep import cover, ident, sweep
@@ -110,7 +110,7 @@ def test_folded_keys_add_codes_where_rows_enter(rng):
     from golden.head_cycles import pv_config
     from golden.pv_tiles import pv_tiles
     from golden.reuse import pair_reuse
-    from tb.engine_image import gemm_image
+    from hw.engine_image import gemm_image
     from tests.golden.test_pv_tiles import codes, values
 
     cfg = Config(partition=(4, 2, 2), grid=(2, 3, 4), rows=3, cols=2)

@@ -12,8 +12,8 @@ from golden import Config, approx_scores, run_attention
 from golden.config import VARIANTS
 from golden.cycle_model import baseline_cycles, kaleido_cycles, kaleido_tables, variant_parts
 from hw import blocks
-from sim import runner
-from sim.simulate import run_scheduler
+from sim.rtl import runner
+from sim.rtl.simulate import run_scheduler
 from tests.adversarial import operands
 from tests.sweep import cover, sweep
 from tests.sweep import ident as _ident

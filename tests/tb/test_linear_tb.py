@@ -14,7 +14,7 @@ from golden import Config
 from golden.linear_cycles import baseline_linear_cycles, kaleido_linear_cycles
 from golden.windows import linear_config
 from hw import blocks
-from sim import runner
+from sim.rtl import runner
 from tests import reference
 from tests.adversarial import operands
 from tests.sweep import ident, sweep

@@ -4,7 +4,7 @@ lookahead depth up to the default."""
 import pytest
 
 from golden import Config
-from sim import runner
+from sim.rtl import runner
 from tests.sweep import sweep
 
 

@@ -3,7 +3,7 @@
 import pytest
 
 from golden import Config
-from sim import runner
+from sim.rtl import runner
 from tests.sweep import sweep
 
 PES = [("pe", "augmented_pe_random", 3, 1), ("pe", "augmented_pe_random", 4, 1),

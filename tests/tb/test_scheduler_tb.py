@@ -10,7 +10,7 @@ import pytest
 
 from golden import Config
 from golden.config import CLUSTER_RULES
-from sim import runner
+from sim.rtl import runner
 from tests.sweep import sweep
 
 

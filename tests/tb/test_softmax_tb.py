@@ -4,7 +4,7 @@ than its lanes, a row that ends mid-beat, and one lane."""
 import pytest
 
 from golden import Config
-from sim import runner
+from sim.rtl import runner
 from tests.sweep import sweep
 
 SHAPES = [((1, 2, 5), 4), ((1, 1, 3), 4), ((1, 2, 2), 1)]     # (grid, lanes)

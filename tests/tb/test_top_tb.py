@@ -8,9 +8,9 @@ import pytest
 
 from golden import Config
 from hw import blocks
-from sim import runner
-from sim.system import run_head, run_linear
-from tb.host_driver import head_images, top_size
+from hw.host_driver import head_images, top_size
+from sim.rtl import runner
+from sim.rtl.system import run_head, run_linear
 from tests.adversarial import operands
 from tests.sweep import sweep
 

@@ -9,7 +9,7 @@ import pytest
 
 from golden import Config
 from hw import blocks
-from sim import runner
+from sim.rtl import runner
 
 CFG = Config(partition=(4, 2, 2), grid=(1, 2, 5))
 

@@ -11,10 +11,11 @@ from pathlib import Path
 
 from golden.presets import preset
 from golden.video import CLIPS
+from sim.experiments.report.base import quantized, workload_words
+from sim.rtl.simulate import pick_simulator
+from synth.flow import default_liberty
 
-from ...simulate import pick_simulator
 from ...workload import DEFAULT_CLIP
-from .common import quantized, workload_words
 from .figure import Study
 from .figures import FIGURES
 
@@ -41,7 +42,6 @@ def build_report(out: Path, seed: int = 1, jobs: int = 2, rtl: bool = True,
     block and the Fig. 18b analog: energy, throughput per area and per watt; with
     ``chip_level`` too, the whole models on the paper's chip (:mod:`.chip`).
     """
-    from synth.flow import default_liberty
 
     sizes = {**default_sizes(seed), **(sizes or {})}
     sim = pick_simulator(simulator) if rtl else None     # no simulator: say so before any work

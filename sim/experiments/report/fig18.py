@@ -12,9 +12,15 @@ from golden import Config
 from golden.cycle_model import baseline_cycles, kaleido_cycles
 from golden.pe_kinds import ACCUMULATORS
 from hw import blocks
+from sim.experiments.report.base import pyplot, quantized, save, sweep
+from sim.rtl.energy import run_energy
+from synth.actions import ACTIONS
+from synth.area import block_area
+from synth.flow import default_liberty
+from synth.power import energy_per_action
+from synth.timing import block_timing
 
 from .. import THRESHOLDS
-from .common import pyplot, quantized, save, sweep
 from .figure import Figure
 
 __all__ = ["point", "power_point", "timing_point", "plot", "markdown"]
@@ -22,10 +28,6 @@ __all__ = ["point", "power_point", "timing_point", "plot", "markdown"]
 
 def point(args):
     cfg_json, F, P, workload = args
-    from synth.area import block_area
-    from synth.flow import default_liberty
-
-    from ...energy import run_energy
 
     cfg = Config.from_json(cfg_json).with_(full_bits=F, partial_bits=P)
     lib = default_liberty()
@@ -53,15 +55,11 @@ def _fig18_key(variant: str, accumulators: int) -> str:
 
 def power_point(args):
     name, cfg_json = args
-    from synth.flow import default_liberty
-    from synth.power import energy_per_action
     return name, energy_per_action(name, Config.from_json(cfg_json), default_liberty())["energy_pj"]
 
 
 def timing_point(args):
     name, cfg_json = args
-    from synth.flow import default_liberty
-    from synth.timing import block_timing
     return name, block_timing(name, Config.from_json(cfg_json), default_liberty())
 
 
@@ -208,7 +206,6 @@ def compute_timing(study) -> dict:
 
 
 def compute_power(study) -> dict:
-    from synth.actions import ACTIONS
     return dict(sweep(power_point, [(n, study.sizes["area"].to_json()) for n in blocks.UNITS if n in ACTIONS],
                       "energy per action", study.jobs))
 

@@ -10,9 +10,9 @@ import numpy as np
 from golden import Config, expected_scores
 from golden.config import VARIANTS
 from golden.cycle_model import kaleido_cycles
+from sim.experiments.report.base import legend, pyplot, quantized, save, sweep
+from sim.rtl.simulate import simulate
 
-from ...simulate import simulate
-from .common import legend, pyplot, quantized, save, sweep
 from .figure import Figure
 
 __all__ = ["point", "rtl_runs", "plot", "markdown"]

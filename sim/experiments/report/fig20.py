@@ -7,10 +7,11 @@ from pathlib import Path
 import numpy as np
 
 from golden import Config
+from golden.block import block_figures
 from golden.pe_kinds import ACCUMULATORS
+from sim.experiments.report.base import pyplot, save, sweep
 
 from ...workload import make_workload
-from .common import pyplot, save, sweep
 from .figure import Figure
 
 __all__ = ["BLOCK_THRESHOLDS", "point", "plot", "markdown"]
@@ -22,7 +23,6 @@ BLOCK_THRESHOLDS = [(5, 3), (6, 4), (5, 5), (6, 6), (7, 7)]
 
 def point(args):
     """A vDiT block (golden.block) at one (F, P) and PE: speedup and PSNR per scope."""
-    from golden.block import block_figures
 
     cfg_json, F, P, accumulators, workload = args
     cfg = Config.from_json(cfg_json).with_(full_bits=F, partial_bits=P, accumulators=accumulators,

@@ -6,8 +6,8 @@ from pathlib import Path
 
 from golden import Config
 from golden.cycle_model import baseline_tile_slots, kaleido_tables, kaleido_tile_slots, split_cycles
+from sim.experiments.report.base import pyplot, quantized, save, sweep
 
-from .common import pyplot, quantized, save, sweep
 from .figure import Figure
 
 __all__ = ["ARRAY_SIZES", "TOTAL_PES", "point", "plot", "markdown"]

@@ -6,9 +6,9 @@ from pathlib import Path
 
 from golden import Config, run_attention
 from golden.cycle_model import baseline_cycles, kaleido_cycles
+from sim.experiments.report.base import legend, pyplot, quantized, save, sweep
 
 from .. import THRESHOLDS
-from .common import legend, pyplot, quantized, save, sweep
 from .figure import Figure
 
 __all__ = ["point", "plot", "markdown"]

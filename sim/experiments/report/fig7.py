@@ -10,8 +10,8 @@ from golden import Config, pair_reuse
 from golden.attention import quality
 from golden.reuse_stats import AXES
 from golden.rope import GROUPS
+from sim.experiments.report.base import output, pyplot, quantized, save, sweep
 
-from .common import output, pyplot, quantized, save, sweep
 from .figure import Figure
 
 __all__ = ["point", "plot", "markdown"]

@@ -7,8 +7,8 @@ from pathlib import Path
 
 from golden import Config, int_gemm, run_attention
 from golden.attention import mask_skip, quality, topk_output
+from sim.experiments.report.base import output, pyplot, quantized, save, sweep
 
-from .common import output, pyplot, quantized, save, sweep
 from .figure import Figure
 
 __all__ = ["SKIP_SWEEP", "point", "plot", "markdown"]

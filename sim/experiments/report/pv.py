@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from golden import Config
+from sim.experiments.bench import bench_pv
+from sim.experiments.report.base import sweep
 
-from .common import sweep
 from .figure import Figure
 
 __all__ = ["point", "markdown"]
@@ -12,7 +13,6 @@ __all__ = ["point", "markdown"]
 
 def point(args):
     """``P V~`` on the Kaleido array (V's full reuse folded per column tile) against the baseline."""
-    from sim.experiments.bench import bench_pv
 
     cfg_json, workload = args
     cfg = Config.from_json(cfg_json)

@@ -10,9 +10,10 @@ from golden import Config, run_attention
 from golden.cycle_model import baseline_cycles, kaleido_cycles
 from golden.dispatchers import design_blocks
 from golden.pe_kinds import ACCUMULATORS
+from sim.experiments.report.base import pyplot, quantized, save, sweep
+from synth.area import block_area
 
 from .. import FIGURE_DISPATCHERS, THRESHOLDS
-from .common import pyplot, quantized, save, sweep
 from .figure import Figure
 
 __all__ = ["SPEED_DIMS", "SPEED_DISPATCHERS", "point", "pe_areas", "plot", "markdown"]
@@ -59,7 +60,6 @@ def point(args):
 def pe_areas(cfg: Config, liberty, windows=tuple(sorted({w for w, _ in SPEED_DISPATCHERS}))) -> dict:
     """Synthesized area of the baseline PE and of both Kaleido PEs at ``cfg``, plain
     and behind each channel window of ``windows`` (keys from :func:`_pe_key`)."""
-    from synth.area import block_area
 
     key = "area_um2" if liberty else "transistors"
     out = {"baseline": block_area("baseline-pe", cfg, liberty)[key], "unit": "um^2" if liberty else "transistors"}

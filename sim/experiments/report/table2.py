@@ -5,18 +5,18 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from synth.area import area_table, table_markdown
+
 from .figure import Figure
 
 __all__ = ["compute", "markdown", "FIGURE"]
 
 
 def compute(study) -> dict:
-    from synth.area import area_table
     return area_table(study.sizes["area"], study.liberty, study.jobs)
 
 
 def markdown(d: dict) -> list[str]:
-    from synth.area import table_markdown
     return _table2_markdown(d, table_markdown(d["area"]))
 
 

@@ -6,10 +6,11 @@ from pathlib import Path
 
 from golden import Config, quantize, run_attention
 from golden.cycle_model import baseline_cycles, kaleido_cycles
+from golden.video import video_workload
+from sim.experiments.report.base import legend, pyplot, quantized, save, sweep
 
 from ...workload import DEFAULT_CLIP
 from .. import THRESHOLDS
-from .common import legend, pyplot, quantized, save, sweep
 from .figure import Figure
 
 __all__ = ["NOISE_SWEEP", "clips_point", "noise_point", "plot_noise", "markdown", "noise_markdown"]
@@ -34,7 +35,6 @@ def clips_point(args):
 
 def noise_point(args):
     cfg_json, clip, sigma = args
-    from golden.video import video_workload
 
     cfg = Config.from_json(cfg_json)
     w = video_workload(cfg, clip, noise=sigma)

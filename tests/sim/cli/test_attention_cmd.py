@@ -19,7 +19,7 @@ def run(*args, cwd=None):
 
 
 def test_sim_attention_end_to_end(tmp_path, rng):
-    from sim import runner
+    from sim.rtl import runner
     if runner.missing("icarus"):
         pytest.skip(runner.missing("icarus"))
     q = rng.integers(-128, 128, (2 * 2 * 3, 5), dtype=np.int8)
@@ -68,10 +68,10 @@ def test_sim_attention_end_to_end(tmp_path, rng):
 
 def test_a_failed_run_leaves_no_old_results(tmp_path, monkeypatch, capsys):
     # The last run's scores and stats go when a new run starts: a failure leaves none behind.
-    from sim import runner
     from sim.cli import attention_cmd
     from sim.cli.main import main
     from sim.errors import UserError
+    from sim.rtl import runner
     if runner.missing("icarus"):
         pytest.skip(runner.missing("icarus"))
     np.save(tmp_path / "q.npy", np.zeros((4, 3), np.int8))
@@ -131,7 +131,7 @@ def test_sim_attention_whole_head(tmp_path, rng, simulator, design, pv):
     probs against float64, and each stage's cycles against its model."""
     from golden.softmax import softmax_float_codes
     from golden.workload import INT8_SCALE
-    from sim import runner
+    from sim.rtl import runner
     from tests import reference
     if runner.missing(simulator):
         pytest.skip(runner.missing(simulator))
@@ -183,7 +183,7 @@ def test_sim_attention_whole_head(tmp_path, rng, simulator, design, pv):
 def test_sim_attention_lookahead_reaches_the_rtl(tmp_path, rng):
     """``--lookahead`` sizes the RTL matcher's window: deeper pairs more steps of
     these partial-reuse operands, and the cycles stay the model's."""
-    from sim import runner
+    from sim.rtl import runner
     if runner.missing("icarus"):
         pytest.skip(runner.missing("icarus"))
     base = rng.integers(-64, 64, (1, 8))
@@ -219,7 +219,7 @@ def test_sim_attention_deeper_pes(tmp_path, rng, simulator, stages):
     Kaleido no slower."""
     from golden import Config
     from golden.cycle_model import baseline_cycles, kaleido_cycles
-    from sim import runner
+    from sim.rtl import runner
     if runner.missing(simulator):
         pytest.skip(runner.missing(simulator))
     ops = _alike_operands(tmp_path, rng)
@@ -252,7 +252,7 @@ def test_sim_attention_issue_window(tmp_path, simulator, head):
     (so a window that did not reach the RTL would show)."""
     from golden import Config, proxy_workload, quantize
     from golden.cycle_model import kaleido_cycles
-    from sim import runner
+    from sim.rtl import runner
     if runner.missing(simulator):
         pytest.skip(runner.missing(simulator))
     grid, partition, size = head
@@ -290,7 +290,7 @@ def test_sim_attention_weight_rule(tmp_path, simulator):
     the pivots' (6,767 against 6,728: the weight rule is not the faster here)."""
     from golden import Config, proxy_workload, quantize
     from golden.cycle_model import kaleido_cycles
-    from sim import runner
+    from sim.rtl import runner
     if runner.missing(simulator):
         pytest.skip(runner.missing(simulator))
     cfg = Config(grid=(2, 4, 8), partition=(12, 10, 10), accumulators=4, issue_window=8, cluster_rule="weight")
@@ -326,7 +326,7 @@ def test_sim_attention_weight_rule_small(tmp_path, rng):
     from the pivots' on these operands (so a rule that did not reach the RTL would show)."""
     from golden import Config
     from golden.cycle_model import kaleido_cycles
-    from sim import runner
+    from sim.rtl import runner
     if runner.missing("icarus"):
         pytest.skip(runner.missing("icarus"))
     ops = _alike_operands(tmp_path, rng)

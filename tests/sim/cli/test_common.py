@@ -5,7 +5,7 @@ import os
 import subprocess
 import sys
 
-from sim.cli.common import run_folder
+from sim.cli.outputs import run_folder
 
 
 def test_a_killed_runs_scratch_goes_with_the_next_run(tmp_path):

@@ -8,7 +8,7 @@ import sys
 import numpy as np
 import pytest
 
-from sim import runner
+from sim.rtl import runner
 from tests import reference
 
 KALEIDO = [sys.executable, "-m", "sim"]

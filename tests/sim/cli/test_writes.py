@@ -7,8 +7,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from sim.cli.common import RUN_LOCK
 from sim.cli.main import main
+from sim.cli.outputs import RUN_LOCK
 
 ROOT = Path(__file__).resolve().parents[3]
 GOLDEN = ["golden", "attention", "--grid", "1,2,2", "--partition", "2,1,1"]
@@ -116,7 +116,7 @@ def test_a_run_folder_that_cannot_be_set_up_leaves_nothing(tmp_path, monkeypatch
     """Past the checks, a failure to make its scratch still takes back the folders a run made."""
     import tempfile
 
-    from sim.cli.common import run_folder
+    from sim.cli.outputs import run_folder
 
     def refuse(*args, **kwargs):
         raise OSError(36, "File name too long")

@@ -18,18 +18,20 @@ from golden.cycle_model import (
 )
 from golden.dispatchers import design_blocks
 from golden.energy import unit_energy, workload_energy
+from golden.head_cycles import pv_config
 from golden.scheduler import operand_stream
 from golden.tiling import pair_tables
+from synth.flow import SynthError, default_liberty
+from synth.gatesim import GateSimError
+from synth.power import TRACE_CYCLES, TRACE_TILES, energy_per_action
+from synth.sta import StaError, sta_command
+from synth.timing import block_timing
 
 __all__ = ["run_energy", "run_clock", "chip_blocks", "dispatcher_energy", "head_energy", "SCOPE",
            "DISPATCHER_SCOPE", "HEAD_SCOPE"]
 
 SCOPE = ("the PE array: clock, products, register loads, drain, leakage; and the dispatcher where "
          "the variant has one")
-
-#: What a dispatcher block's busy energy replays of a run: tile groups (the
-#: matcher) and bench cycles (both).
-TRACE_TILES, TRACE_CYCLES = 8, 768
 
 DISPATCHER_SCOPE = (
     "The variant's dispatcher parts are clocked for the whole run (no clock gating). The scheduler is "
@@ -57,7 +59,6 @@ def chip_blocks(cfg, design: str, head: bool = False) -> dict:
     the blocks, which each block alone hides), and with ``head`` the softmax unit and the P V~ array.
     (The P V~ engine, the same controller over a reduction of ``N`` keys, is not timed as a
     whole: at a real head its dispatcher would keep ``N`` entries.)"""
-    from golden.head_cycles import pv_config
 
     if design == "kaleido":
         blocks = design_blocks(cfg, design)
@@ -80,7 +81,6 @@ def run_clock(cfg, design: str, liberty: str, head: bool = False) -> dict:
     meets it, else the slowest one's fmax, named in ``slowest_block``; every block's
     ``slack_ns`` at the chip clock and ``fmax_mhz``, each mapped for the chip clock,
     and its hold and clock-gating slacks there."""
-    from synth.timing import block_timing
 
     blocks = {label: block_timing(name, bcfg, liberty)
               for label, (name, bcfg) in chip_blocks(cfg, design, head).items()}
@@ -98,7 +98,6 @@ def run_clock(cfg, design: str, liberty: str, head: bool = False) -> dict:
 def dispatcher_energy(cfg, q, k, report, liberty: str, cycles: int, clock: float) -> dict:
     """``{"scheduler": pJ, "matcher": pJ}`` of the parts ``cfg.variant`` has over a run of
     ``cycles`` at ``clock`` MHz, as :data:`DISPATCHER_SCOPE` says."""
-    from synth.power import energy_per_action
 
     blocks = design_blocks(cfg, "kaleido")
     used_scheduler, used_matcher = (variant_parts(report.ran_as) if report.schedule == "pairs"
@@ -135,10 +134,6 @@ def run_energy(cfg, q, k, design: str, cycles: int, schedule: str = "auto",
     could not be measured here. ``energy_split_pj`` adds up to ``energy_pj``;
     ``dispatcher_pj`` is its dispatcher part. ``report``: the run's
     :class:`~golden.cycle_model.CycleReport`, when the caller has it."""
-    from synth.flow import SynthError, default_liberty
-    from synth.gatesim import GateSimError
-    from synth.power import energy_per_action
-    from synth.sta import StaError, sta_command
 
     liberty = default_liberty()
     try:
@@ -182,11 +177,6 @@ def head_energy(cfg, design: str, stages: dict, qk: dict) -> dict:
     whose ``S~`` stage measured ``qk`` (:func:`run_energy`'s result), as
     :data:`HEAD_SCOPE` says; ``stages`` holds each stage's ``cycles``. Nulls and
     a note when the figures cannot be measured here."""
-    from golden.head_cycles import pv_config
-    from synth.flow import SynthError, default_liberty
-    from synth.gatesim import GateSimError
-    from synth.power import energy_per_action
-    from synth.sta import StaError
 
     if qk.get("energy_pj") is None:
         return {"head_energy_pj": None, "head_time_us": None}

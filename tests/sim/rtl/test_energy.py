@@ -7,7 +7,7 @@ import pytest
 from golden import Config
 from golden.cycle_model import baseline_cycles
 from golden.head_cycles import pv_config
-from sim import energy
+from sim.rtl import energy
 from synth.flow import default_liberty
 
 PE = {"full_mac": 70.0, "idle": 20.0, "hand_over": 120.0, "drain_shift": 40.0}

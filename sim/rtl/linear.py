@@ -13,9 +13,8 @@ import numpy as np
 from golden.cycle_model import utilization
 from golden.windows import linear_config, window_tables
 from hw import blocks
-
-from . import runner
-from .simulate import bench_failed, follow_progress
+from sim.rtl import runner
+from sim.rtl.simulate import bench_failed, follow_progress
 
 __all__ = ["simulate_linear", "buffer_words"]
 

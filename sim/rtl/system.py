@@ -10,13 +10,13 @@ from pathlib import Path
 import numpy as np
 
 from golden.config import Config
+from golden.linear_cycles import kaleido_linear_cycles
 from golden.windows import linear_config
 from hw import blocks
-from tb.engine_image import baseline_image, linear_image
-from tb.host_driver import head_images, top_size
-
-from . import runner
-from .simulate import bench_failed
+from hw.engine_image import baseline_image, linear_image
+from hw.host_driver import head_images, top_size
+from sim.rtl import runner
+from sim.rtl.simulate import bench_failed
 
 __all__ = ["run_head", "run_linear"]
 
@@ -50,7 +50,6 @@ def run_head(cfg: Config, q, k, v, scale: float, design: str, simulator: str, wo
 def run_linear(cfg: Config, x, w, design: str, simulator: str, work: Path, seed: int = 1,
                busy: float = 0.3) -> dict:
     """``X~ W`` from memory through the driver on a top built for the layer's design point."""
-    from golden.linear_cycles import kaleido_linear_cycles
 
     heads = x.shape[1] // cfg.head_dim
     lcfg = linear_config(cfg, heads)

@@ -5,7 +5,7 @@ file lacks, is caught."""
 
 import pytest
 
-from sim import figures
+from sim.experiments import published as figures
 
 DATA = {"chip": {"command": "kaleido estimate --record chip", "commit": "abc", "date": "2026-12-05",
                  "figures": {"speedup": "1.013x"},

@@ -11,8 +11,11 @@ from pathlib import Path
 
 from sim.chip.chip import CHIPS
 from sim.chip.vdits import VDITS, vdit
+from sim.experiments.report.base import pyplot, save
 
-from .common import pyplot, save
+from ...chip.cluster import dask_client
+from ...chip.estimate import run_estimate, shard_config, signoffs, summarize
+from ...chip.explore import explore, plot_map
 from .fig18 import measured
 from .figure import Figure
 
@@ -49,7 +52,6 @@ def _estimate(model: str, resolution: str, signs_of, workers: int):
     """The quick estimate's summary, with what re-pricing it needs: its heads, design point and sign-off."""
     import json
 
-    from ...chip.estimate import run_estimate, shard_config
 
     m, chip = vdit(model), CHIPS["paper"]
     cfg = shard_config(m, resolution, chip)
@@ -65,7 +67,6 @@ def run(liberty: str, workers: int = 2) -> dict:
     """Every model at 480p, Wan2.1 and HunyuanVideo at 720p, and the Fig. 22 grid
     re-priced from Wan2.1's 480p heads (a head's work does not depend on the
     number of arrays or the buffers)."""
-    from ...chip.estimate import signoffs
 
     cache = {}
 
@@ -102,8 +103,6 @@ def brief(s: dict) -> dict:
 
 def break_even_map(model, cfg, results: list, signs: dict, workers: int = 2) -> dict:
     """``kaleido explore``'s map of Wan2.1 at 480p on the paper's chip, on a local Dask cluster."""
-    from ...chip.cluster import dask_client
-    from ...chip.explore import explore
 
     with dask_client(None, workers) as client:
         return explore(model, "480p", CHIPS["paper"], cfg, results, signs, client())
@@ -112,7 +111,6 @@ def break_even_map(model, cfg, results: list, signs: dict, workers: int = 2) -> 
 def fig22_grid(model, resolution: str, cfg, results: list, signs: dict, base_chip) -> dict:
     """Both designs' time and energy with ``side x side`` arrays and ``mb`` MB of
     buffers (two thirds global, one third accumulation), for the shards ``results``."""
-    from ...chip.estimate import summarize
 
     grid = {}
     for side in ARRAY_SIDES:
@@ -156,7 +154,6 @@ def plot(out: Path, data: dict) -> None:
     fig.suptitle("Fig. 22 analog: Kaleido on Wan2.1 480p, arrays x buffers (quick sample)", fontsize=9)
     save(fig, out / "fig22_chip.png")
     if "explore" in c:
-        from ...chip.explore import plot_map
         plot_map(c["explore"], str(out / "explore_chip.png"))
 
 

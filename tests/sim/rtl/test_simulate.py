@@ -1,10 +1,10 @@
-"""``sim.simulate.simulate`` refuses what it cannot run before it writes anything."""
+"""``sim.rtl.simulate.simulate`` refuses what it cannot run before it writes anything."""
 
 import numpy as np
 import pytest
 
 from golden import Config
-from sim.simulate import PRODUCTS, simulate
+from sim.rtl.simulate import PRODUCTS, simulate
 
 
 def test_an_unknown_product_is_refused(tmp_path):

@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 from golden import Config, pair_reuse
-from sim import runner
-from sim.plugin_check import mixed_operands, unused_plugins
+from sim.rtl import runner
+from sim.rtl.plugin_check import mixed_operands, unused_plugins
 from tests.toys import Descending, WholeProducts
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from sim import runner
 from sim.cli.main import main
-from sim.core_file import core_name
+from sim.rtl import runner
+from sim.rtl.core_file import core_name
 
 
 def test_the_core_lints_under_fusesoc(tmp_path):

@@ -18,6 +18,7 @@ from typing import Protocol
 import numpy as np
 
 from golden import pair_reuse
+from golden.attention import expected_head
 from golden.config import Config
 from golden.cycle_model import baseline_cycles, gemm_cycles, kaleido_cycles, kaleido_tables
 from golden.head_cycles import pv_config, pv_cycles
@@ -25,6 +26,7 @@ from golden.linear_cycles import baseline_linear_cycles, kaleido_linear_cycles
 from golden.softmax import softmax_scale
 from golden.windows import linear_config
 from hw.axi import BEAT_BYTES
+from hw.engine_image import EngineImage, Scoreboard, baseline_image, driver_image, gemm_image, linear_image
 from hw.regmap import (
     BEATS,
     DESIGN,
@@ -42,8 +44,6 @@ from hw.regmap import (
     group_reg,
 )
 from hw.sequencer import GROUP_SLOTS
-
-from .engine_image import EngineImage, Scoreboard, baseline_image, driver_image, gemm_image, linear_image
 
 __all__ = ["Port", "DeviceError", "Driver", "Run"]
 
@@ -253,7 +253,6 @@ class Driver:
 
 def head_images(q, k, v, cfg: Config, design: str, scale: float, schedule: str = "auto") -> list[EngineImage]:
     """The engine images a head's run loads, from golden's own results (to size a top for it)."""
-    from golden.attention import expected_head
 
     probs, _ = expected_head(q, k, v, cfg, design, scale)
     pv = pv_config(cfg)

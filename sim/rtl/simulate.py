@@ -20,9 +20,8 @@ from golden.cycle_model import group_floors, scheduler_wait, utilization, varian
 from golden.scheduler import operand_stream
 from golden.tiling import pair_tables
 from hw import blocks
-
-from . import runner
-from .errors import UserError
+from sim.errors import UserError
+from sim.rtl import runner
 
 __all__ = ["pick_simulator", "run_scheduler", "simulate", "WAVE_SUFFIXES", "follow_progress", "first_failure",
            "bench_failed"]
@@ -126,7 +125,7 @@ def simulate(cfg, q, k, design: str, simulator: str, work: Path, waves: bool = F
     for that many channels (default: the operands'), so that runs of one
     engine over shorter products share its build. ``fold`` (Kaleido, gemm):
     codes added to ``q`` where the row enters the array, a folded key of
-    ``P V~`` where nonzero (:func:`tb.engine_image.gemm_image`).
+    ``P V~`` where nonzero (:func:`hw.engine_image.gemm_image`).
 
     Kaleido runs with ``cfg``'s dispatcher. With a scheduler (variants pe-sh,
     full) its RTL runs first and the engine takes the

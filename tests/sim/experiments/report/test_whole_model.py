@@ -4,7 +4,7 @@ paper's numbers beside ours, and the two figures."""
 from sim.chip.chip import Chip
 from sim.chip.estimate import plan_shards, run_shard, shard_config, summarize
 from sim.chip.vdits import VDITS, VDiT
-from sim.experiments.report import chip as report_chip
+from sim.experiments.report import whole_model as report_chip
 from tests.sim.chip.test_estimate import SIGNS
 
 TINY = VDiT("wan2.1", layers=2, heads=2, head_dim=64, hidden=128, mlp=256, steps=2, passes_per_step=1,

@@ -280,6 +280,6 @@ def failure_text(result: RunResult, lines: int = 30) -> str:
     return "\n".join(text[-lines:])
 
 
-if __name__ == "__main__":      # python -m sim.runner: what can run here
+if __name__ == "__main__":      # python -m sim.rtl.runner: what can run here
     for sim in SIMULATORS:
         print(f"{sim}: {missing(sim) or 'ok'}", file=sys.stderr)

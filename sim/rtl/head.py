@@ -4,7 +4,7 @@ unit, then ``P V~`` on the array, one stage after the other.
 Each stage runs its own emitted Verilog under cocotb, and its bench checks it
 bit for bit against golden and cycle for cycle against its model:
 
-* ``qk``: :func:`sim.simulate.simulate`, the engine as ``kaleido sim attention`` runs it;
+* ``qk``: :func:`sim.rtl.simulate.simulate`, the engine as ``kaleido sim attention`` runs it;
 * ``softmax``: :mod:`hw.softmax` on every row of the scores the array drained
   (``tb.softmax_head_tb``);
 * ``pv``: ``P V~`` on the same engine, as products of final operands: on the
@@ -25,9 +25,8 @@ import numpy as np
 from golden import pair_reuse
 from golden.head_cycles import STAGES, baseline_head_cycles, pv_config, pv_cycles
 from golden.softmax import softmax_scale
-
-from . import runner
-from .simulate import WAVE_SUFFIXES, bench_failed, follow_progress, simulate
+from sim.rtl import runner
+from sim.rtl.simulate import WAVE_SUFFIXES, bench_failed, follow_progress, simulate
 
 __all__ = ["STAGES", "pv_config", "simulate_head", "baseline_head_cycles", "run_softmax", "run_pv"]
 
@@ -90,7 +89,7 @@ def simulate_head(cfg, q, k, v, scale: float, design: str, simulator: str, work:
                   pv_schedule: str = "auto") -> dict:
     """Run the head's three stages on the RTL.
 
-    Returns the ``qk`` stage's result (as :func:`sim.simulate.simulate` gives it)
+    Returns the ``qk`` stage's result (as :func:`sim.rtl.simulate.simulate` gives it)
     under ``"qk"``, ``probs`` and ``out`` (int64 ``[N, D]``), and ``stages``:
     per stage, RTL ``cycles`` and ``model_cycles`` (``pv`` also says how it ran).
     """

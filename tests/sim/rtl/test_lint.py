@@ -2,7 +2,7 @@ import pytest
 
 from golden import Config
 from hw import blocks
-from sim import lint, runner
+from sim.rtl import lint, runner
 from tests.sweep import sweep
 
 

@@ -23,8 +23,9 @@ import numpy as np
 from golden import Config, ConfigError, dispatchers, pair_reuse, pe_contract, pe_kinds, plugins
 from golden.config import VARIANTS
 from hw.dispatchers import DISPATCHERS as UNITS
-
-from .errors import UserError
+from sim.errors import UserError
+from sim.rtl.linear import simulate_linear
+from sim.rtl.simulate import simulate
 
 __all__ = ["Run", "mixed_operands", "plan", "check", "unused_plugins"]
 
@@ -94,8 +95,6 @@ def plan() -> list[Run]:
 
 
 def _one(run: Run, rng, simulator: str, work: Path) -> dict:
-    from .linear import simulate_linear
-    from .simulate import simulate
 
     cfg = run.cfg
     if run.product == "attention":

@@ -1,0 +1,1 @@
+"""Running the emitted RTL: simulators, cocotb runs, energy and lint."""
