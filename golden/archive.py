@@ -34,6 +34,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .rope import MODELS
 from .workload import WorkloadError
 
 __all__ = ["FORMAT", "VERSION", "ROLES", "QKV", "LINEAR_ROLES", "ArchiveError", "Archive", "ArchiveWriter",
@@ -158,6 +159,8 @@ def _check_manifest(m, path: str) -> None:
     _need(m["version"] == VERSION, path, f"archive version {m['version']}; this kaleido reads version {VERSION}")
     _need(m["complete"], path, "the capture that wrote it did not finish (manifest says incomplete)")
     _need(isinstance(m["model"].get("family"), str), path, "manifest model lacks its family")
+    _need(m["model"]["family"] in MODELS, path, f"manifest names model family {m['model']['family']!r}, which "
+          f"this kaleido does not know (it knows {', '.join(MODELS)})")
     for key, kind in _SHAPE.items():
         v = m["shape"].get(key)
         _need(isinstance(v, kind) and not (kind is int and isinstance(v, bool)), path,
@@ -239,6 +242,8 @@ def open_archive(path: str) -> Archive:
             m = json.load(fh, parse_constant=lambda c: float("nan"))
     except (OSError, json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise ArchiveError(f"{path}: manifest.json does not read as JSON ({str(exc).splitlines()[0]})") from None
+    except RecursionError:
+        raise ArchiveError(f"{path}: manifest.json nests deeper than a manifest does") from None
     _check_manifest(m, path)
     _check_tensors(m, path)
     return Archive(path, m)

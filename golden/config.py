@@ -481,7 +481,15 @@ class Config:
         return cls(**json.loads(text))
 
     def with_(self, **kwargs) -> "Config":
-        """A copy with some fields changed (and validated again)."""
+        """A copy with some fields changed (and validated again). A length or width
+        this design point derived (``max_channels``, ``acc_bits``, ``pe_acc_bits`` at
+        their defaults) is derived again for the copy unless it is given: a head of
+        another dimension gets the accumulators its own would."""
+        if "pe" not in kwargs:
+            derived = {"max_channels": self.max_channels == max(1, self.head_dim),
+                       "acc_bits": self.acc_bits == self.min_acc_bits,
+                       "pe_acc_bits": self.pe_acc_bits == self.min_pe_acc_bits}
+            kwargs = {**{name: None for name, was in derived.items() if was}, **kwargs}
         return replace(self, **kwargs)
 
     # -- derived quantities ---------------------------------------------------------------

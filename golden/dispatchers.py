@@ -24,6 +24,7 @@ import numpy as np
 
 from .channel_window import window_slots
 from .matcher import match, match_slots, paired_pass_slots
+from .registry import claim
 
 if TYPE_CHECKING:                    # annotations only: the design point imports this registry
     from .config import Config
@@ -97,14 +98,12 @@ DISPATCHERS: dict[str, type[DispatcherModel]] = {}
 
 
 def register(model: type[DispatcherModel]) -> type[DispatcherModel]:
-    """Add ``model`` to :data:`DISPATCHERS` (a class decorator); a user's model may
-    replace a user's of its name, never a built-in one, and must stand in the
+    """Add ``model`` to :data:`DISPATCHERS` (a class decorator) under a name no other
+    model has (:func:`golden.registry.claim`); a user's model must stand in the
     matcher's place (``paired``), where a design point can pick it."""
     if not isinstance(getattr(model, "name", None), str) or not model.name:
         raise ValueError(f"dispatcher {getattr(model, '__name__', model)!r} declares no name")
-    built_in = DISPATCHERS.get(model.name)
-    if built_in is not None and built_in.__module__ == __name__ and built_in is not model:
-        raise ValueError(f"dispatcher {model.name!r} is a built-in dispatcher's name; give yours another")
+    claim(DISPATCHERS, model.name, model, "dispatcher")
     if model.__module__ != __name__ and not model.paired:
         # dispatcher_of puts the first unpaired unit (in-order) where there is no
         # matcher, and Config.dispatcher names only paired ones: this one would never run.

@@ -20,6 +20,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from .pe_encoding import Mode, Need, Target
+from .registry import claim
 
 __all__ = ["PEKindModel", "PaperPE", "ExactPE", "PE_KINDS", "check", "add", "pe_kind_of", "ACCUMULATORS"]
 
@@ -165,14 +166,13 @@ _TAPPED = (Target.TAPS, Target.HIGH_TAP)
 
 
 def check(kind: type[PEKindModel]) -> None:
-    """Raise ValueError, in one line, unless ``kind`` has a name that no built-in
-    kind has and a step table that fits its registers and its datapath."""
+    """Raise ValueError, in one line, unless ``kind`` has a name that no other kind
+    has (:func:`golden.registry.claim`) and a step table that fits its registers
+    and its datapath."""
     name = getattr(kind, "name", None)
     if not isinstance(name, str) or not name:
         raise ValueError(f"PE kind {getattr(kind, '__name__', kind)!r} declares no name")
-    built_in = PE_KINDS.get(name)
-    if built_in is not None and built_in.__module__ == __name__ and built_in is not kind:
-        raise ValueError(f"PE kind {name!r} is a built-in kind's name; give yours another")
+    claim(PE_KINDS, name, kind, "PE kind")
     if getattr(kind, "registers", None) not in ACCUMULATORS:
         raise ValueError(f"PE kind {kind.name!r}: a PE has {' or '.join(map(str, ACCUMULATORS))} registers, "
                          f"not {getattr(kind, 'registers', None)}")
@@ -210,8 +210,8 @@ def _step(kind, mode: Mode, sq: int, sk: int) -> tuple[Need, tuple[Target, ...]]
         need, targets = Need(need), tuple(Target(t) for t in targets)
     except (TypeError, ValueError):
         raise ValueError(f"{where}: the step table gave {step!r}, not (a Need, a Target per register): "
-                         f"a Need is one of {[n.value for n in Need]}, a Target one of "
-                         f"{[t.value for t in Target]}") from None
+                         f"a Need is one of {', '.join(f'Need.{n.name}' for n in Need)}, a Target one of "
+                         f"{', '.join(f'Target.{t.name}' for t in Target)}") from None
     return need, targets
 
 

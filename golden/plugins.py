@@ -72,9 +72,15 @@ def load(names) -> None:
             path = Path(name).resolve()
             if not path.is_file():
                 raise ImportError(f"cannot import plugin module {name!r}: no such file")
+            name = path.stem
+            held = sys.modules.get(name)
+            if held is not None and Path(getattr(held, "__file__", "") or "").resolve() != path:
+                # import_module would hand back the module already loaded, and the file would never run.
+                raise ImportError(f"cannot import plugin file {str(path)!r}: its name is module {name!r}'s, "
+                                  f"already imported from {getattr(held, '__file__', None) or 'Python itself'}; "
+                                  f"rename the file")
             if str(path.parent) not in sys.path:
                 sys.path.insert(0, str(path.parent))
-            name = path.stem
         try:
             importlib.import_module(name)
         except ImportError as e:

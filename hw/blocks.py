@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import sys
 from functools import lru_cache
 from importlib.metadata import version
 from pathlib import Path
@@ -16,8 +17,12 @@ from typing import Callable, NamedTuple
 
 from amaranth.back import verilog as amaranth_verilog
 
+from golden import plugins
 from golden.config import Config, require_config
+from golden.pe_encoding import Mode
+from golden.pe_kinds import PEKindModel
 
+from . import dispatchers as hw_dispatchers
 from .array import BaselineArray, KaleidoArray
 from .cache import cached_text
 from .channel_window import ChannelWindow
@@ -169,11 +174,32 @@ CACHE = Path(__file__).resolve().parent.parent / ".cache" / "verilog"
 
 @lru_cache(maxsize=1)
 def _sources() -> str:
-    """A hash of everything emission reads: our RTL and golden sources and Amaranth's version."""
+    """A hash of our RTL and golden sources and Amaranth's version (read once a
+    process: they do not change under it)."""
     h = hashlib.sha256(f"amaranth {version('amaranth')}\n".encode())
     root = Path(__file__).resolve().parent.parent
     for path in sorted([*(root / "hw").glob("*.py"), *(root / "golden").glob("*.py")]):
         h.update(path.name.encode() + b"\0" + path.read_bytes())
+    return h.hexdigest()
+
+
+def _plugins() -> str:
+    """What the RTL is generated from beyond this project: each registered plugin
+    (a user's PE kind, dispatcher model or component) by its module's file, and
+    each PE kind by its whole step table, which the PE's decode is generated from
+    (so a kind edited under the same name is a new key, even one defined in a script)."""
+    entries = [entry for _, entry in plugins.added()]
+    entries += [unit for unit in hw_dispatchers.DISPATCHERS.values() if unit.__module__.split(".")[0] != "hw"]
+    h = hashlib.sha256()
+    for entry in sorted(entries, key=lambda e: (e.__module__, e.__qualname__)):
+        h.update(f"{entry.__module__}.{entry.__qualname__}\n".encode())
+        file = getattr(sys.modules.get(entry.__module__), "__file__", None)
+        if file and Path(file).is_file():
+            h.update(Path(file).read_bytes())
+        if isinstance(entry, type) and issubclass(entry, PEKindModel):
+            table = [(mode, sq, sk, entry.step_need(mode, sq, sk))
+                     for mode in Mode for sq in range(3) for sk in range(3)]
+            h.update(repr((entry.registers, entry.taps, table)).encode())
     return h.hexdigest()
 
 
@@ -184,10 +210,10 @@ def _emitted(top: str, what: str, cfg: Config, build: Callable[[], object]) -> s
     times (to simulate it, and to key its mapping, timing and energy); a test
     suite, hundreds of times. The key is everything the text depends on: the
     sources of ``hw`` and ``golden`` (so an edit, a planted bug included, is a
-    new key), Amaranth's version, the top's name and description, and the whole
-    ``Config``.
+    new key), Amaranth's version, the plugins registered (:func:`_plugins`), the
+    top's name and description, and the whole ``Config``.
     """
-    key = hashlib.sha256(f"{_sources()}\n{top}\n{what}\n{cfg!r}".encode()).hexdigest()[:24]
+    key = hashlib.sha256(f"{_sources()}\n{_plugins()}\n{top}\n{what}\n{cfg!r}".encode()).hexdigest()[:24]
 
     def make() -> str:
         text = _start_combinational(amaranth_verilog.convert(build(), name=top, emit_src=False))

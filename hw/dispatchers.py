@@ -8,6 +8,7 @@ has is :func:`golden.dispatchers.dispatcher_of`'s answer."""
 from __future__ import annotations
 
 from golden.dispatchers import dispatcher_of
+from golden.registry import claim
 
 from .channel_window import ChannelWindow
 from .dispatch import Dispatcher
@@ -25,9 +26,7 @@ def register(unit: type[Dispatcher]) -> type[Dispatcher]:
     if not isinstance(unit, type) or not issubclass(unit, Dispatcher) or getattr(unit, "model", None) is None:
         raise ValueError(f"{getattr(unit, '__name__', unit)} must be a hw.dispatch.Dispatcher that declares "
                          f"its golden model")
-    built_in = DISPATCHERS.get(unit.model.name)
-    if built_in is not None and built_in.__module__.startswith("hw.") and built_in is not unit:
-        raise ValueError(f"dispatcher {unit.model.name!r} is a built-in dispatcher's name; give yours another")
+    claim(DISPATCHERS, unit.model.name, unit, "dispatcher component")
     DISPATCHERS[unit.model.name] = unit
     return unit
 

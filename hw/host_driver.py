@@ -100,6 +100,12 @@ class Driver:
                  timeout: int = 2_000_000):
         self.port, self.cfg, self.design, self.base, self.timeout = port, cfg, design, base, timeout
         self.runs: list[Run] = []
+        self.info: dict | None = None           # what open() read of the top
+
+    def _opened(self) -> None:
+        # Every run lays out its images by the top's sizes, which open() reads.
+        if self.info is None:
+            raise DeviceError("the driver is not open: call open() first, which reads the top's sizes")
 
     async def open(self) -> dict:
         """Read the top's identity and sizes; refuse a top that is not this design point's."""
@@ -148,6 +154,7 @@ class Driver:
 
     async def engine(self, image: EngineImage) -> tuple[list[list[int]], Run]:
         """Run one engine image; return each column's drained scores and the run's counters."""
+        self._opened()
         cfg, b = self.cfg, self.info["beats"]
         rows = sum(image.drains(t) for t in image.tiles) * cfg.rows
         q_bytes, k_bytes = _words_bytes(image.q_words, b["q"]), _words_bytes(image.k_words, b["k"])
@@ -190,10 +197,19 @@ class Driver:
 
     async def softmax(self, scores: np.ndarray, scale: float) -> tuple[np.ndarray, Run]:
         """P codes of each row of ``scores`` (``[rows, tokens]``) through the softmax unit."""
+        self._opened()
         cfg = self.cfg
+        scores = np.asarray(scores)
+        if scores.ndim != 2:
+            raise ValueError(f"scores must be [rows, tokens], not of shape {scores.shape}")
         rows, n = scores.shape
         if n != cfg.tokens:
             raise ValueError(f"the softmax unit takes rows of {cfg.tokens} scores, not {n}")
+        # The unit reads acc_bits of each 32-bit beat: a score beyond them would be read wrapped.
+        lo, hi = -(1 << (cfg.acc_bits - 1)), (1 << (cfg.acc_bits - 1)) - 1
+        if rows and (scores.min() < lo or scores.max() > hi):
+            raise ValueError(f"scores must be within the softmax unit's {cfg.acc_bits}-bit range "
+                             f"[{lo}, {hi}], not [{scores.min()}, {scores.max()}]")
         width = -(-n // cfg.vector_lanes) * cfg.vector_lanes
         padded = np.zeros((rows, width), "<i4")
         padded[:, :n] = scores
@@ -237,6 +253,10 @@ class Driver:
     async def linear(self, x: np.ndarray, w: np.ndarray, head_cfg: Config, schedule: str = "auto"):
         """``X~ W`` of a linear layer (``x [N, heads*D]``, ``w [heads*D, outputs]``); the top must
         be built for :func:`golden.windows.linear_config` of ``head_cfg`` (Kaleido)."""
+        self._opened()
+        if x.ndim != 2 or w.ndim != 2 or w.shape[0] != x.shape[1]:
+            raise ValueError(f"x [N, channels] and w [channels, outputs] must agree on their channels, "
+                             f"not {x.shape} and {w.shape}")
         n, outputs = x.shape[0], w.shape[1]
         heads = x.shape[1] // head_cfg.head_dim
         if self.design == "kaleido":

@@ -49,7 +49,7 @@ from .regmap import BEATS, CTRL, DESIGN, MAGIC, OP, SHAPE, SOFTMAX, STATUS, Erro
 from .sequencer import GROUP_SLOTS, MAX_PARTNERS
 from .softmax import SoftmaxUnit
 
-__all__ = ["SystemTop", "TOP_WORDS", "TOP_ROWS", "REG_ADDR_BITS", "top_beats"]
+__all__ = ["SystemTop", "TOP_WORDS", "TOP_ROWS", "REG_ADDR_BITS", "MAX_TOP_TOKENS", "top_beats"]
 
 TOP_WORDS = 64              # words of each operand buffer of an emitted top
 TOP_ROWS = 256              # drained rows the result scratchpad holds
@@ -94,6 +94,10 @@ def _pack(m, layout, **fields):
 
 def _ceil(a: int, b: int) -> int:
     return -(-a // b)
+
+
+#: The most tokens a head may have on a system top (see :meth:`SystemTop._validate`).
+MAX_TOP_TOKENS = (1 << 15) - 1
 
 
 def _engine_config(cfg: Config) -> Config:
@@ -172,9 +176,20 @@ class SystemTop(wiring.Component):
         if max(score_bits, cfg.acc_bits) > BUS_BITS:
             raise ConfigError(f"scores of {score_bits} bits do not fit a {BUS_BITS}-bit word")
         beats = top_beats(cfg, design)
+        fields = {"rows": cfg.rows, "cols": cfg.cols, "lanes": cfg.vector_lanes}
+        for name, v in fields.items():
+            if v >= 1 << DESIGN[name].width:
+                raise ConfigError(f"{name} {v} does not fit the DESIGN register's {DESIGN[name].width}-bit field "
+                                  f"(at most {(1 << DESIGN[name].width) - 1}), whence the driver reads the top's shape")
         if max(beats["q"], beats["k"], beats["out"]) > 255 or cfg.tokens >= 1 << 16:
             raise ConfigError("a buffer word of more than 255 beats, or rows of 65,536 tokens or more, "
                               "exceed the registers that report them")
+        if cfg.tokens > MAX_TOP_TOKENS:
+            # The engine streams P V~'s keys as channels: its channel sets, a bit a token
+            # for each of the two steps it looks at, would pass Amaranth's 65,535 bits a value.
+            raise ConfigError(f"a system top holds at most {MAX_TOP_TOKENS:,} tokens a head, not {cfg.tokens:,}: "
+                              f"its engine's channel sets (two bits a token) would exceed the 65,535 bits "
+                              f"a value may have")
 
     # -- the parts ------------------------------------------------------------------------
 

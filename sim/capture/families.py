@@ -92,8 +92,9 @@ class Family:
         cls = getattr(diffusers, self.cls)
         if model_path:
             sub = "transformer" if os.path.isdir(os.path.join(model_path, "transformer")) else None
-            model = cls.from_pretrained(model_path, subfolder=sub, local_files_only=True, torch_dtype=torch.float32,
-                                        low_cpu_mem_usage=False)
+            # diffusers loads a model that keeps some modules in float32 (Wan's) only
+            # through accelerate's low-memory path, which the capture extra installs.
+            model = cls.from_pretrained(model_path, subfolder=sub, local_files_only=True, torch_dtype=torch.float32)
         else:
             torch.manual_seed(seed)
             model = cls(**self.tiny)

@@ -146,6 +146,12 @@ def capture(family: Family, out: str, grid: tuple[int, int, int], total_steps: i
         place = torch.device(device)
     except RuntimeError as exc:
         raise CaptureError(f"device {device!r}: {str(exc).splitlines()[0]}") from None
+    available = {"cuda": torch.cuda.is_available, "mps": lambda: torch.backends.mps.is_available()}
+    if place.type in available and not available[place.type]():
+        raise CaptureError(f"device {device!r}: this machine's torch has no {place.type.upper()} device; "
+                           f"run on --device cpu")
+    if place.type == "cuda" and place.index is not None and place.index >= torch.cuda.device_count():
+        raise CaptureError(f"device {device!r}: this machine has {torch.cuda.device_count()} CUDA device(s)")
     model = family.load(model_path, seed).to(place, kind)
     shape = family.shape(model, tiny=model_path is None)
     layers = list(range(shape["layers"])) if layers is None else layers

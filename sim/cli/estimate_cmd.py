@@ -90,7 +90,8 @@ def add_run_arguments(p) -> None:
     p.add_argument("--activations", metavar="DIR",
                    help="a real model's activations (an archive of kaleido capture) in place of --model and a "
                         "synthetic workload: the captured model's shape, steps and heads")
-    p.add_argument("--resolution", default="480p", choices=RESOLUTIONS, help="video resolution (default 480p)")
+    p.add_argument("--resolution", choices=RESOLUTIONS,
+                   help="video resolution (default 480p; with --activations, the archive's grid)")
     p.add_argument("--workload", choices=WORKLOADS,
                    help="video: a real clip noised per step by the sampler's schedule; proxy: the panned "
                         "photograph (default video). With --activations: the synthetic workload on the archive's "
@@ -201,12 +202,18 @@ def use_archive(args) -> None:
     if getattr(args, "sourced", False):
         return
     args.sourced = True
+    if args.clip and args.workload == "proxy":
+        raise UserError("--clip picks the video workload's clip: --workload proxy pans a photograph and has none")
     if not args.activations:
         if not args.model:
             raise UserError("name a model (--model) or bring its activations (--activations DIR)")
         args.archive_model = None
         args.workload, args.clip = args.workload or "video", args.clip or DEFAULT_CLIP
+        args.resolution = args.resolution or "480p"
         return
+    if args.resolution:
+        raise UserError(f"--resolution {args.resolution} and --activations: the archive's grid is the resolution; "
+                        f"give one")
     if args.model:
         raise UserError(f"--model {args.model} and --activations: the archive names its own model; give one")
     if args.steps is not None:

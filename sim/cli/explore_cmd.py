@@ -13,6 +13,7 @@ from sim.cli.outputs import atomic_output, json_safe, print_json
 from sim.errors import UserError
 
 from .estimate_cmd import add_record, add_run_arguments, claimed, prepare, progress_bar, use_archive
+from .options import given
 
 __all__ = ["register", "DESIGNS"]
 
@@ -49,6 +50,7 @@ def cmd_explore(args) -> int:
 
     use_archive(args)
     names = _designs(args.designs)
+    _refuse_overridden(names, given(args))
     # Every design's arguments are checked, and its blocks signed off, before any head runs.
     mine = {name: Namespace(**{**vars(args), **DESIGNS.get(name, {})}) for name in names}
     for a in mine.values():
@@ -120,6 +122,16 @@ def explore_figures(found: dict) -> tuple[dict, dict]:
             figures[f"{m['scope']}_time"] = _level(b["iso_speedup"])
             figures[f"{m['scope']}_energy"] = _level(b["iso_energy_ratio"])
     return figures, {"map": rows}
+
+
+def _refuse_overridden(names: list[str], knobs: dict) -> None:
+    """A knob that a design of ``--designs`` sets to another value would be ignored: refused."""
+    for name in names:
+        for knob, value in DESIGNS.get(name, {}).items():
+            if knob in knobs and knobs[knob] != value:
+                flag = "--" + knob.replace("_", "-")
+                raise UserError(f"{flag} {knobs[knob]} and --designs {name}: design {name} runs {flag} {value}, "
+                                f"so yours would be ignored; give one")
 
 
 def _designs(spec: str | None) -> list[str]:

@@ -71,6 +71,8 @@ def _edit(path, change):
     (lambda p: _edit(p, lambda m: m["shape"].update(heads="2")), "manifest shape 'heads' must be a int"),
     (lambda p: _edit(p, lambda m: m["tensors"].pop(tensor_name(1, 1, "v"))), "manifest names no step001/layer001/v"),
     (lambda p: (p / "manifest.json").write_text("{not json"), "does not read as JSON"),
+    (lambda p: (p / "manifest.json").write_text("[" * 200_000 + "]" * 200_000), "nests deeper than a manifest"),
+    (lambda p: _edit(p, lambda m: m["model"].update(family="sora")), "names model family 'sora', which this"),
     (lambda p: os.remove(p / "manifest.json"), "no manifest.json"),
     (lambda p: (p / tensor_name(1, 1, "q")).write_bytes(b"garbage"), "is not an .npy file"),
 ])

@@ -90,3 +90,15 @@ def test_a_part_refuses_on_its_own_and_a_wrong_part():
     with pytest.raises(TypeError,
                        match="Config.array must be ArrayConfig, a dict of its fields or None, not ReuseConfig"):
         Config(array=ReuseConfig())
+
+
+def test_derived_widths_follow_the_head_of_a_copy():
+    """A copy with another head re-derives what its original derived (the help's
+    "default: the head dimension", "the least that cannot overflow"), and keeps
+    what was given."""
+    wide = Config().with_(partition=(88, 84, 84))
+    assert wide.max_channels == 256 and wide.acc_bits == Config(partition=(88, 84, 84)).acc_bits
+    longer = Config().with_(max_channels=256)
+    assert longer.acc_bits == Config(max_channels=256).acc_bits > Config().acc_bits
+    assert Config(acc_bits=30).with_(partition=(4, 2, 2)).acc_bits == 30
+    assert Config(max_channels=200).with_(seed=3).max_channels == 200

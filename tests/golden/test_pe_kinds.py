@@ -60,3 +60,16 @@ def test_register_refuses_a_kind_that_does_not_fit():
         with pytest.raises(ValueError, match=message):
             register(kind)
         assert kind.name not in PE_KINDS
+
+
+def test_a_step_table_of_the_wrong_type_is_named_by_the_encodings_names():
+    class Numbers(PaperPE):
+        name = "numbers-kind"
+
+        @classmethod
+        def step_need(cls, mode, sq, sk):
+            return 9, ()
+
+    with pytest.raises(ValueError, match=r"a Need is one of Need.NONE, Need.LO, .*a Target one of Target.NO, "):
+        register(Numbers)
+    assert "numbers-kind" not in PE_KINDS

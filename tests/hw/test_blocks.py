@@ -70,3 +70,43 @@ def test_emitted_verilog_is_cached_by_what_it_depends_on(tmp_path, monkeypatch):
     monkeypatch.setattr(blocks, "_sources", lambda: "an edited tree")
     assert blocks.verilog("baseline-pe", cfg) == first
     assert len(list(tmp_path.glob("*.v"))) == 3
+
+
+def test_a_kind_edited_under_its_name_is_emitted_again(tmp_path, monkeypatch):
+    """The Verilog cache is keyed by a plugin kind's step table, not its name: a
+    kind edited and registered again under the same name gets its own RTL."""
+    from golden.pe_contract import register
+    from golden.pe_encoding import Mode, Need, Target
+    from golden.pe_kinds import PE_KINDS, PaperPE
+
+    monkeypatch.setattr(blocks, "CACHE", tmp_path)
+
+    class Plain(PaperPE):                   # the paper's table, as first written
+        name = "edited-kind"
+
+    class WholeInD(PaperPE):                # the same name, after an edit (docs/plugins.md's kind)
+        name = "edited-kind"
+
+        @classmethod
+        def step_need(cls, mode, sq, sk):
+            if mode in (Mode.C, Mode.D) and sk == 1 and sq != 2:
+                return Need.FULL, (Target.ALL, Target.NO, Target.NO)
+            return super().step_need(mode, sq, sk)
+
+    cfg = Config(**SMALL, pe_kind="paper").with_(pe_kind="")
+    try:
+        register(Plain)
+        before = blocks.verilog("pe", cfg.with_(pe_kind="edited-kind"))
+        del PE_KINDS["edited-kind"]
+        register(WholeInD)
+        after = blocks.verilog("pe", cfg.with_(pe_kind="edited-kind"))
+    finally:
+        PE_KINDS.pop("edited-kind", None)
+    assert before != after and len(list(tmp_path.glob("*.v"))) == 2
+    # Each is what the kind's own emission gives, not a stale file.
+    monkeypatch.setattr(blocks, "CACHE", tmp_path / "fresh")
+    try:
+        register(WholeInD)
+        assert blocks.verilog("pe", cfg.with_(pe_kind="edited-kind")) == after
+    finally:
+        PE_KINDS.pop("edited-kind", None)

@@ -183,3 +183,31 @@ def test_weights_from_a_local_folder(tmp_path):
             diff = np.abs(x.astype(int) - y.astype(int))
             assert diff.max() <= 1 and (diff > 0).mean() < 1e-2
         assert ours[1::2] == pytest.approx(theirs[1::2], rel=1e-6)
+
+
+@pytest.mark.parametrize("name", ["wan2.1", "cogvideox", "hunyuanvideo"])
+def test_every_family_captures_from_a_saved_folder(tmp_path, name):
+    """`kaleido capture --model-path DIR` on a model saved with save_pretrained, for
+    every family (Wan keeps modules in float32, which diffusers loads only through
+    accelerate), with the very weights that were saved."""
+    import torch
+
+    fam = family(name)
+    saved = fam.load(None, 4)
+    saved.save_pretrained(str(tmp_path / "model" / "transformer"))
+    loaded = fam.load(str(tmp_path / "model"), 0)
+    assert all(torch.equal(a, b) for a, b in zip(saved.state_dict().values(), loaded.state_dict().values()))
+    short = dataclasses.replace(fam, text_tokens=TINY_TEXT)
+    capture(short, str(tmp_path / "a"), GRID, 1, [0], [0], [0], "bikes", model_path=str(tmp_path / "model"))
+    assert open_archive(str(tmp_path / "a")).trained
+
+
+def test_a_device_the_machine_lacks_is_one_line(tmp_path):
+    import torch
+
+    if torch.cuda.is_available():
+        pytest.skip("this machine has a CUDA device")
+    for device in ("cuda", "cuda:7"):
+        with pytest.raises(CaptureError, match=rf"device '{device}': this machine's torch has no CUDA device"):
+            capture(family("wan2.1"), str(tmp_path / "a"), GRID, 1, [0], None, None, "bikes", device=device)
+    assert not (tmp_path / "a").exists()

@@ -176,3 +176,12 @@ def test_a_plugin_kind_and_a_preset_reach_the_verilog(tmp_path):
     r = run("--plugin", toys, "verilog", "--block", "engine", "--dispatcher", "toy-descending", "--rows", "2",
             "--cols", "2", "--partition", "2,1,1", "--out", str(tmp_path / "c"))
     assert r.returncode == 0 and "toy-descending" in open(r.stdout.strip()).readlines()[1], r.stderr
+
+
+@pytest.mark.parametrize("flags", [["--model", "wan2.1", "--head-dim", "256"], ["--partition", "100,100,100"],
+                                   ["--max-channels", "256"]])
+def test_the_accumulator_defaults_follow_the_head(tmp_path, flags):
+    # "default: the head dimension" and "the least that cannot overflow", whatever the head.
+    r = run("verilog", "--block", "baseline-pe", *flags, "--out", str(tmp_path / "v"))
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / "v" / "kaleido_baseline_pe.v").exists()

@@ -22,6 +22,8 @@ EXPLORE = [sys.executable, "-m", "sim", "explore"]
     (["--model", "wan2.1", "--accumulators", "5"], "invalid choice: 5"),
     (["--model", "wan2.1", "--qk-objective", "fast"], "--qk-objective 'fast' is not an objective"),
     (["--model", "wan2.1", "--qk-objective", "-1"], "a weight W >= 0 of energy x time^W"),
+    (["--model", "wan2.1", "--workload", "proxy", "--clip", "bikes"], "--workload proxy pans a photograph"),
+    (["--activations", "anywhere", "--resolution", "720p"], "--resolution 720p and --activations"),
 ])
 @pytest.mark.parametrize("command", [KALEIDO, EXPLORE], ids=["estimate", "explore"])
 def test_bad_input_is_one_line(tmp_path, command, args, message):

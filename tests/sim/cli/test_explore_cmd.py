@@ -28,3 +28,14 @@ def test_a_design_refuses_a_knob_it_does_not_read(tmp_path):
                        capture_output=True, text=True)
     assert r.returncode == 2 and "--variant pe-sh has none" in r.stderr, r.stderr
     assert not out.exists()
+
+
+@pytest.mark.parametrize("designs, knob, message", [
+    ("full,pe", ["--variant", "pe-m"], "--variant pe-m and --designs full: design full runs --variant full"),
+    ("exact", ["--accumulators", "3"], "--accumulators 3 and --designs exact"),
+])
+def test_a_knob_a_design_overrides_is_refused(tmp_path, designs, knob, message):
+    out = tmp_path / "out"
+    r = subprocess.run(EXPLORE + ["--designs", designs, *knob, "--out", str(out)], capture_output=True, text=True)
+    assert r.returncode == 2 and message in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    assert not out.exists()
