@@ -14,7 +14,16 @@ from golden.config import KNOBS, Part
 from sim.cli.outputs import atomic_output, check_output_dir, json_safe, lock_folder, print_json
 from sim.errors import UserError
 
-from .options import HAVING, add_knobs, add_preset, design_knobs, knobs_of, preset_knobs, refuse_unused
+from .options import (
+    HAVING,
+    add_knobs,
+    add_preset,
+    design_knobs,
+    knobs_of,
+    preset_knobs,
+    refuse_unread_by_unit,
+    refuse_unused,
+)
 
 __all__ = ["register", "add_run_arguments", "prepare", "claimed", "progress_bar", "use_archive"]
 
@@ -154,12 +163,10 @@ def prepare(args, sign: bool = True):
         raise UserError("--workers sizes the local cluster; with --scheduler the cluster's own workers run")
     knobs = preset_knobs(args)
     variant = knobs.get("variant", KNOBS["variant"].default)
-    if args.lookahead is not None and args.issue_window:
-        raise UserError(f"--lookahead sets the matcher: --issue-window {args.issue_window} puts the channel window "
-                        "in its place")
-    refuse_unused(args, design_knobs("kaleido", variant, knobs.get("issue_window", 0), dispatcher=knobs.get(
-                      "dispatcher", "")) & set(DESIGN_KNOBS),
-                  f"--variant {variant}", having=HAVING)
+    reads = design_knobs("kaleido", variant, knobs.get("issue_window", 0),
+                         dispatcher=knobs.get("dispatcher", "")) & set(DESIGN_KNOBS)
+    refuse_unread_by_unit(args, reads, variant, knobs.get("issue_window", 0))
+    refuse_unused(args, reads, f"--variant {variant}", having=HAVING)
     out = check_output_dir(args.out)
     try:
         chip = chip_from(args.chip)

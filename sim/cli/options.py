@@ -23,7 +23,7 @@ from golden.presets import PRESETS
 from sim.errors import UserError
 
 __all__ = ["add_knobs", "add_preset", "design_point", "preset_knobs", "knobs_of", "given", "flag", "refuse_unused",
-           "design_knobs", "check_design_knobs", "SIGNOFF", "HAVING"]
+           "design_knobs", "check_design_knobs", "refuse_unread_by_unit", "SIGNOFF", "HAVING"]
 
 #: Which variants have each dispatcher part: what a refusal of its knob points to.
 HAVING = {Part.SCHEDULER: "pe-sh and full", Part.MATCHER: "pe-m and full", Part.WINDOW: "pe-m and full"}
@@ -151,6 +151,25 @@ def design_knobs(design: str, variant: str, issue_window: int = 0, linear: bool 
     return frozenset(reads)
 
 
+def refuse_unread_by_unit(args, reads, variant: str, window: int) -> None:
+    """A knob of the matcher's part that the unit in the matcher's place does not
+    read (the channel window, or a dispatcher named by ``--dispatcher``): refused,
+    naming what put that unit there."""
+    if not VARIANTS[variant][1]:
+        return
+    dispatcher = getattr(args, "dispatcher", None) or ""
+    unit = dispatcher_of(DispatchConfig(variant=variant, issue_window=window, dispatcher=dispatcher), True)
+    for name in _typed(args):
+        part = KNOBS[name].metadata["part"]
+        if name in reads or part not in (Part.MATCHER, Part.WINDOW):
+            continue
+        if dispatcher:
+            raise UserError(f"{flag(name)} sets {part.value}: --dispatcher {dispatcher} puts its own unit in its "
+                            f"place, which reads none of it")
+        raise UserError(f"{flag(name)} sets {part.value}: --issue-window {window} puts the "
+                        f"{unit.replace('-', ' ')} in its place")
+
+
 def check_design_knobs(args, linear: bool = False) -> None:
     """Refuse a knob that ``args``'s design point would not use: a Kaleido-only one
     on the baseline, a dispatcher part's on a variant without that part, or the
@@ -167,7 +186,6 @@ def check_design_knobs(args, linear: bool = False) -> None:
     if args.design == "baseline":
         refuse_unused(args, reads, "the baseline")
         return
-    if getattr(args, "lookahead", None) is not None and "lookahead" not in reads and "issue_window" in reads:
-        raise UserError(f"--lookahead sets the matcher: --issue-window {window} puts the channel window in its place")
+    refuse_unread_by_unit(args, reads, variant, window)
     refuse_unused(args, reads, f"--variant {variant}",
                   having=HAVING)

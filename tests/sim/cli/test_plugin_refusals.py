@@ -94,3 +94,17 @@ def test_a_dispatcher_the_engine_cannot_route_is_refused(plugin, capsys, tmp_pat
                       "--partition", "2,1,1", "--dispatcher", "kp-three", "--simulator", "icarus", "--out", "s"],
              "'kp-three'", "the engine routes one group")
     assert not (tmp_path / "s").exists()
+
+
+@pytest.mark.parametrize("argv", [
+    ["estimate", "--model", "wan2.1", "--dispatcher", "toy-descending", "--lookahead", "3", "--out", "o"],
+    ["sim", "attention", "--q", "q.npy", "--k", "q.npy", "--grid", "1,2,2", "--partition", "2,1,1",
+     "--dispatcher", "toy-descending", "--lookahead", "3", "--out", "o"],
+])
+def test_a_knob_the_plugin_dispatcher_does_not_read_names_the_dispatcher(capsys, plugin, argv):
+    # toy-descending reads no lookahead; registered afresh, as the fixture forgets it after each test.
+    plugin("kp_descending", "import tests.toys as t\nfrom golden.dispatchers import register\n"
+                            "from hw.dispatchers import register as unit\n"
+                            "register(t.Descending)\nunit(t.DescendingUnit)\n")
+    _refused(capsys, ["--plugin", "kp_descending", *argv],
+             "--lookahead sets the matcher: --dispatcher toy-descending puts its own unit in its place")
