@@ -51,3 +51,15 @@ def test_every_reference_doc_is_under_500_lines():
     """The reference docs describe the design as it is; the history is CHANGELOG.md's."""
     long = {p.name: n for p in (ROOT / "docs").glob("*.md") if (n := len(p.read_text().splitlines())) >= 500}
     assert not long, long
+
+
+def test_cli_md_lists_what_the_commands_take():
+    """The choices docs/cli.md shows for a command's options are the parser's."""
+    from hw.blocks import BLOCKS
+    from sim.chip.chip import CHIPS
+    from synth.fpga import TWINS
+
+    text = (ROOT / "docs" / "cli.md").read_text()
+    assert f"kaleido fpga    --block {'|'.join(TWINS)} " in text
+    assert f"[--chip {'|'.join(CHIPS)}|FILE]" in text
+    assert set(TWINS) <= set(BLOCKS)

@@ -108,7 +108,7 @@ def add_run_arguments(p) -> None:
     p.add_argument("--clip", metavar="CLIP|PATH",
                    help=f"for --workload video: a bundled clip or a video file (default {DEFAULT_CLIP}; with "
                         "--activations, the archive's clip)")
-    p.add_argument("--chip", default="paper", metavar="paper|FILE",
+    p.add_argument("--chip", default="paper", metavar=f"{'|'.join(CHIPS)}|FILE",
                    help=f"the chip: a preset ({', '.join(CHIPS)}) or a JSON file of its fields (default paper)")
     p.add_argument("--sample", type=int, default=2, metavar="HEADS",
                    help="heads computed per denoising step, drawn at random from its layers and heads (default 2)")
