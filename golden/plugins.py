@@ -12,6 +12,7 @@ names what they register.
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import os
 import sys
 import traceback
@@ -86,12 +87,21 @@ def load(names) -> None:
         except ImportError as e:
             raise ImportError(f"cannot import plugin module {name!r}: {e}") from e
         except ValueError as e:
-            raise ValueError(f"plugin module {name!r}: {e}") from e
+            # A refused registration: the line of the module that registered.
+            raise ValueError(f"plugin module {name!r} (line {_line_in(e, name)}): {e}") from e
         except SyntaxError as e:
             raise ValueError(f"plugin module {name!r}: syntax error at {e.filename}:{e.lineno}: {e.msg}") from e
         except Exception as e:
             raise ValueError(f"plugin module {name!r} failed at {_where(e)}: "
                              f"{e.__class__.__name__}: {e}") from e
+
+
+def _line_in(exc: BaseException, module: str) -> str:
+    """The line of ``module``'s own file (its last frame in ``exc``'s traceback), or ``?``."""
+    spec = importlib.util.find_spec(module) if module not in sys.modules else sys.modules[module].__spec__
+    origin = str(Path(spec.origin).resolve()) if spec is not None and spec.origin else None
+    lines = [f.lineno for f in traceback.extract_tb(exc.__traceback__) if str(Path(f.filename).resolve()) == origin]
+    return str(lines[-1]) if lines else "?"
 
 
 def _where(exc: BaseException) -> str:

@@ -142,7 +142,8 @@ class Dispatcher(wiring.Component):
         Each group's channels still to take, one bit each.
     found, chan : Out(1).array(width), Out(range(group_width)).array(width)
         The channels the slot reads, in order: ``found[w]`` says position ``w``
-        holds one; position 0 is the lowest channel any group needs.
+        holds one; position 0 is the channel issued first (the built-in units: the
+        lowest any group needs).
     choice : Out(choice_layout(width)).array(groups)
         Each group's steps: ``take`` bit ``k`` marks step ``k``, ``sel[k]`` its position.
     rest : Out(group_width).array(groups)

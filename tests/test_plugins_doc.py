@@ -48,3 +48,19 @@ def test_the_examples_pass_check_plugin(tmp_path):
     r = subprocess.run(argv + ["check-plugin", "--simulator", "icarus"], capture_output=True, text=True, cwd=ROOT)
     assert r.returncode == 0, r.stdout + r.stderr
     assert r.stdout.count("  ok   ") == 6 and "6 of 6 runs exact" in r.stdout, r.stdout
+
+
+def test_the_built_in_step_tables_are_the_kinds_own():
+    """The page's tables of the paper's and the exact kind are what their step_need gives."""
+    from golden.pe_encoding import Mode
+    from golden.pe_kinds import ExactPE, PaperPE
+
+    text = PAGE.read_text()
+    for name, kind in (("paper", PaperPE), ("exact", ExactPE)):
+        rows = re.search(rf"<!-- table: {name} -->\n((?:\|.*\n)+)", text)[1].splitlines()[2:]
+        for mode, row in zip(Mode, rows, strict=True):
+            cells = [c.strip() for c in row.strip("|").split("|")]
+            assert cells[0] == mode.name
+            for (sq, sk), cell in zip([(a, b) for a in range(3) for b in range(3)], cells[1:], strict=True):
+                need, targets = kind.step_need(mode, sq, sk)
+                assert cell == f"{need.name} " + ",".join(t.name for t in targets), (name, mode.name, sq, sk)
