@@ -23,16 +23,13 @@ from .errors import ConfigError
 from .pe import DEFAULT_PE_STAGES, PE_STAGES
 from .pe_kinds import ACCUMULATORS, PE_KINDS, pe_kind_of
 from .rope import DIRECTIONS, GROUPS, MODELS, model_partition
+from .variants import VARIANTS
 
 #: How the dispatcher's scheduler orders a batch of pairs: ``weight`` (heaviest work
 #: first, the default; see :mod:`golden.scheduler`) or ``pivots`` (the paper's Hamming
 #: clustering, docs/design.md, "The data dispatcher").
 CLUSTER_RULES = ("weight", "pivots")
 
-#: The dispatcher's ablation (docs/concepts.md, "Dispatcher variants"): which of the
-#: scheduler and the matcher (or the channel window in the matcher's place) each
-#: variant has, as ``(scheduler, matcher)``. ``full`` has both, ``pe`` neither.
-VARIANTS = {"pe": (False, False), "pe-sh": (True, False), "pe-m": (False, True), "full": (True, True)}
 
 #: The chip clock both designs run at by default (MHz): the highest clock at which
 #: the baseline array (4x4 PEs, D = 128, one PE stage) closed timing on OSU018

@@ -31,12 +31,13 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from . import drain
-from .config import VARIANTS, Config
+from .config import Config
 from .dispatchers import dispatched_slots
 from .matcher import PAIRED_MODES, lanes_of, pe_needs
 from .pe_encoding import Mode
 from .scheduler import cluster_tables, operand_stream, schedule
 from .tiling import TileGroup, pair_tables, tile_groups
+from .variants import VARIANTS
 
 __all__ = ["CycleReport", "kaleido_cycles", "baseline_cycles", "LANES", "lanes_table", "tail_cycles",
            "VARIANTS", "variant_parts", "utilization", "kaleido_tables", "scheduler_lead", "kaleido_tile_slots",

@@ -9,6 +9,8 @@ the same entry and is taken."""
 
 from __future__ import annotations
 
+from .variants import VARIANTS
+
 __all__ = ["claim"]
 
 
@@ -19,6 +21,9 @@ def _where(entry) -> str:
 def claim(table: dict, name: str, entry, what: str) -> None:
     """Raise ValueError, in one line, when ``name`` in ``table`` is another class's
     than ``entry`` (``what``: the kind of entry, for the message)."""
+    if name in VARIANTS:
+        raise ValueError(f"{what} {name!r} is a dispatcher variant's name (--variant {name}); give "
+                         f"{_where(entry)} another")
     held = table.get(name)
     if held is None or held is entry or _where(held) == _where(entry):
         return

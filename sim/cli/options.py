@@ -16,10 +16,11 @@ from __future__ import annotations
 
 import argparse
 
-from golden.config import KNOBS, MAX_CLOCK_MHZ, VARIANTS, DispatchConfig, Part, knob_help
+from golden.config import KNOBS, MAX_CLOCK_MHZ, DispatchConfig, Part, knob_help
 from golden.dispatchers import DISPATCHERS, dispatcher_of
 from golden.pe_kinds import PE_KINDS
 from golden.presets import PRESETS
+from golden.variants import VARIANTS
 from sim.errors import UserError
 
 __all__ = ["add_knobs", "add_preset", "design_point", "preset_knobs", "knobs_of", "given", "flag", "refuse_unused",

@@ -27,7 +27,7 @@ def cmd_check_plugin(args) -> int:
     from sim.rtl.simulate import pick_simulator
 
     simulator = pick_simulator(args.simulator)
-    runs = plan()
+    runs = plan(getattr(args, "plugin", None) or ())
     print(f"kaleido: {len(runs)} runs on {simulator}, seed {args.seed} (each a build the first time)",
           file=sys.stderr, flush=True)
     results = check(simulator, args.seed, say=(lambda r: None) if args.json else lambda r: print(_line(r), flush=True))

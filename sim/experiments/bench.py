@@ -18,7 +18,7 @@ import numpy as np
 
 from golden import Config, approx_scores, proxy_workload, quantize, run_attention
 from golden.channel_window import WINDOW_WIDTHS
-from golden.config import CHIP_CLOCK_MHZ, CLUSTER_RULES, VARIANTS
+from golden.config import CHIP_CLOCK_MHZ, CLUSTER_RULES
 from golden.cycle_model import baseline_cycles, kaleido_cycles, pass_profile
 from golden.energy import unit_energy
 from golden.head_cycles import baseline_head_cycles, pv_cycles
@@ -26,6 +26,7 @@ from golden.pe import DEFAULT_PE_STAGES, PE_STAGES
 from golden.pe_kinds import ACCUMULATORS
 from golden.presets import PRESETS
 from golden.softmax import softmax_cycles, softmax_spec
+from golden.variants import VARIANTS
 from sim.chip.fast_cycles import estimate_cycles
 from sim.experiments.published import area_name, record
 from sim.rtl import runner

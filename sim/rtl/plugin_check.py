@@ -21,7 +21,7 @@ from typing import Callable, NamedTuple
 import numpy as np
 
 from golden import Config, ConfigError, dispatchers, pair_reuse, pe_contract, pe_kinds, plugins
-from golden.config import VARIANTS
+from golden.variants import VARIANTS
 from hw.dispatchers import DISPATCHERS as UNITS
 from sim.errors import UserError
 from sim.rtl.linear import simulate_linear
@@ -70,12 +70,15 @@ def _point(**knobs) -> Config:
         return cfg.with_(issue_window=4, **knobs)
 
 
-def plan() -> list[Run]:
+def plan(loaded=()) -> list[Run]:
     """The runs for every plugin registered: each PE kind on variants ``pe`` and
     ``full`` and in a linear layer; each dispatcher on ``pe-m`` and ``full`` and
-    in a linear layer. Refused (UserError) if there is none, or a dispatcher has
-    no component."""
+    in a linear layer. Refused (UserError) if there is none (``loaded``: the
+    ``--plugin`` modules, named in the refusal), or a dispatcher has no component."""
     kinds, units = _added(pe_contract), _added(dispatchers)
+    if not kinds and not units and loaded:
+        raise UserError(f"--plugin {', '.join(loaded)} registered no PE kind or dispatcher: a plugin module calls "
+                        f"golden.pe_contract.register or golden.dispatchers.register (docs/plugins.md)")
     if not kinds and not units:
         raise UserError("no plugin is registered: name its module with kaleido --plugin MODULE check-plugin")
     runs = []

@@ -15,10 +15,10 @@ from pathlib import Path
 
 import numpy as np
 
-from golden.config import VARIANTS
 from golden.cycle_model import group_floors, scheduler_wait, utilization, variant_parts
 from golden.scheduler import operand_stream
 from golden.tiling import pair_tables
+from golden.variants import VARIANTS
 from hw import blocks
 from sim.errors import UserError
 from sim.rtl import runner

@@ -5,7 +5,6 @@ import numpy as np
 import pytest
 
 from golden import Config
-from golden.config import VARIANTS
 from golden.cycle_model import (
     baseline_cycles,
     baseline_tile_slots,
@@ -26,6 +25,7 @@ from golden.matcher import lanes_of
 from golden.pe_encoding import Mode
 from golden.scheduler import operand_stream
 from golden.tiling import pair_tables, tile_groups
+from golden.variants import VARIANTS
 
 
 def test_baseline_formula():

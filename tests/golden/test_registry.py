@@ -41,3 +41,11 @@ def test_claim_takes_a_free_name_and_the_same_class():
     claim(table, "x", entry, "thing")
     with pytest.raises(ValueError, match="thing 'x' is m.E's name"):
         claim(table, "x", type("F", (), {"__module__": "n"}), "thing")
+
+
+@pytest.mark.parametrize("name", ["full", "pe-m"])
+def test_a_variants_name_is_kept_for_the_variant(name):
+    with pytest.raises(ValueError, match=rf"'{name}' is a dispatcher variant's name"):
+        register(type("Mine", (PaperPE,), {"name": name, "__module__": "mine"}))
+    with pytest.raises(ValueError, match=rf"'{name}' is a dispatcher variant's name"):
+        dispatchers.register(type("Mine", (dispatchers.Matcher,), {"name": name, "__module__": "mine"}))

@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 
 from golden import Config, approx_scores, proxy_workload, quantize, run_attention
-from golden.config import VARIANTS
 from golden.cycle_model import baseline_cycles, kaleido_cycles, kaleido_tables, variant_parts
+from golden.variants import VARIANTS
 from hw.engine_image import baseline_image, driver_image, kaleido_image
 from tb.engine_sim import simulate_engine
 from tests.adversarial import CASES, operands

@@ -6,7 +6,8 @@ import warnings
 
 import pytest
 
-from golden.config import Config, ConfigError
+from golden.config import Config
+from golden.errors import ConfigError
 from hw.regmap import DESIGN
 from hw.top import SystemTop
 

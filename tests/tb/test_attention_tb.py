@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from golden import Config, approx_scores, run_attention
-from golden.config import VARIANTS
 from golden.cycle_model import baseline_cycles, kaleido_cycles, kaleido_tables, variant_parts
+from golden.variants import VARIANTS
 from hw import blocks
 from sim.rtl import runner
 from sim.rtl.simulate import run_scheduler

@@ -8,8 +8,8 @@ from pathlib import Path
 import numpy as np
 
 from golden import Config, expected_scores
-from golden.config import VARIANTS
 from golden.cycle_model import kaleido_cycles
+from golden.variants import VARIANTS
 from sim.experiments.report.base import legend, pyplot, quantized, save, sweep
 from sim.rtl.simulate import simulate
 

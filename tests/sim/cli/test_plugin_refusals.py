@@ -108,3 +108,8 @@ def test_a_knob_the_plugin_dispatcher_does_not_read_names_the_dispatcher(capsys,
                             "register(t.Descending)\nunit(t.DescendingUnit)\n")
     _refused(capsys, ["--plugin", "kp_descending", *argv],
              "--lookahead sets the matcher: --dispatcher toy-descending puts its own unit in its place")
+
+
+def test_check_plugin_on_a_module_that_registers_nothing_names_it(capsys, plugin):
+    plugin("kp_nothing", "X = 1\n")
+    _refused(capsys, ["--plugin", "kp_nothing", "check-plugin"], "--plugin kp_nothing registered no PE kind")
