@@ -19,6 +19,7 @@ import traceback
 from pathlib import Path
 
 from . import dispatchers, pe_contract, pe_kinds
+from .config import KNOBS
 
 __all__ = ["ENV", "REGISTRIES", "added", "modules", "roots", "load", "load_from_env"]
 
@@ -94,6 +95,17 @@ def load(names) -> None:
         except Exception as e:
             raise ValueError(f"plugin module {name!r} failed at {_where(e)}: "
                              f"{e.__class__.__name__}: {e}") from e
+        _check_knobs(name)
+
+
+def _check_knobs(module: str) -> None:
+    """A dispatcher of ``module`` that declares a knob the design point has not: ValueError."""
+    for entry in dispatchers.DISPATCHERS.values():
+        unknown = sorted(set(entry.knobs) - set(KNOBS)) if entry.__module__ == module else []
+        if unknown:
+            raise ValueError(f"plugin module {module!r}: dispatcher {entry.name!r} declares knobs "
+                             f"{', '.join(map(repr, unknown))}, which no Config has (it has "
+                             f"{', '.join(sorted(KNOBS))})")
 
 
 def _line_in(exc: BaseException, module: str) -> str:

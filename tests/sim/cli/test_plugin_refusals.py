@@ -102,10 +102,10 @@ def test_a_dispatcher_the_engine_cannot_route_is_refused(plugin, capsys, tmp_pat
      "--dispatcher", "toy-descending", "--lookahead", "3", "--out", "o"],
 ])
 def test_a_knob_the_plugin_dispatcher_does_not_read_names_the_dispatcher(capsys, plugin, argv):
-    # toy-descending reads no lookahead; registered afresh, as the fixture forgets it after each test.
-    plugin("kp_descending", "import tests.toys as t\nfrom golden.dispatchers import register\n"
-                            "from hw.dispatchers import register as unit\n"
-                            "register(t.Descending)\nunit(t.DescendingUnit)\n")
+    # A paired dispatcher that reads no lookahead (the refusal comes before any unit is built).
+    plugin("kp_descending", "from golden.dispatchers import DispatcherModel, register\n@register\n"
+                            "class D(DispatcherModel):\n    name = 'toy-descending'\n\n    @staticmethod\n"
+                            "    def slots(chans, needs, mode, cfg):\n        return len(chans)\n")
     _refused(capsys, ["--plugin", "kp_descending", *argv],
              "--lookahead sets the matcher: --dispatcher toy-descending puts its own unit in its place")
 
@@ -113,3 +113,10 @@ def test_a_knob_the_plugin_dispatcher_does_not_read_names_the_dispatcher(capsys,
 def test_check_plugin_on_a_module_that_registers_nothing_names_it(capsys, plugin):
     plugin("kp_nothing", "X = 1\n")
     _refused(capsys, ["--plugin", "kp_nothing", "check-plugin"], "--plugin kp_nothing registered no PE kind")
+
+
+def test_a_dispatcher_declaring_a_knob_no_config_has_is_refused(capsys, plugin):
+    plugin("kp_knobs", "from golden.dispatchers import Matcher, register\n"
+                       "@register\nclass D(Matcher):\n    name = 'odd-knobs'\n    knobs = frozenset({'lookahed'})\n")
+    _refused(capsys, ["--plugin", "kp_knobs", *GOOD_RUN, "--out", "o.npz"],
+             "dispatcher 'odd-knobs' declares knobs 'lookahed', which no Config has")
