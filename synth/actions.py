@@ -69,13 +69,13 @@ from amaranth.sim import Simulator
 from golden.config import Config
 from golden.dispatchers import DISPATCHERS
 from golden.matcher import PAIRED_MODES
-from golden.pe_encoding import Load, Mode
+from golden.pe_encoding import Load, Mode, Need
 from golden.pe_kinds import ExactPE
 from golden.softmax import softmax_cycles, softmax_scale, softmax_spec
 from hw import blocks
 from hw.pe import PE, BaselinePE
 
-__all__ = ["ACTIONS", "EXACT_ACTIONS", "TRACED", "actions", "stimulus"]
+__all__ = ["ACTIONS", "EXACT_ACTIONS", "NIBBLE_ACTIONS", "TRACED", "actions", "stimulus"]
 
 ACTIONS = {
     "pe": ("full_mac", "nibble_mac", "paired_nibbles", "idle", "hand_over", "drain_shift"),
@@ -104,7 +104,22 @@ def actions(block: str, cfg: Config) -> tuple[str, ...]:
     if block not in ACTIONS:
         raise ValueError(f"energy per action is measured for {', '.join(ACTIONS)}, not {block!r}")
     pe_blocks = {unit.pe_block for unit in DISPATCHERS.values()}
-    return ACTIONS[block] + (cfg.pe.kind.actions if block in pe_blocks else ())
+    if block not in pe_blocks:
+        return ACTIONS[block]
+    # A kind whose table never runs a step on one lane has no nibble products to price.
+    taken = ACTIONS[block]
+    if not _has_nibbles(cfg.pe.kind):
+        taken = tuple(a for a in taken if a not in NIBBLE_ACTIONS)
+    return taken + cfg.pe.kind.actions
+
+
+#: The actions that run a step on one lane (the stimulus's pass B, key in state 1).
+NIBBLE_ACTIONS = ("nibble_mac", "paired_nibbles")
+
+
+def _has_nibbles(kind) -> bool:
+    """Whether ``kind``'s table runs the nibble stimulus's step (pass B, sq 0, sk 1) on one lane."""
+    return kind.step_need(Mode.B, 0, 1)[0] in (Need.LO, Need.HI)
 
 
 def _augmented(action: str, rnd: random.Random) -> tuple[dict, dict, dict]:

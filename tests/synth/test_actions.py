@@ -161,3 +161,18 @@ def test_a_run_needs_a_trace():
         stimulus("matcher", CFG, "run", cycles=8)
     with pytest.raises(ValueError, match="no action"):
         stimulus("softmax", CFG, "run", cycles=8, trace=((1,), (True,)))
+
+
+def test_a_kind_without_nibble_steps_is_not_priced_for_them(monkeypatch):
+    """``power --pe-kind`` prices the actions the kind takes: a table whose
+    nibble stimulus step (pass B, a key in state 1) runs whole has no nibble
+    products to price."""
+    from golden.pe_encoding import Need, Target
+    from golden.pe_kinds import PaperPE
+    from synth.actions import NIBBLE_ACTIONS
+
+    assert set(NIBBLE_ACTIONS) <= set(actions("pe", Config()))
+    monkeypatch.setattr(PaperPE, "step_need", classmethod(lambda cls, mode, sq, sk:
+                                                          (Need.FULL, (Target.ALL, Target.NO, Target.NO))))
+    assert not set(NIBBLE_ACTIONS) & set(actions("pe", Config()))
+    assert "full_mac" in actions("pe", Config())
