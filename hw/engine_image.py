@@ -260,7 +260,7 @@ def check_run(got: np.ndarray, want: np.ndarray, rtl: dict, model, what: str = "
     cycle model's ``model``."""
     bad = np.argwhere(got != want)
     assert bad.size == 0, (f"{len(bad)} {what} differ from the golden model, first at "
-                           f"{tuple(bad[0])}: RTL {got[tuple(bad[0])]} golden {want[tuple(bad[0])]}")
+                           f"{tuple(int(i) for i in bad[0])}: RTL {got[tuple(bad[0])]} golden {want[tuple(bad[0])]}")
     assert rtl["cycles"] == rtl["last_out"], f"cycle counter {rtl['cycles']} != last output {rtl['last_out']}"
     assert rtl["cycles"] == model.engine_cycles, f"RTL {rtl['cycles']} cycles, model {model.engine_cycles}"
     assert rtl["lane_work"] == model.lane_work, f"RTL lane work {rtl['lane_work']}, model {model.lane_work}"

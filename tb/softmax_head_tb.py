@@ -48,6 +48,7 @@ async def softmax_head(dut):
     (WORK / "softmax.json").write_text(json.dumps({"cycles": cycles, "model_cycles": model}))
     want = softmax_codes(scores, mult, shift, spec)
     bad = np.argwhere(probs != want)
-    assert bad.size == 0, (f"{len(bad)} codes differ from the golden softmax, first at {tuple(bad[0])}: "
+    assert bad.size == 0, (f"{len(bad)} codes differ from the golden softmax, first at "
+                           f"{tuple(int(i) for i in bad[0])}: "
                            f"RTL {probs[tuple(bad[0])]} golden {want[tuple(bad[0])]}")
     assert cycles == model, f"softmax RTL {cycles} cycles, model {model}"

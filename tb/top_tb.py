@@ -80,7 +80,7 @@ class CocotbPort:
 
 def _check(got, want, what: str) -> None:
     bad = np.argwhere(got != want)
-    assert bad.size == 0, (f"{len(bad)} {what} differ from the golden model, first at {tuple(bad[0])}: "
+    assert bad.size == 0, (f"{len(bad)} {what} differ from the golden model, first at {tuple(int(i) for i in bad[0])}: "
                            f"RTL {got[tuple(bad[0])]} golden {want[tuple(bad[0])]}")
 
 
