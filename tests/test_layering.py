@@ -68,9 +68,11 @@ def import_graph(root: Path, packages=OURS) -> dict[str, set[str]]:
     """``{module: modules of ours it imports}`` over ``packages`` under ``root``:
     every import, deferred ones inside functions too, but not those under ``if
     TYPE_CHECKING:`` (never run: annotations only). ``from pkg import name``
-    counts as an import of ``pkg.name`` when that is a module, else of ``pkg``;
-    importing ``a.b.c`` runs ``a`` and ``a.b`` too, but a package's ``__init__``
-    that imports nothing back cannot close a circle, so only the named module counts."""
+    counts as an import of ``pkg.name`` when that is a module, else of ``pkg``.
+    Only the named module counts: importing ``a.b.c`` runs ``a`` and ``a.b`` too,
+    and a package's ``__init__`` that gathers its own modules would otherwise
+    close a circle with each of them (``tests/sim/cli/test_main.py`` follows those
+    for the command line's packages)."""
     files = {_module(p, root): p for pkg in packages for p in (root / pkg).rglob("*.py")}
     graph = {}
     for name, path in files.items():

@@ -33,7 +33,7 @@ from pathlib import Path
 
 __all__ = ["FIGURES", "DOCS", "load", "record", "render", "drift", "render_docs", "area_name"]
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 #: The one source of every figure the docs quote.
 FIGURES = ROOT / "docs" / "figures.json"
 #: The documents that quote them.

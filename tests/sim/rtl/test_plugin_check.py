@@ -16,7 +16,7 @@ from sim.rtl import runner
 from sim.rtl.plugin_check import mixed_operands, unused_plugins
 from tests.toys import Descending, WholeProducts
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 TOYS = ROOT / "tests" / "toys.py"
 
 #: A dispatcher that claims a slot fewer a pass than its component (the toy's) takes.
