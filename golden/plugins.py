@@ -78,7 +78,7 @@ def load(names) -> None:
             held = sys.modules.get(name)
             if held is not None and Path(getattr(held, "__file__", "") or "").resolve() != path:
                 # import_module would hand back the module already loaded, and the file would never run.
-                raise ImportError(f"cannot import plugin file {str(path)!r}: its name is module {name!r}'s, "
+                raise ImportError(f"cannot import plugin file {str(path)!r}: it is named like module {name!r}, "
                                   f"already imported from {getattr(held, '__file__', None) or 'Python itself'}; "
                                   f"rename the file")
             if str(path.parent) not in sys.path:

@@ -44,7 +44,7 @@ def test_a_module_that_cannot_be_imported_is_named():
 def test_a_plugin_file_named_like_an_imported_module_is_refused(tmp_path):
     # Imported by its stem, clash/json.py would be the json module already loaded: never run.
     (tmp_path / "json.py").write_text("raise RuntimeError('never reached')\n")
-    with pytest.raises(ImportError, match=r"its name is module 'json'.*rename the file"):
+    with pytest.raises(ImportError, match=r"it is named like module 'json'.*rename the file"):
         plugins.load([str(tmp_path / "json.py")])
     # The same file loaded again is its own module, not a clash.
     (tmp_path / "kaleido_twice_plugin.py").write_text("X = 1\n")
