@@ -163,12 +163,31 @@ def main(argv=None) -> int:
         print("kaleido: interrupted", file=sys.stderr)
         return 130
     except Exception as exc:
+        if _out_of_memory(exc):
+            # Yosys (Amaranth's, or the synthesis flow's) could not get its memory:
+            # the machine's limit, as a MemoryError is, not a fault of ours.
+            print("kaleido: out of memory: Yosys could not reserve its memory; use a smaller design point "
+                  "or a machine with more", file=sys.stderr)
+            return 2
         # Not the user's fault: still one line, with the way to see more.
         if os.environ.get("KALEIDO_DEBUG"):
             raise
         print(f"kaleido: internal error: {exc.__class__.__name__}: {exc} "
               f"(set KALEIDO_DEBUG=1 for a traceback)", file=sys.stderr)
         return 1
+
+
+#: What a tool says when the operating system refuses it memory.
+_NO_MEMORY = ("Cannot allocate memory", "mmap failed", "out of memory", "std::bad_alloc", "MemoryError")
+
+
+def _out_of_memory(exc: BaseException) -> bool:
+    """Whether ``exc`` (or what caused it) is a tool that ran out of memory."""
+    while exc is not None:
+        if isinstance(exc, MemoryError) or any(word in str(exc) for word in _NO_MEMORY):
+            return True
+        exc = exc.__cause__ or exc.__context__
+    return False
 
 
 if __name__ == "__main__":

@@ -5,6 +5,8 @@ and the command's modules import each other without a cycle."""
 import ast
 import os
 import stat
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -222,3 +224,18 @@ def test_sim_has_no_import_cycle():
             state[m] = "done"
     for m in graph:
         visit(m, [])
+
+
+def test_yosys_out_of_memory_is_one_line(tmp_path):
+    """Yosys that cannot reserve its memory (here: an address-space limit) is the
+    machine's limit, said in one line with exit 2, not an internal error."""
+    import resource
+
+    def limit():
+        resource.setrlimit(resource.RLIMIT_AS, (1_500_000_000, 1_500_000_000))
+
+    # A head no run emits, so that Amaranth emits it here (its own Yosys), not the cache.
+    r = subprocess.run([sys.executable, "-m", "sim", "synth", "--block", "scheduler", "--partition", "13,11,7"],
+                       capture_output=True, text=True, preexec_fn=limit, cwd=tmp_path)
+    lines = r.stderr.strip().splitlines()
+    assert r.returncode == 2 and len(lines) == 1 and "memory" in lines[0] and "internal error" not in lines[0], r.stderr
