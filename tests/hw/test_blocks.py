@@ -110,3 +110,22 @@ def test_a_kind_edited_under_its_name_is_emitted_again(tmp_path, monkeypatch):
         assert blocks.verilog("pe", cfg.with_(pe_kind="edited-kind")) == after
     finally:
         PE_KINDS.pop("edited-kind", None)
+
+
+def test_a_blocks_sign_off_key_does_not_follow_a_kind_it_lacks():
+    """The softmax unit is the same netlist whatever PE kind the design point names,
+    so an estimate with a plugin kind reuses its sign-off (keyed by the netlist)."""
+    from golden.pe_contract import register
+    from golden.pe_kinds import PE_KINDS, PaperPE
+    from synth.flow import cache_key
+
+    class Other(PaperPE):
+        name = "softmax-blind-kind"
+
+    try:
+        register(Other)
+        keys = {cache_key(blocks.verilog("softmax", Config(**SMALL, **knobs)), None, 100.0)
+                for knobs in ({}, {"pe_kind": "softmax-blind-kind"}, {"accumulators": 4})}
+    finally:
+        PE_KINDS.pop("softmax-blind-kind", None)
+    assert len(keys) == 1
