@@ -41,11 +41,16 @@ def test_a_module_that_cannot_be_imported_is_named():
         plugins.load(["no_such_kaleido_plugin"])
 
 
-def test_a_plugin_file_named_like_an_imported_module_is_refused(tmp_path):
+def test_a_plugin_file_named_like_an_imported_module_is_refused(tmp_path, monkeypatch):
+    # load() puts a plugin's folder on the path: give it back, so that no later
+    # process of this one (a simulator, a Dask worker) imports a file left here.
+    monkeypatch.setattr(sys, "path", list(sys.path))
     # Imported by its stem, clash/json.py would be the json module already loaded: never run.
-    (tmp_path / "json.py").write_text("raise RuntimeError('never reached')\n")
+    (tmp_path / "clash").mkdir()
+    (tmp_path / "clash" / "json.py").write_text("raise RuntimeError('never reached')\n")
     with pytest.raises(ImportError, match=r"it is named like module 'json'.*rename the file"):
-        plugins.load([str(tmp_path / "json.py")])
+        plugins.load([str(tmp_path / "clash" / "json.py")])
+    assert str(tmp_path / "clash") not in sys.path
     # The same file loaded again is its own module, not a clash.
     (tmp_path / "kaleido_twice_plugin.py").write_text("X = 1\n")
     try:

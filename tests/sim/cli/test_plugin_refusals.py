@@ -17,6 +17,7 @@ GOOD_RUN = ["golden", "attention", "--q", "q.npy", "--k", "q.npy", "--grid", "1,
 def plugin(tmp_path, monkeypatch):
     """Write a plugin module; forget what it registered afterwards."""
     before = (dict(pe_kinds.PE_KINDS), dict(dispatchers.DISPATCHERS), dict(units.DISPATCHERS))
+    monkeypatch.setattr(sys, "path", list(sys.path))          # --plugin puts folders on it
     monkeypatch.chdir(tmp_path)
     np.save(tmp_path / "q.npy", np.arange(16, dtype=np.int8).reshape(4, 4))
 
@@ -97,20 +98,25 @@ def test_a_dispatcher_the_engine_cannot_route_is_refused(plugin, capsys, tmp_pat
 
 
 @pytest.mark.parametrize("argv", [
-    ["estimate", "--model", "wan2.1", "--dispatcher", "toy-descending", "--lookahead", "3", "--out", "o"],
+    ["estimate", "--model", "wan2.1", "--dispatcher", "kp-descending", "--lookahead", "3", "--out", "o"],
     ["sim", "attention", "--q", "q.npy", "--k", "q.npy", "--grid", "1,2,2", "--partition", "2,1,1",
-     "--dispatcher", "toy-descending", "--lookahead", "3", "--out", "o"],
+     "--dispatcher", "kp-descending", "--lookahead", "3", "--out", "o"],
 ])
 def test_a_knob_the_plugin_dispatcher_does_not_read_names_the_dispatcher(capsys, plugin, argv):
     # A paired dispatcher that reads no lookahead (the refusal comes before any unit is built).
     plugin("kp_descending", "from golden.dispatchers import DispatcherModel, register\n@register\n"
-                            "class D(DispatcherModel):\n    name = 'toy-descending'\n\n    @staticmethod\n"
+                            "class D(DispatcherModel):\n    name = 'kp-descending'\n\n    @staticmethod\n"
                             "    def slots(chans, needs, mode, cfg):\n        return len(chans)\n")
     _refused(capsys, ["--plugin", "kp_descending", *argv],
-             "--lookahead sets the matcher: --dispatcher toy-descending puts its own unit in its place")
+             "--lookahead sets the matcher: --dispatcher kp-descending puts its own unit in its place")
 
 
 def test_check_plugin_on_a_module_that_registers_nothing_names_it(capsys, plugin):
+    # What other tests of this process registered is forgotten here (the fixture gives it back).
+    for table, home in ((pe_kinds.PE_KINDS, "golden."), (dispatchers.DISPATCHERS, "golden."),
+                        (units.DISPATCHERS, "hw.")):
+        for name in [n for n, entry in table.items() if not entry.__module__.startswith(home)]:
+            del table[name]
     plugin("kp_nothing", "X = 1\n")
     _refused(capsys, ["--plugin", "kp_nothing", "check-plugin"], "--plugin kp_nothing registered no PE kind")
 
