@@ -18,7 +18,7 @@ when ``issue_window`` is set, else the matcher).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable, ClassVar, NamedTuple
+from typing import Callable, ClassVar, NamedTuple
 
 import numpy as np
 
@@ -26,8 +26,8 @@ from .channel_window import window_slots
 from .matcher import match, match_slots, paired_pass_slots
 from .registry import claim
 
-if TYPE_CHECKING:                    # annotations only: the design point imports this registry
-    from .config import Config
+# ``cfg`` below is always a design point (:class:`golden.config.Config`), left
+# unannotated: the design point imports this registry, not the other way round.
 
 __all__ = ["DispatcherModel", "DISPATCHERS", "register", "dispatcher_of", "dispatched_slots", "DesignBlocks",
            "design_blocks", "InOrder", "Matcher", "ChannelWindow"]
@@ -77,7 +77,7 @@ class DispatcherModel:
         return None
 
     @staticmethod
-    def slots(chans, needs: Callable[[], np.ndarray], mode: int, cfg: Config) -> int:
+    def slots(chans, needs: Callable[[], np.ndarray], mode: int, cfg) -> int:
         """Slots of one pass: ``chans`` the channels it streams, ``needs()`` each valid
         PE's lanes per channel of the group, ``[Dg, Rv, Cv]`` (0: no work; a channel
         outside ``chans`` needs none). A function, not the array: a unit that never
@@ -85,7 +85,7 @@ class DispatcherModel:
         raise NotImplementedError
 
     @classmethod
-    def batched(cls, mode: int, chans: np.ndarray, lanes: np.ndarray, cfg: Config) -> np.ndarray:
+    def batched(cls, mode: int, chans: np.ndarray, lanes: np.ndarray, cfg) -> np.ndarray:
         """:meth:`slots` of many tile groups at once: ``chans`` ``[S, Dg]`` (the
         channels each streams), ``lanes`` ``[S, Dg, R*C]`` (padded PEs need none).
         By default one tile group at a time."""
@@ -187,7 +187,7 @@ def dispatcher_of(cfg, matcher: bool) -> str:
     return next(d.name for d in reversed(DISPATCHERS.values()) if d.paired and d.claims(dispatch))
 
 
-def dispatched_slots(chans, needs: Callable[[], np.ndarray], mode: int, cfg: Config, matcher: bool = True) -> int:
+def dispatched_slots(chans, needs: Callable[[], np.ndarray], mode: int, cfg, matcher: bool = True) -> int:
     """Slots one paired pass (B, C or D) takes under the design point's dispatcher
     (``needs``: as :meth:`DispatcherModel.slots` says)."""
     return DISPATCHERS[dispatcher_of(cfg, matcher)].slots(chans, needs, mode, cfg)
@@ -202,7 +202,7 @@ class DesignBlocks(NamedTuple):
     traced: bool = False        #: the unit's busy cycle is priced on the run's own trace
 
 
-def design_blocks(cfg: Config, design: str) -> DesignBlocks:
+def design_blocks(cfg, design: str) -> DesignBlocks:
     """What ``design`` (``kaleido`` or ``baseline``) at ``cfg`` is built of: the one
     place that turns a variant and a dispatcher into blocks."""
     if design == "baseline":
