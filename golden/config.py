@@ -46,11 +46,17 @@ CHIP_CLOCK_MHZ = 198.0
 SIZE_LIMITS = {"rows": 256, "cols": 256, "queue_depth": 4096, "clusters": 64, "cluster_capacity": 4096,
                "string_bits": 64, "lookahead": 64, "window": 64, "vector_lanes": 256}
 
+#: The widest accumulator a design point takes (``acc_bits``, ``pe_acc_bits``): far
+#: above what any head needs (2 x 8 bits and log2 of the reduction), and what the
+#: simulators and the drivers read as one integer.
+MAX_ACC_BITS = 64
+
 #: A clock no 180 nm block here approaches; anything above is a typo.
 MAX_CLOCK_MHZ = 2000.0
 
 __all__ = ["Config", "ConfigError", "ReuseConfig", "PEConfig", "ArrayConfig", "DispatchConfig", "ChipConfig", "PARTS",
            "Part", "KNOBS", "knob_help", "CLUSTER_RULES", "VARIANTS", "CHIP_CLOCK_MHZ", "MAX_CLOCK_MHZ", "SIZE_LIMITS",
+           "MAX_ACC_BITS",
            "MODELS", "model_partition", "GROUPS", "DIRECTIONS",
            "require_config"]
 
@@ -455,6 +461,10 @@ class Config:
             raise ConfigError(
                 f"Kaleido PE accumulator of {self.pe_acc_bits} bits could overflow: channel groups of "
                 f"up to {self.group_width} channels need {self.min_pe_acc_bits}")
+        for name in ("acc_bits", "pe_acc_bits"):
+            if getattr(self, name) > MAX_ACC_BITS:
+                raise ConfigError(f"{name.replace('_', ' ')} must be at most {MAX_ACC_BITS} (a score the "
+                                  f"simulators and the drivers take as one integer), got {getattr(self, name)}")
 
     # -- constructors ---------------------------------------------------------------------
 

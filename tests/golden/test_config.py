@@ -102,3 +102,10 @@ def test_derived_widths_follow_the_head_of_a_copy():
     assert longer.acc_bits == Config(max_channels=256).acc_bits > Config().acc_bits
     assert Config(acc_bits=30).with_(partition=(4, 2, 2)).acc_bits == 30
     assert Config(max_channels=200).with_(seed=3).max_channels == 200
+
+
+@pytest.mark.parametrize("knob", ["acc_bits", "pe_acc_bits"])
+def test_an_accumulator_wider_than_any_simulator_integer_is_refused(knob):
+    with pytest.raises(ConfigError, match=rf"{knob.replace('_', ' ')} must be at most 64 .*got 100000"):
+        Config(**{knob: 100000})
+    assert getattr(Config(**{knob: 64}), knob) == 64
