@@ -179,6 +179,7 @@ class ColIn:
     b1: int = 0                 # column operand of step 2 in a paired cycle
     sk0: int = 0
     sk1: int = 0
+    steps: int = 0              # the slot's steps (the row's, or more): the column moves with them
 
 
 @dataclass(frozen=True)

@@ -56,8 +56,8 @@ def operand_stage(engine, m, s1, needs, reads, match, array):
         cols2 = [k_word2[j] for j in range(C)] if paired else cols
         if per_group:
             window_operands(engine, m, s1, reads, array, load_of, use_x0, use_k0)
+        steps = Mux(s1_pair, 3, 1)
         for i, (e, e2) in enumerate(zip(rows, rows2) if not per_group else ()):
-            steps = Mux(s1_pair, 3, 1)
             # The dense schedule's folded key: the row adder forms P0 + P1 (<= 127).
             fold = engine.dense & (e.state == State.FULL)
             a0 = Mux(fold, (e.x0 + e.x1)[:8], Mux(use_x0, e.x0, e.x1))
@@ -78,6 +78,8 @@ def operand_stage(engine, m, s1, needs, reads, match, array):
                 array.col_in[j].b1.eq(Mux(s1_pair, Mux(use_k0, e2.x0, e2.x1), 0)),
                 array.col_in[j].sk0.eq(sk[j]),
                 array.col_in[j].sk1.eq(Mux(s1_pair, e2.state, 0)),
+                # The slot's steps, valid column or not: every row's are among them.
+                array.col_in[j].steps.eq(Mux(s1_valid & s1_steps, steps, 0)),
                 array.col_valid[j].eq(kv[j]),
             ]
         # The dispatcher keeps every row's and column's state (the in-order one ignores them).

@@ -2,15 +2,16 @@
 
 Both are output-stationary and tile into a systolic array: each registers what
 it receives from the left (``row``) and from above (``col``) and passes it on to
-the right and downward, and each has one link of a drain chain that carries
-finished scores up the column (see :mod:`golden.pe` for why up).
+the right and downward (the augmented PE moves an operand only with a step that
+carries it: :data:`ROW_FORWARDED`), and each has one link of a drain chain that
+carries finished scores up the column (see :mod:`golden.pe` for why up).
 """
 
 from __future__ import annotations
 
 from typing import NamedTuple
 
-from amaranth import Cat, Module, Mux, Signal, Value, signed
+from amaranth import Cat, Module, Mux, ResetSignal, Signal, Value, signed
 from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In, Out
 
@@ -19,9 +20,10 @@ from golden.pe_encoding import Load, Mode, Need, lane_adds
 from golden.reuse import State
 
 from .adders import full_adders
+from .held import COL_FORWARDED, ROW_FORWARDED, SharedEnable, forward, held
 
 __all__ = ["row_layout", "col_layout", "baseline_row_layout", "drain_signature", "PE", "BaselinePE",
-           "LANES"]
+           "LANES", "ROW_FORWARDED", "COL_FORWARDED"]
 
 #: 4x8 multiplier lanes of the augmented PE. (Its accumulators, R0..R2 or
 #: R0..R3, are ``Config.accumulators``.)
@@ -45,6 +47,7 @@ col_layout = data.StructLayout({
     "b1":   8,             # column operand of step 2 in a paired cycle
     "sk0":  State,         # reuse state of b0's value (linear: its window's)
     "sk1":  State,         # reuse state of b1's value
+    "steps": 2,            # the slot's steps, as the rows' ``steps`` (a superset of every row's)
 })
 
 #: What travels along a row of baseline PEs.
@@ -100,13 +103,26 @@ def _stage(m, stages: int, prefix: str, *values, enable=None):
     return tuple(out)
 
 
-def _drain_link(m, self, value, drain):
+def _drain_link(m, self, value, drain, gated_valid=False):
     """One link of the upward drain chain: capture ``value`` when ``drain``, or pass on
     the one below. A link that carries nothing, and is given nothing, keeps its
     (invalid) score: its register then has no reason to load, and synthesis gates
-    its clock (:mod:`synth.flow`). Only ``valid`` needs a reset."""
+    its clock (:mod:`synth.flow`). Only ``valid`` needs a reset; with
+    ``gated_valid`` the reset is part of its data (a link that holds a valid
+    score loads anyway, and one that does not already holds 0), so that
+    ``valid`` shares the score's enable and clock gate (a PE whose other
+    registers are all gated would otherwise keep it as the one flip-flop on the
+    bare clock, which the clock tree cannot balance against the gated ones)."""
     score = Signal.like(self.drain_out.score, name="drain_score", reset_less=True)
     m.d.comb += self.drain_out.score.eq(score)
+    if gated_valid:
+        valid = Signal(name="drain_valid", reset_less=True)
+        m.d.comb += self.drain_out.valid.eq(valid)
+        reset = ResetSignal()
+        with m.If(drain | self.drain_in.valid | valid):
+            m.d.sync += [score.eq(Mux(drain, value, self.drain_in.score)),
+                         valid.eq(~reset & (drain | self.drain_in.valid))]
+        return
     with m.If(drain):
         m.d.sync += [score.eq(value), self.drain_out.valid.eq(1)]
     with m.Elif(self.drain_in.valid | self.drain_out.valid):
@@ -130,11 +146,14 @@ class PE(wiring.Component):
     row_in : In(row_layout)
         Operands, reuse states and control from the left (or the array's edge).
     row_out : Out(row_layout)
-        ``row_in``, registered: the PE to the right's ``row_in``.
+        ``row_in``, registered: the PE to the right's ``row_in``. Operands and
+        flags move only with a step that carries them (:data:`ROW_FORWARDED`);
+        the control every cycle.
     col_in : In(col_layout)
         The column bytes and their reuse states from above.
     col_out : Out(col_layout)
-        ``col_in``, registered: the PE below's ``col_in``.
+        ``col_in``, registered: the PE below's ``col_in``, its operands and flags
+        only with a step (:data:`COL_FORWARDED`).
     drain_in : In(drain_signature(pe_acc_bits))
         The drain chain from the PE below (tied off at the bottom of a column).
     drain_out : Out(drain_signature(pe_acc_bits))
@@ -249,7 +268,9 @@ class PE(wiring.Component):
         n = self.registers
         exact = self.kind.taps
         row, col = self.row_in, self.col_in
-        m.d.sync += [self.row_out.eq(row), self.col_out.eq(col)]
+        # Operands and flags move on only with a step that reads them: in a slot
+        # with no step (or one of two) their registers hold, clock gated.
+        forward(m, row, col, self.row_out, self.col_out)
         stages = self.cfg.pe_stages
         # With three stages the PE decodes the control of what arrives, registers
         # the decode beside the operands it forwards (row_out, col_out), and
@@ -260,7 +281,10 @@ class PE(wiring.Component):
         r = [Signal(signed(self.cfg.pe_acc_bits), name=f"reg{k}", reset_less=True) for k in range(n)]
         m.d.comb += [getattr(self, f"r{k}").eq(r[k]) for k in range(n)]
 
-        decoded = self._decode(m, row, col, ahead)
+        # The decode a cycle ahead and its copy a stage later change together (with
+        # the pass or the flags): one enable, one clock gate, for both.
+        control = SharedEnable("control_load")
+        decoded = self._decode(m, row, col, ahead, control)
         prods, taps = self._lanes(m, decoded, exact)
         lane_on, en, tap, row = decoded.lane_on, decoded.en, decoded.tap, decoded.row
 
@@ -268,16 +292,20 @@ class PE(wiring.Component):
         flat_en = [e for k in range(n) for e in (*en[k], *tap[k])]
         # A lane's product (and tap) is registered only when the lane runs: its
         # staged enables are then 0, so what it holds is never added.
-        held = [_stage(m, stages, f"stage_lane{lane}_", prods[lane], *taps[lane:lane + 1], enable=lane_on[lane])
-                for lane in range(2)]
-        prods, taps = [h[0] for h in held], [h[1] for h in held if len(h) > 1]
-        staged = _stage(m, stages, "stage", *flat_en, row.load, row.drain)
+        lanes = [_stage(m, stages, f"stage_lane{lane}_", prods[lane], *taps[lane:lane + 1], enable=lane_on[lane])
+                 for lane in range(2)]
+        prods, taps = [h[0] for h in lanes], [h[1] for h in lanes if len(h) > 1]
+        # Enables, hand-over and drain change only when the pass does: held between.
+        staged = ([*flat_en, row.load, row.drain] if stages == 1 else
+                  held(m, [*flat_en, row.load, row.drain], "stage_", shared=control))
+        if control.changes:
+            control.drive(m)
         flat_en = staged[:-2]
         en = [list(flat_en[4 * k:4 * k + 2]) for k in range(n)]
         tap = [list(flat_en[4 * k + 2:4 * k + 4]) for k in range(n)]
         load = Signal(Load, name="load_now")
         m.d.comb += load.eq(staged[-2])
-        _drain_link(m, self, r[0], staged[-1])
+        _drain_link(m, self, r[0], staged[-1], gated_valid=True)
 
         base = self._handover(m, r, load, exact)
         if exact:
@@ -286,7 +314,7 @@ class PE(wiring.Component):
             self._accumulate_paper(m, r, load, base, en, prods)
         return m
 
-    def _decode(self, m, row, col, ahead):
+    def _decode(self, m, row, col, ahead, enable):
         """Which lanes run, how they read their operands, and which register each
         adds into, from the two steps' decodes; with three stages, registered
         beside the operands the PE forwards (returned as ``row``, ``col``)."""
@@ -330,13 +358,13 @@ class PE(wiring.Component):
         split_now = Signal(name="split_now")
         m.d.comb += split_now.eq(split)
         if ahead:
-            def held(signals):
-                copies = [Signal(name=f"{s.name}_q") for s in signals]
-                m.d.sync += [c.eq(s) for c, s in zip(copies, signals)]
-                return copies
-            lane_on, lane_hi, lane_row, second = held(lane_on), held(lane_hi), held(lane_row), held(second)
-            (split_now,) = held([split_now])
-            pairs = [(held(e), held(t)) for e, t in zip(en, tap)]       # register by register
+            # The decode changes only when the pass or the flags do: held, clock gated, between.
+            flat = [*lane_on, *lane_hi, *lane_row, *second, split_now,
+                    *(x for k in range(n) for x in (*en[k], *tap[k]))]
+            q = iter(held(m, flat, "", shared=enable))
+            lane_on, lane_hi, lane_row, second = ([next(q) for _ in range(2)] for _ in range(4))
+            split_now = next(q)
+            pairs = [([next(q) for _ in range(2)], [next(q) for _ in range(2)]) for _ in range(n)]
             en, tap = [e for e, _ in pairs], [t for _, t in pairs]
             row, col = self.row_out, self.col_out        # the operands the decode belongs to
         # Activity, for utilization counters and the overflow proof.
@@ -359,10 +387,10 @@ class PE(wiring.Component):
             nib = Mux(lane_hi[lane], b[4:8], b[0:4])
             # A low nibble is unsigned, a high nibble signed; both fit signed(5).
             nv = Signal(signed(5), name=f"lane{lane}_nib")
-            p = Signal(signed(17), name=f"lane{lane}_p")
             if not exact:
                 m.d.comb += nv.eq(Mux(lane_hi[lane], nib.as_signed(), nib))
                 prod = Signal(signed(13), name=f"lane{lane}_prod")
+                p = Signal(signed(17), name=f"lane{lane}_p")
                 m.d.comb += prod.eq(a * nv)
                 m.d.comb += p.eq(Mux(lane_hi[lane], prod << 4, prod))      # 0 when off: isolated
                 prods.append(p)
@@ -377,6 +405,7 @@ class PE(wiring.Component):
             hp = Signal(signed(9), name=f"lane{lane}_hp")        # hi(wide) * nibble
             lp = Signal(signed(10), name=f"lane{lane}_lp")       # lo(wide) * nibble
             m.d.comb += [hp.eq(wide[4:8].as_signed() * nv), lp.eq(wide[0:4] * nv)]
+            p = Signal(signed(17), name=f"lane{lane}_p")
             t = Signal(signed(17), name=f"lane{lane}_t")
             m.d.comb += [
                 p.eq(Mux(lane_hi[lane], ((hp << 4) + lp) << 4, (hp << 4) + lp)),     # 0 when off
@@ -434,6 +463,9 @@ class PE(wiring.Component):
             prods = [Mux(en[0][lane], prods[lane], 0) for lane in range(2)]
         both = Signal(signed(18), name="lanes_sum")
         m.d.comb += both.eq(prods[0] + prods[1])
+        # R1 and R2 load on one enable (one clock gate): a register that loads
+        # with no addend of its own adds 0 to itself.
+        any_add = Cat(*(e for k in range(1, self.registers) for e in en[k])).any()
         for k in range(self.registers):
             addend = Signal(signed(18), name=f"add{k}")
             e0, e1 = en[k]
@@ -442,7 +474,7 @@ class PE(wiring.Component):
             else:                       # AND-OR, not a case, as _pick writes it for Icarus
                 m.d.comb += addend.eq(Mux(e0 & ~e1, prods[0], 0) | Mux(e1 & ~e0, prods[1], 0) |
                                       Mux(e0 & e1, both, 0))
-            with m.If((load != Load.KEEP) | en[k][0] | en[k][1]):
+            with m.If((load != Load.KEEP) | (any_add if k else en[0][0] | en[0][1])):
                 m.d.sync += r[k].eq((base[k] + addend)[:width])
 
     def _accumulate_exact(self, m, r, load, base, en, tap, prods, taps) -> None:
@@ -452,6 +484,9 @@ class PE(wiring.Component):
         carry-propagate adder, so no lane sum runs ahead of the accumulator's own
         adder. Like the register, the sum wraps at ``pe_acc_bits``."""
         width = self.cfg.pe_acc_bits
+        # R1..R3 load on one enable (one clock gate): a register that loads with
+        # no addend of its own adds 0 to itself.
+        any_add = Cat(*(e for k in range(1, self.registers) for e in (*en[k], *tap[k]))).any()
         for k in range(self.registers):
             terms = []
             for lane in range(2):
@@ -464,7 +499,8 @@ class PE(wiring.Component):
             m.d.comb += [sums.eq(full[0]), carries.eq(full[1])]
             # A register loads only when something reaches it (a hand-over or an
             # addend); otherwise it holds, and synthesis gates its clock.
-            with m.If((load != Load.KEEP) | Cat(en[k][0], en[k][1], tap[k][0], tap[k][1]).any()):
+            mine = any_add if k else Cat(en[0][0], en[0][1], tap[0][0], tap[0][1]).any()
+            with m.If((load != Load.KEEP) | mine):
                 m.d.sync += r[k].eq((sums + carries)[:width])
 
 

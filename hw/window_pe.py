@@ -104,7 +104,7 @@ class WindowPE(wiring.Component):
                 pe.col_in[f"sk{k}"].eq(Mux(by_rows, col.sk[row.sel[k]], col.sk[k])),
             ]
         m.d.comb += [pe.row_in.mode.eq(row.mode), pe.row_in.load.eq(row.load), pe.row_in.drain.eq(row.drain),
-                     pe.row_in.steps.eq(row.take & col.take)]
+                     pe.row_in.steps.eq(row.take & col.take), pe.col_in.steps.eq(row.take & col.take)]
         wiring.connect(m, wiring.flipped(self.drain_in), pe.drain_in)
         wiring.connect(m, pe.drain_out, wiring.flipped(self.drain_out))
         m.d.comb += [getattr(self, f"r{k}").eq(getattr(pe, f"r{k}")) for k in range(self.cfg.accumulators)]

@@ -151,6 +151,7 @@ def _augmented(action: str, rnd: random.Random) -> tuple[dict, dict, dict]:
         col.update(b0=byte(), sk0=1)
     elif action != "idle":
         raise ValueError(f"no action {action!r} for the augmented PE")
+    col["steps"] = row["steps"]             # the column moves with the slot's steps
     return row, col, drain
 
 

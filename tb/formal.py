@@ -14,6 +14,12 @@ for every input sequence of any length, not just a bounded one).
   most ``2**14`` in magnitude, so the invariant ``|R| <= steps * 2**14`` is
   asserted alongside, and induction closes.
 
+The augmented PE forwards an operand only with a step that carries it
+(:mod:`hw.held`), so a forwarding register can hold what the last step left.
+Each harness states that as an invariant, which induction needs and which is
+itself inductive: under a step the Kaleido PE forwards the baseline's operands
+(equivalence), and the narrow and the wide PE forward alike (overflow).
+
 Both proofs run for the 3- and the 4-register PE (``Config.accumulators``), with
 one, two and three PE stages (``Config.pe_stages``: with two both PEs register
 their products first; with three both also multiply what they forward, the
@@ -68,7 +74,7 @@ class EquivalenceHarness(wiring.Component):
             Assume((row.load == Load.KEEP) | (row.load == Load.CLEAR)),
         ]
         m.d.comb += [
-            pe.row_in.eq(row), pe.col_in.eq(self.col),
+            pe.row_in.eq(row), pe.col_in.eq(self.col), pe.col_in.steps.eq(row.steps),
             pe.drain_in.score.eq(self.drain_in.score), pe.drain_in.valid.eq(self.drain_in.valid),
             base.row_in.a.eq(row.a0), base.row_in.valid.eq(row.steps[0]),
             base.row_in.clear.eq(row.load == Load.CLEAR), base.row_in.drain.eq(row.drain),
@@ -77,6 +83,12 @@ class EquivalenceHarness(wiring.Component):
         ]
         m.d.comb += [Assert(pe.r0 == base.acc), Assert(pe.drain_out.score == base.drain_out.score),
                      Assert(pe.drain_out.valid == base.drain_out.valid)]
+        # The Kaleido PE forwards an operand only with its step; where it has one,
+        # it forwards what the baseline does. Said, so that induction does not
+        # start from operands that differ under a step, which no run reaches.
+        with m.If(pe.row_out.steps[0]):
+            m.d.comb += [Assert(pe.row_out.a0 == base.row_out.a), Assert(pe.col_out.b0 == base.col_out.as_unsigned())]
+        m.d.comb += Assert(pe.row_out.steps[0] == base.row_out.valid)
         return m
 
 
@@ -100,6 +112,12 @@ class OverflowHarness(wiring.Component):
         count = [Signal(range(limit + 2), name=f"steps{k}", reset_less=True) for k in range(n)]
         m.d.comb += [pe.row_in.eq(self.row), pe.col_in.eq(self.col),
                      wide.row_in.eq(self.row), wide.col_in.eq(self.col)]
+        # The array gives each PE the slot's steps on both sides (a row's are among the column's).
+        m.d.comb += Assume((self.row.steps & ~self.col.steps) == 0)
+        # The two PEs forward alike (an operand that holds, holds in both): said, so
+        # that induction does not start from operands that differ, which no run reaches.
+        m.d.comb += [Assert(pe.row_out.as_value() == wide.row_out.as_value()),
+                     Assert(pe.col_out.as_value() == wide.col_out.as_value())]
 
         # Channel steps each register receives this cycle: one for a step run
         # whole (whatever lanes or taps it takes), one per lane when the PE splits

@@ -17,7 +17,8 @@ from cocotb.triggers import FallingEdge, ReadOnly, RisingEdge
 from golden.pe import BaselinePEModel, ColIn, PEModel, RowIn
 from golden.pe_encoding import Load, Mode
 from golden.pe_kinds import pe_kind_of
-from hw.pe import baseline_row_layout, col_layout, row_layout
+from hw.pe import COL_FORWARDED, ROW_FORWARDED, baseline_row_layout, col_layout, row_layout
+from tb.forwarded import Forwarded
 from tb.harness import design_point, start
 
 from .packing import pack, unpack
@@ -45,7 +46,10 @@ class Stimulus:
                     steps=r.choice([2, 3]) if paired else r.choice([0, 1, 1, 1]),
                     load=r.choices(list(Load), weights=[8, 1, 1, 1])[0],
                     drain=r.random() < 0.15)
-        col = ColIn(b0=r.randrange(256), b1=r.randrange(256), sk0=r.randrange(3), sk1=r.randrange(3))
+        # The slot's steps reach the column too (an invalid row has none of its own).
+        col_steps = row.steps | r.choice([0, 0, 0, 1, 3])
+        col = ColIn(b0=r.randrange(256), b1=r.randrange(256), sk0=r.randrange(3), sk1=r.randrange(3),
+                    steps=col_steps)
         return row, col, r.randrange(-1000, 1000), r.random() < 0.5
 
     def baseline(self):
@@ -103,6 +107,7 @@ async def augmented_pe_random(dut):
     registers = tuple(f"r{k}" for k in range(CFG.accumulators))
     driver, monitor = Driver(dut, row_layout, CFG.pe_acc_bits), Monitor(dut, registers)
     checker = Checker("augmented PE")
+    row_fwd, col_fwd = Forwarded(ROW_FORWARDED, RowIn()), Forwarded(COL_FORWARDED, ColIn())
     for cycle in range(CYCLES):
         await FallingEdge(dut.clk)
         row, col, out_in, out_in_valid = stim.augmented()
@@ -114,9 +119,13 @@ async def augmented_pe_random(dut):
         expected |= {"out_valid": int(model.out_valid),
                     "out": model.out if model.out_valid else None}
         checker.check(cycle, monitor.sample(), expected, (row, col))
-        passed = unpack(row_layout, dut.row_out.value.to_unsigned())
-        if passed != unpack(row_layout, pack(row_layout, row)):
-            raise AssertionError(f"seed={SEED} cycle {cycle}: row not passed on: {passed}")
+        # An operand moves on with its step; the control every cycle.
+        for port, layout, model_fwd, bundle in ((dut.row_out, row_layout, row_fwd, row),
+                                                (dut.col_out, col_layout, col_fwd, col)):
+            passed = unpack(layout, port.value.to_unsigned())
+            expected = unpack(layout, pack(layout, model_fwd.tick(bundle, row.steps | col.steps)))
+            if passed != expected:
+                raise AssertionError(f"seed={SEED} cycle {cycle}: not passed on as expected: {passed} != {expected}")
     dut._log.info("checked %d cycles, seed %d", checker.checked, SEED)
 
 

@@ -113,6 +113,10 @@ class Chip:
         Whether an array's clock is gated while it has no slot to issue
         (softmax, waits on memory): its PEs then spend nothing but their
         leakage, and each array's clock gate its own clock.
+    gate_idle_dispatchers : bool
+        Whether a dispatcher's clock (each matcher's, each scheduler's) is
+        gated while it has no work (its array runs dense, or waits): it then
+        spends its clock gate's cycle instead of its idle cycle.
     schedule : str
         ``pipelined`` or ``serial`` (:data:`SCHEDULES`).
     """
@@ -134,10 +138,11 @@ class Chip:
     operand_broadcast: bool = True
     kaleido_share: float = 1.0
     gate_idle_arrays: bool = True
+    gate_idle_dispatchers: bool = True
     schedule: str = "pipelined"
 
     def __post_init__(self):
-        for f in ("gate_idle_arrays", "operand_broadcast"):
+        for f in ("gate_idle_arrays", "gate_idle_dispatchers", "operand_broadcast"):
             if not isinstance(getattr(self, f), bool):
                 raise ChipError(f"chip {f} must be true or false, got {getattr(self, f)!r}")
         if self.schedule not in SCHEDULES:

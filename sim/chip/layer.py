@@ -484,10 +484,11 @@ def _dynamic_energy(op: _Op, kinds: dict, chip: Chip, clocked_cycles: float) -> 
         busy = w.slots + (kind.arrays * tail if w.slots else 0)
         clocked = busy if chip.gate_idle_arrays else max(busy, kind.arrays * clocked_cycles)
         pe += workload_energy(clocked, chip.rows, chip.cols, w.full, w.nibble, w.tiles, actions, 0.0, f)["energy_pj"]
-        if s.matcher is not None:
-            dispatcher += w.matcher_busy * (s.energy(s.matcher, "busy", chip) - s.energy(s.matcher, "idle", chip))
-        if s.scheduler is not None:
-            dispatcher += w.scheduler_busy * (s.energy(s.scheduler, "busy", chip) - s.energy(s.scheduler, "idle", chip))
+        # A busy cycle costs its busy energy over what the unit spends anyway (its
+        # idle clock, or its clock gate's when gated).
+        for unit, busy_cycles in ((s.matcher, w.matcher_busy), (s.scheduler, w.scheduler_busy)):
+            if unit is not None:
+                dispatcher += busy_cycles * (s.energy(unit, "busy", chip) - _dispatcher_standing(s, unit, chip))
     sign = next(iter(kinds.values())).sign
     softmax = op.softmax_busy * (sign.energy(sign.softmax, "busy", chip) - sign.energy(sign.softmax, "idle", chip))
     sram = (op.global_bytes + op.acc_bytes) * sram_pj_per_byte(chip.node) + op.feature_bytes * feature_pj_per_byte(
@@ -495,6 +496,14 @@ def _dynamic_energy(op: _Op, kinds: dict, chip: Chip, clocked_cycles: float) -> 
     return {"pe_arrays": pe * 1e-12, "dispatcher": dispatcher * 1e-12, "softmax": softmax * 1e-12,
             "sram": sram * 1e-12, "wires": op.wire_bit_mm * WIRE_FJ_PER_BIT_MM * 1e-15,
             "dram": op.dram_bytes * 8 * DRAM_PJ_PER_BIT * 1e-12}
+
+
+def _dispatcher_standing(s, unit, chip: Chip) -> float:
+    """pJ a dispatcher unit spends in a cycle it has no work: its idle clock, or with
+    ``chip.gate_idle_dispatchers`` its clock gate's cycle."""
+    if chip.gate_idle_dispatchers and s.clock_gate is not None:
+        return s.energy(s.clock_gate, "cycle", chip)
+    return s.energy(unit, "idle", chip)
 
 
 def _standing_energy(kinds: dict, chip: Chip, area: dict, cycles: float) -> dict:
@@ -506,9 +515,9 @@ def _standing_energy(kinds: dict, chip: Chip, area: dict, cycles: float) -> dict
     for kind in kinds.values():
         s = kind.sign
         if s.matcher is not None:
-            pj["dispatcher"] += kind.arrays * cycles * s.energy(s.matcher, "idle", chip)
+            pj["dispatcher"] += kind.arrays * cycles * _dispatcher_standing(s, s.matcher, chip)
         if s.scheduler is not None:
-            pj["dispatcher"] += -(-kind.arrays // s.clusters) * cycles * s.energy(s.scheduler, "idle", chip)
+            pj["dispatcher"] += -(-kind.arrays // s.clusters) * cycles * _dispatcher_standing(s, s.scheduler, chip)
         if chip.gate_idle_arrays and s.clock_gate is not None:
             pj["pe_arrays"] += kind.arrays * cycles * s.energy(s.clock_gate, "cycle", chip)
     seconds = cycles / (chip.clock_mhz * 1e6)
@@ -529,10 +538,12 @@ def chip_area(kinds: dict[str, Kind], chip: Chip) -> dict:
         pe += kind.arrays * chip.rows * chip.cols * s.area_mm2(s.pe, chip)
         if chip.gate_idle_arrays and s.clock_gate is not None:
             pe += kind.arrays * s.area_mm2(s.clock_gate, chip)
+        gate = (s.area_mm2(s.clock_gate, chip)
+                if chip.gate_idle_dispatchers and s.clock_gate is not None else 0.0)
         if s.matcher is not None:
-            disp += kind.arrays * s.area_mm2(s.matcher, chip)
+            disp += kind.arrays * (s.area_mm2(s.matcher, chip) + gate)
         if s.scheduler is not None:
-            disp += -(-kind.arrays // s.clusters) * s.area_mm2(s.scheduler, chip)
+            disp += -(-kind.arrays // s.clusters) * (s.area_mm2(s.scheduler, chip) + gate)
     out = {"pe_arrays": pe, "dispatcher": disp, "softmax": units * sign.area_mm2(sign.softmax, chip),
            "sram": (chip.global_buffer_mib + chip.acc_buffer_mib) * sram_mm2_per_mib()}
     out["total"] = sum(out.values())

@@ -21,7 +21,7 @@ from golden.energy import unit_energy, workload_energy
 from golden.head_cycles import pv_config
 from golden.scheduler import operand_stream
 from golden.tiling import pair_tables
-from synth import flow, power, sta, timing
+from synth import clock_gate, flow, power, sta, timing
 from synth.flow import SynthError
 from synth.gatesim import GateSimError
 from synth.power import TRACE_CYCLES, TRACE_TILES
@@ -34,7 +34,9 @@ SCOPE = ("the PE array: clock, products, register loads, drain, leakage; and the
          "the variant has one")
 
 DISPATCHER_SCOPE = (
-    "The variant's dispatcher parts are clocked for the whole run (no clock gating). The scheduler is "
+    "A dispatcher part the run does not use (a dense schedule) is clock-gated for the whole run: it "
+    "costs its clock gate's cycle (a latch and an AND, synth/clock_gate.py) and its leakage. A part "
+    "the run uses is clocked for the whole run. The scheduler is "
     "busy for its batches of Q's and K's strings when the run uses it, and is shared by the `clusters` "
     "arrays it feeds, as in the area split; the matcher, or the channel window in its place (one per "
     "array), is busy for every engine cycle "
@@ -102,9 +104,12 @@ def dispatcher_energy(cfg, q, k, report, liberty: str, cycles: int, clock: float
     blocks = design_blocks(cfg, "kaleido")
     used_scheduler, used_matcher = (variant_parts(report.ran_as) if report.schedule == "pairs"
                                     else (False, False))
-    def measured(unit, trace):
-        # Idle from the bench, busy from the run's own data where it has a trace.
+    def measured(unit, trace, used):
+        # Idle from the bench, busy from the run's own data where it has a trace;
+        # a part the run leaves alone has its clock gated: its gate's cycle.
         e = power.energy_per_action(unit, cfg, liberty)
+        if not used:
+            return {"busy": 0.0, "idle": clock_gate.clock_gate_cost(liberty)["energy_pj"]["cycle"]}, e["leakage_uw"]
         per = dict(e["energy_pj"])
         if trace:
             per["busy"] = power.energy_per_action(unit, cfg, liberty, TRACE_CYCLES, trace)["energy_pj"]["run"]
@@ -114,14 +119,16 @@ def dispatcher_energy(cfg, q, k, report, liberty: str, cycles: int, clock: float
     if blocks.scheduler:
         busy = min(cycles, scheduler_busy(q, k, cfg)) if used_scheduler else 0
         strings, last = operand_stream(pair_tables(q, cfg), cfg)
-        per, leak = measured("scheduler", (tuple(strings[:TRACE_CYCLES]), tuple(last[:TRACE_CYCLES])))
+        per, leak = measured("scheduler", (tuple(strings[:TRACE_CYCLES]), tuple(last[:TRACE_CYCLES])),
+                             used_scheduler)
         out["scheduler"] = unit_energy(cycles, busy, per, leak, clock) / cfg.clusters
     if blocks.unit:
         # The unit in the matcher's place (golden.dispatchers), if it is more than a priority encoder.
         unit = blocks.unit
         busy = min(cycles, report.engine_cycles) if used_matcher else 0
-        trace = matcher_trace(*kaleido_tables(q, k, cfg), cfg, TRACE_TILES) if blocks.traced else None
-        per, leak = measured(unit, trace)
+        trace = (matcher_trace(*kaleido_tables(q, k, cfg), cfg, TRACE_TILES)
+                 if blocks.traced and used_matcher else None)
+        per, leak = measured(unit, trace, used_matcher)
         out[unit] = unit_energy(cycles, busy, per, leak, clock)
     return out
 

@@ -9,7 +9,8 @@ from amaranth.sim import Simulator
 from golden import Config
 from golden.pe import BaselinePEModel, ColIn, PEModel, RowIn, activity_lag, decode
 from golden.pe_encoding import Load, Mode
-from hw.pe import PE, BaselinePE
+from hw.pe import COL_FORWARDED, PE, ROW_FORWARDED, BaselinePE
+from tb.forwarded import Forwarded
 from tests.sweep import sweep
 
 # One stage, so each product is in r0 the cycle after its operands; the random
@@ -27,7 +28,7 @@ def simulate(dut, testbench):
 def drive(ctx, dut, row: RowIn, col: ColIn):
     for name in ("a0", "a1", "sq0", "sq1", "mode", "steps", "load", "drain"):
         ctx.set(getattr(dut.row_in, name), int(getattr(row, name)))
-    for name in ("b0", "b1", "sk0", "sk1"):
+    for name in ("b0", "b1", "sk0", "sk1", "steps"):
         ctx.set(getattr(dut.col_in, name), int(getattr(col, name)))
 
 
@@ -98,13 +99,15 @@ def check_random_sequences(cfg: Config, rnd: random.Random, cycles: int = 4000) 
     dut, model = PE(cfg), PEModel(cfg.pe_acc_bits, kind, stages=stages)
     n = kind.registers
     driven = []
+    row_fwd, col_fwd = Forwarded(ROW_FORWARDED, RowIn()), Forwarded(COL_FORWARDED, ColIn())
 
     async def tb(ctx):
         # The activity outputs belong to the operands of activity_lag cycles ago.
         decodes = [decode(0, 0, 0, 0, 0, 0, kind)] * activity_lag(stages)
         for cycle in range(cycles):
             row = random_row(rnd)
-            col = ColIn(b0=rnd.randrange(256), b1=rnd.randrange(256), sk0=rnd.randrange(3), sk1=rnd.randrange(3))
+            col = ColIn(b0=rnd.randrange(256), b1=rnd.randrange(256), sk0=rnd.randrange(3), sk1=rnd.randrange(3),
+                        steps=row.steps | rnd.choice([0, 0, 1, 3]))
             driven.append((row, col))
             out_in, out_in_valid = rnd.randrange(-100, 100), rnd.random() < 0.5
             drive(ctx, dut, row, col)
@@ -120,8 +123,11 @@ def check_random_sequences(cfg: Config, rnd: random.Random, cycles: int = 4000) 
             regs = [ctx.get(getattr(dut, f"r{k}")) for k in range(n)]
             assert regs == model.r, f"cycle {cycle}: {row} {col}"
             assert (ctx.get(dut.drain_out.valid), ctx.get(dut.drain_out.score)) == (model.out_valid, model.out)
-            assert ctx.get(dut.row_out.a0) == row.a0 and ctx.get(dut.col_out.b1) == col.b1
-            assert ctx.get(dut.row_out.mode) == row.mode and ctx.get(dut.col_out.sk1) == col.sk1
+            # What moves on: a field with its step, the control always.
+            slot = row.steps | col.steps
+            moved_row, moved_col = row_fwd.tick(row, slot), col_fwd.tick(col, slot)
+            for port, moved in ((dut.row_out, moved_row), (dut.col_out, moved_col)):
+                assert {f: ctx.get(port[f]) for f in moved} == moved, f"cycle {cycle}: forwarded"
 
     simulate(dut, tb)
     return driven

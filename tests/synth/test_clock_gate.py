@@ -30,10 +30,12 @@ def _gated_clocks(net):
             if kind.startswith("AND") and enables & {net.root(pins["A"]), net.root(pins["B"])}}
 
 
-@pytest.mark.parametrize("block, gates", [("pe", 4), ("baseline-pe", 2)])
+@pytest.mark.parametrize("block, gates", [("pe", 7), ("baseline-pe", 2)])
 def test_registers_that_hold_have_their_clocks_gated(block, gates):
-    """The Kaleido PE gates R0, R1, R2 and its drain link; the baseline its
-    accumulator and its drain link. In an idle cycle no gated clock moves."""
+    """The Kaleido PE (one stage) gates R0, R1 with R2, its drain link, and what
+    it forwards: the operands of a step, of a second step, the flags and the
+    control; the baseline its accumulator and its drain link. In an idle cycle
+    no gated clock moves."""
     lib = default_liberty()
     text = block_netlist(block, CFG, lib)
     net = parse(text, blocks.top_name(block))

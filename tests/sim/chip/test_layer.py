@@ -152,6 +152,22 @@ def test_the_dispatcher_costs_energy_and_area_only_where_it_exists():
     assert area["total"] == pytest.approx(sum(v for k, v in area.items() if k != "total"))
 
 
+def test_gated_dispatchers_spend_only_their_gates_on_a_dense_head():
+    # A dense head gives the dispatcher no work: gated, each matcher (8) and
+    # scheduler (2) spends its gate's cycle, 0.5 pJ, not its idle 5 pJ.
+    head = baseline_head(N, TINY.head_dim, 4, 4)
+    costs = {}
+    for gated in (False, True):
+        chip = replace(SMALL, arrays=8, gate_idle_dispatchers=gated)
+        layer = layer_cost(TINY, N, {"kaleido": Kind(8, head, replace(KALEIDO, clock_gate=GATE))}, chip, 50)
+        costs[gated] = (layer["energy_by_unit_j"]["dispatcher"], layer["cycles"])
+        area = chip_area({"kaleido": Kind(8, head, replace(KALEIDO, clock_gate=GATE))}, chip)
+        assert area["dispatcher"] == pytest.approx((8 + 2) * (2000 + 128 * gated) * 1e-6)
+    for gated, pj in ((False, 5.0), (True, 0.5)):
+        energy, cycles = costs[gated]
+        assert energy == pytest.approx((8 + 2) * cycles * pj * 1e-12)
+
+
 def test_the_chips_schedulers_share_a_layers_wait_for_clusters():
     # TINY has 2 heads: 4 operand streams. With 64 arrays and a scheduler per 4
     # arrays, each stream gets 4 schedulers, and its wait is a quarter of one's.

@@ -48,7 +48,7 @@ def test_sim_attention_end_to_end(tmp_path, rng):
         assert stats["energy_pj"] == pytest.approx(sum(stats["energy_split_pj"].values()))
         # full (the default variant) has a dispatcher, and its energy counts it.
         assert stats["variant"] == "full"
-        assert stats["dispatcher_pj"] > 0 and "no clock gating" in stats["dispatcher_scope"]
+        assert stats["dispatcher_pj"] > 0 and "clock-gated" in stats["dispatcher_scope"]
         split = stats["energy_split_pj"]
         assert {"dispatcher_scheduler", "dispatcher_matcher"} <= set(split)
         assert stats["dispatcher_pj"] == pytest.approx(split["dispatcher_scheduler"] + split["dispatcher_matcher"])

@@ -92,6 +92,7 @@ def test_a_channel_window_is_priced_as_built(monkeypatch, variant, rng):
     monkeypatch.setattr("synth.timing.block_timing", timing)
     monkeypatch.setattr("synth.flow.default_liberty", lambda: "cells.lib")
     monkeypatch.setattr("synth.sta.sta_command", lambda: "sta")
+    monkeypatch.setattr("synth.clock_gate.clock_gate_cost", lambda liberty: {"energy_pj": {"cycle": 0.5}})
     cfg = Config(grid=(1, 2, 4), partition=(4, 2, 2), rows=2, cols=2, issue_window=4, variant=variant)
     q = rng.integers(-128, 128, (cfg.tokens, cfg.head_dim), dtype="int8")
     k = rng.integers(-128, 128, (cfg.tokens, cfg.head_dim), dtype="int8")
@@ -157,7 +158,7 @@ def test_no_run_claims_a_clock_its_whole_engine_misses():
     from (the target when every one meets it, else the slowest one's fmax), and
     the whole engine, mapped for the chip clock and timed again here at the
     claimed period, meets it. At this small point (2x2 PEs, three stages, a
-    channel window of 4, 215 MHz) the Kaleido engine misses the clock that its
+    channel window of 4, 190 MHz) the Kaleido engine misses the clock that its
     array and dispatcher each meet alone, so it must be what sets the run's clock."""
     from hw import blocks
     from synth.sta import timing
@@ -165,7 +166,7 @@ def test_no_run_claims_a_clock_its_whole_engine_misses():
 
     liberty = default_liberty()
     cfg = Config(partition=(4, 2, 2), grid=(1, 2, 4), rows=2, cols=2, pe_stages=3, variant="pe-m",
-                 issue_window=4, clock_mhz=215.0)
+                 issue_window=4, clock_mhz=190.0)
     for design, block in (("kaleido", "engine"), ("baseline", "baseline-engine")):
         claimed = energy.run_clock(cfg, design, liberty)
         print(design, f"claims {claimed['clock_mhz']:.1f} MHz;",
@@ -210,3 +211,23 @@ def test_a_dispatcher_busy_cycle_costs_what_the_runs_own_data_cost(monkeypatch, 
     assert out["scheduler"] == pytest.approx((sched * 500.0 + (cycles - sched) * 100.0) / cfg.clusters)
     assert len(traces["matcher"]) > 0 and all(len(sq) == cfg.rows for sq, _, _ in traces["matcher"])
     assert len(traces["scheduler"][0]) == len(traces["scheduler"][1]) > 0
+
+
+def test_a_dispatcher_a_dense_run_leaves_alone_costs_its_clock_gate(monkeypatch, rng):
+    """A dense run uses neither the matcher nor the scheduler: each is clock-gated
+    for the whole run, and costs its gate's cycle (and its leakage), not its idle."""
+    from golden.cycle_model import kaleido_cycles
+
+    def per_action(block, cfg, liberty, cycles=256, trace=None):
+        assert trace is None, "a part the run leaves alone is not replayed"
+        return {"energy_pj": {"busy": 900.0, "idle": 100.0}, "leakage_uw": 0.0}
+
+    monkeypatch.setattr("synth.power.energy_per_action", per_action)
+    monkeypatch.setattr("synth.clock_gate.clock_gate_cost", lambda liberty: {"energy_pj": {"cycle": 0.5}})
+    cfg = Config(grid=(1, 4, 8), partition=(4, 2, 2), rows=2, cols=2)
+    q = rng.integers(-128, 128, (cfg.tokens, cfg.head_dim), dtype="int8")
+    k = rng.integers(-128, 128, (cfg.tokens, cfg.head_dim), dtype="int8")
+    report = kaleido_cycles(q, k, cfg, schedule="dense")
+    out = energy.dispatcher_energy(cfg, q, k, report, "cells.lib", report.cycles, 100.0)
+    assert out["matcher"] == pytest.approx(report.cycles * 0.5)
+    assert out["scheduler"] == pytest.approx(report.cycles * 0.5 / cfg.clusters)
