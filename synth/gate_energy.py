@@ -4,8 +4,8 @@ For every event of a run (:mod:`synth.gatesim`: zero delay, or timed, where
 every glitch is an event too), every net whose value changed costs:
 
 - **switching**: ``C V^2 / 2``, ``C`` the net's load: the input capacitance of
-  every cell pin on it, plus :data:`OUTPUT_LOAD_PF` on an output port, plus
-  with ``wire`` the wire-load model's (:func:`synth.wires.wire_pf`). Nets
+  every cell pin on it, plus the kit's ``output_load_pf`` on an output port,
+  plus with ``wire`` the kit's wire-load model (:class:`synth.kits.CellKit`). Nets
   driven by input ports and the clock nets count too;
 - **internal, at its driver**: the driving cell's energy table for that output
   (``rise_power`` for a rise, ``fall_power`` for a fall) of the arc from the
@@ -17,7 +17,7 @@ every glitch is an event too), every net whose value changed costs:
   its own (a flip-flop's clock and data pins: the clock pins cost energy on
   every edge, whatever the flip-flop holds), at the net's transition.
 
-A transition is :data:`SLEW_NS` everywhere, or with ``real_slews`` each
+A transition is the kit's ``slew_ns`` everywhere, or with ``real_slews`` each
 net's own (:func:`slews`: its driver's transition tables at its load).
 Leakage is every cell's ``cell_leakage_power`` for the run's time.
 """
@@ -29,14 +29,10 @@ from dataclasses import dataclass, field
 
 from .clock_tree import PREFIX as TREE_PREFIX
 from .gatesim import Activity, Netlist
+from .kits import kit
 from .liberty import Library, mean
-from .wires import DRIVING_CELL, OUTPUT_LOAD_PF, wire_pf
 
-__all__ = ["SLEW_NS", "OUTPUT_LOAD_PF", "Loads", "loads", "slews", "leakage_nw", "energy"]
-
-#: The input transition every table is read at (ns). OSU018's tables start at
-#: 0.06 ns; a gate driving a few loads in this library switches in about 0.1 ns.
-SLEW_NS = 0.1
+__all__ = ["Loads", "loads", "slews", "leakage_nw", "energy"]
 
 
 def leakage_nw(net: Netlist, lib: Library) -> float:
@@ -66,9 +62,12 @@ class Loads:
     tree_cap: dict = field(default_factory=dict)
 
 
-def loads(net: Netlist, lib: Library, output_load: float = OUTPUT_LOAD_PF, wire: bool = False) -> Loads:
-    """The loads of every net of ``net``, from ``lib``'s pin capacitances, and with
-    ``wire`` the wire-load model's (:func:`synth.wires.wire_pf`)."""
+def loads(net: Netlist, lib: Library, output_load: float | None = None, wire: bool = False) -> Loads:
+    """The loads of every net of ``net``, from ``lib``'s pin capacitances, with
+    ``output_load`` (pF, the kit's by default) on each output port, and with
+    ``wire`` the kit's wire-load model."""
+    k = kit(lib.path)
+    output_load = k.output_load_pf if output_load is None else output_load
     cap, driver, sinks, tree_cap = defaultdict(float), {}, defaultdict(list), defaultdict(float)
     for kind, name, pins in net.cells:
         cell = lib.cells.get(kind)
@@ -91,19 +90,22 @@ def loads(net: Netlist, lib: Library, output_load: float = OUTPUT_LOAD_PF, wire:
         cap[net.root(n)] += output_load
     if wire:
         for n in set(sinks) | set(driver):
-            cap[n] += wire_pf(len(sinks.get(n, ())))
+            cap[n] += k.wire_pf(len(sinks.get(n, ())))
             if n.startswith(TREE_PREFIX):
-                tree_cap[n] += wire_pf(len(sinks.get(n, ())))
+                tree_cap[n] += k.wire_pf(len(sinks.get(n, ())))
     return Loads(dict(cap), driver, dict(sinks), dict(tree_cap))
 
 
-def slews(net: Netlist, lib: Library, where: Loads, source: float = SLEW_NS) -> dict:
+def slews(net: Netlist, lib: Library, where: Loads, source: float | None = None) -> dict:
     """Each net's transition (ns): its driver's ``rise_transition`` and
     ``fall_transition`` tables (their mean) at the net's load and at the
     transition of the input of each arc (the slowest arc), in order from the
-    inputs. An input port is driven by :data:`synth.wires.DRIVING_CELL` from a
-    ``source`` transition; a storage cell's output follows its clock."""
-    drive = lib.cells[DRIVING_CELL].pins
+    inputs. An input port is driven by the kit's driving cell from a
+    ``source`` transition (the kit's ``slew_ns``); a storage cell's output follows its clock."""
+    k = kit(lib.path)
+    source = k.slew_ns if source is None else source
+    clocks = {**k.flops, **k.latches}            # storage cell -> the pin its output follows
+    drive = lib.cells[k.driving_cell].pins
     out_pin = next(p for p in drive.values() if p.transition)
     out = {}
 
@@ -120,7 +122,7 @@ def slews(net: Netlist, lib: Library, where: Loads, source: float = SLEW_NS) -> 
         done = []
         for n, (kind, inputs, pin) in waiting.items():
             storage = lib.cells[kind].sequential
-            needed = {p: src for p, src in inputs.items() if not storage or p == "CLK"}
+            needed = {p: src for p, src in inputs.items() if not storage or p == clocks.get(kind)}
             if all(src in out or src.startswith("1'") for src in needed.values()):
                 arcs = {p: out.get(src, source) for p, src in needed.items()}
                 out[n] = at(kind, pin, arcs, where.cap.get(n, 0.0))
@@ -134,7 +136,7 @@ def slews(net: Netlist, lib: Library, where: Loads, source: float = SLEW_NS) -> 
 
 
 def energy(net: Netlist, activity: Activity, lib: Library, period_ns: float,
-           slew: float = SLEW_NS, output_load: float = OUTPUT_LOAD_PF, wire: bool = False,
+           slew: float | None = None, output_load: float | None = None, wire: bool = False,
            real_slews: bool = False, prepared: tuple | None = None) -> dict:
     """Energy per cycle of a run (pJ): ``switching_pj``, ``internal_pj``,
     ``leakage_pj`` and their ``total_pj``; ``toggles`` per cycle; and
@@ -142,7 +144,7 @@ def energy(net: Netlist, activity: Activity, lib: Library, period_ns: float,
     buffers' internal energy, their input pins' switching and the wire of the
     nets it made (the flip-flops' clock pins are counted with or without it).
 
-    Every table is read at ``slew`` unless ``real_slews``: then at each net's own
+    Every table is read at ``slew`` (the kit's by default) unless ``real_slews``: then at each net's own
     transition (:func:`slews`). ``wire`` adds the wire-load model to every net.
     ``prepared``, ``(loads, slews)`` already worked out for this netlist, spares
     working them out again for each run of it.
@@ -150,6 +152,7 @@ def energy(net: Netlist, activity: Activity, lib: Library, period_ns: float,
     last, at or before it (a zero-delay run: in the same event; a timed one: a
     delay before), or the mean of those that changed together.
     """
+    slew = kit(lib.path).slew_ns if slew is None else slew
     if prepared is None:
         where = loads(net, lib, output_load, wire)
         prepared = where, slews(net, lib, where, slew) if real_slews else {}

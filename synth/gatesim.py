@@ -4,7 +4,8 @@ The netlist is the one static timing reads (:func:`synth.flow.gate_netlist`:
 every port and net one bit). A generated test bench holds reset for two
 cycles (inputs at 0), then applies one stimulus vector per cycle (inputs change half a period
 before the rising edge) under Icarus with the library's Verilog cell models
-(``osu018_stdcells.v`` beside ``osu018_stdcells.lib``), and dumps every net of
+(``osu018_stdcells.v`` beside ``osu018_stdcells.lib``, ``stdcells.v`` beside
+NanGate45's ``stdcells.lib``), and dumps every net of
 the design. The simulation has no delays, so each net settles once per input
 change and once per clock edge: what it counts is functional activity, without
 glitches.
@@ -23,7 +24,9 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-__all__ = ["Netlist", "OUTPUT_PINS", "instances", "parse", "parse_any", "cell_models", "Activity", "simulate",
+from .kits import Storage, kit
+
+__all__ = ["Netlist", "instances", "parse", "parse_any", "cell_models", "Activity", "simulate",
            "GateSimError"]
 
 
@@ -51,10 +54,6 @@ class Netlist:
             net = self.aliases[net]
         return net
 
-
-#: The library's output pin names (every other pin of a cell is an input): what a
-#: netlist's text says about which pin drives a net.
-OUTPUT_PINS = frozenset({"Y", "Q", "YC", "YS"})
 
 _MODULE = r"^module {top}\s*\((?P<ports>.*?)\);(?P<body>.*?)^endmodule"
 _PORT = re.compile(r"^\s*(input|output)\s+(\S+)\s*;", re.M)
@@ -219,10 +218,12 @@ def simulate(netlist_text: str, top: str, stimulus: list[dict], models: Path,
         (w / "stim.mem").write_text("".join(
             "".join(str(int(vec[n])) for n in reversed(order)) + "\n" for vec in stimulus) if order
             else "0\n" * len(stimulus))
-        (w / "cells.v").write_text(_storage_after_the_clock(models.read_text(), timed))
+        storage = kit(str(Path(models).with_suffix(".lib"))).storage
+        cells = _storage_after_the_clock(Path(models).read_text(), storage, timed)
+        (w / "cells.v").write_text(_unconditional_paths(cells) if timed else cells)
         compile_ = ["iverilog", "-o", "sim.vvp", "-s", "kaleido_gate_bench"]
         if timed:
-            (w / "delays.sdf").write_text(delays)
+            (w / "delays.sdf").write_text(_unconditional_sdf(delays))
             compile_.append("-gspecify")
         for cmd in (compile_ + ["bench.v", "netlist.v", "cells.v"], ["vvp", "-n", "sim.vvp"]):
             proc = subprocess.run(cmd, cwd=w, capture_output=True, text=True)
@@ -236,40 +237,85 @@ def simulate(netlist_text: str, top: str, stimulus: list[dict], models: Path,
     return Activity(events, len(stimulus), [] if timed else outputs, times, settled)
 
 
-#: The library's storage cells, computed as its models compute them but updated
-#: once every clock edge has arrived (nonblocking), as a clock tree balanced for
-#: hold makes them. The library's own models update in the same step as the gates
-#: do: a flip-flop behind a clock gate (one AND further from the clock) would see
-#: the new value of one that is not, which no real clock tree allows. They start
-#: at 0, as the RTL's registers do (a register without a reset, such as an
-#: accumulator, is not X at first: its first loads count like any other).
-#: Per cell: when it updates, what it takes, and the pins of its module paths to Q.
-#: In a timed run those paths take the SDF's delays, and each cell updates when
-#: its own clock arrives (the tree's skew is real there); timing checks are static
-#: timing's (:mod:`synth.sta`), not the simulation's.
-STORAGE = {
-    "DFFPOSX1": ("posedge CLK", "q <= D", ("CLK",)),
-    "DFFNEGX1": ("negedge CLK", "q <= D", ("CLK",)),
-    "LATCH": ("CLK or D", "if (CLK) q <= D", ("CLK", "D")),
-}
+#: The library's storage cells (the kit's, :class:`synth.kits.Storage`) are
+#: computed as its models compute them but updated once every clock edge has
+#: arrived (nonblocking), as a clock tree balanced for hold makes them. The
+#: library's own models update in the same step as the gates do: a flip-flop
+#: behind a clock gate (one AND further from the clock) would see the new value
+#: of one that is not, which no real clock tree allows. They start at 0, as the
+#: RTL's registers do (a register without a reset, such as an accumulator, is not
+#: X at first: its first loads count like any other). In a timed run the paths
+#: to the outputs take the SDF's delays, and each cell updates when its own clock
+#: arrives (the tree's skew is real there); timing checks are static timing's
+#: (:mod:`synth.sta`), not the simulation's.
+def _storage_model(name: str, cell: Storage, timed: bool) -> str:
+    pins = list(cell.inputs) + list(cell.outputs)
+    drive = "".join(f"  {'not' if e.startswith('!') else 'buf'} ({o}, q);\n" for o, e in cell.outputs.items())
+    spec = ("  specify " + " ".join(f"({p} *> {o}) = (0.1, 0.1);" for p in cell.paths for o in cell.outputs)
+            + " endspecify\n" if timed else "")
+    return (f"module {name} ({', '.join(pins)}); input {', '.join(cell.inputs)}; "
+            f"output {', '.join(cell.outputs)}; reg q = 1'b0;\n"
+            f"  always @({cell.when}) {cell.takes};\n{drive}{spec}endmodule\n")
 
 
-def _storage_model(name: str, timed: bool) -> str:
-    when, take, paths = STORAGE[name]
-    spec = ("  specify " + " ".join(f"({p} *> Q) = (0.1, 0.1);" for p in paths) + " endspecify\n"
-            if timed else "")
-    return (f"module {name} (CLK, D, Q); input CLK, D; output Q; reg q = 1'b0;\n"
-            f"  always @({when}) {take};\n  buf (Q, q);\n{spec}endmodule\n")
-
-
-def _storage_after_the_clock(models: str, timed: bool = False) -> str:
-    """``models`` with :data:`STORAGE`'s cells in place of the library's own."""
-    for name in STORAGE:
-        models, n = re.subn(rf"^module {name} \(.*?^endmodule\n", _storage_model(name, timed), models,
+def _storage_after_the_clock(models: str, storage: dict, timed: bool = False) -> str:
+    """``models`` with the kit's ``storage`` cells in place of the library's own."""
+    for name, cell in storage.items():
+        models, n = re.subn(rf"^module {name} \(.*?^endmodule\n", _storage_model(name, cell, timed), models,
                             flags=re.M | re.S)
         if n != 1:
             raise GateSimError(f"the cell models define {name} {n} times, not once")
     return models
+
+
+# Icarus does not annotate an SDF's state-dependent delays (``COND``) onto a
+# model's state-dependent paths (``if (...) (A => ZN)``): it leaves them at the
+# model's own fixed delay, without a word. NanGate45's models and OpenSTA's SDF
+# for them are full of both. So both become one path per arc, at the slowest of
+# its states' delays: what static timing takes for the arc too.
+_IF_PATH = re.compile(r"^(\s*)if\s*\(.*\)\s*(\(\s*\w+\s*=>\s*\w+\s*\)\s*=.*;)\s*$", re.M)
+_COND = re.compile(r"\(COND\s+[^\n]*?\s*\(IOPATH\s+(\w+)\s+(\w+)\s+(\([^()]*\))\s*(\([^()]*\))?\s*\)\s*\)")
+_IOPATH = re.compile(r"\(IOPATH\s+(\w+)\s+(\w+)\s+(\([^()]*\))\s*(\([^()]*\))?\s*\)")
+
+
+def _unconditional_paths(models: str) -> str:
+    """The cell models with each state-dependent path made plain, once per arc."""
+    def module(m: re.Match) -> str:
+        seen = set()
+
+        def path(p: re.Match) -> str:
+            arc = re.sub(r"\s+", "", p.group(2).split("=")[0])
+            if arc in seen:
+                return ""
+            seen.add(arc)
+            return f"{p.group(1)}{p.group(2)}"
+        return _IF_PATH.sub(path, m.group(0))
+    return re.sub(r"^module .*?^endmodule", module, models, flags=re.M | re.S)
+
+
+def _unconditional_sdf(sdf: str) -> str:
+    """The SDF with each cell's state-dependent delays of an arc folded into one plain
+    ``IOPATH`` at their worst (per rise, fall and each of min:typ:max)."""
+    if "(COND" not in sdf:
+        return sdf
+
+    def worst(a: str, b: str) -> str:
+        return "(" + ":".join(f"{max(float(x), float(y)):.4f}" for x, y in
+                              zip(a.strip("()").split(":"), b.strip("()").split(":"))) + ")"
+
+    def cell(text: str) -> str:
+        arcs = {}
+        for m in list(_COND.finditer(text)) + list(_IOPATH.finditer(_COND.sub("", text))):
+            key = (m.group(1), m.group(2))
+            rise, fall = m.group(3), m.group(4) or m.group(3)
+            old = arcs.get(key)
+            arcs[key] = (rise, fall) if old is None else (worst(old[0], rise), worst(old[1], fall))
+        if not arcs:
+            return text
+        body = "".join(f"    (IOPATH {i} {o} {r} {f})\n" for (i, o), (r, f) in arcs.items())
+        return re.sub(r"\(ABSOLUTE\n.*?\n   \)", lambda _: f"(ABSOLUTE\n{body}   )", text, count=1, flags=re.S)
+    parts = re.split(r"(?=^ \(CELL\n)", sdf, flags=re.M)
+    return "".join(cell(p) if "(COND" in p else p for p in parts)
 
 
 def _settled_changes(vcd: Path) -> tuple[list, list]:

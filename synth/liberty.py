@@ -8,9 +8,16 @@ tables (``rise_transition``/``fall_transition``) and delay tables
 flow (:mod:`synth.gate_energy`) sums those tables at each switching event; timing and
 area take only names and areas.
 
-Units are the library's: the OSU018 library states time in ns, capacitance in
-pF, voltage in V (so an internal-energy table is in pF V^2 = pJ) and leakage in
-nW. :func:`library` checks that it reads those units and refuses others.
+Units are this module's: time in ns, capacitance in pF, voltage in V (so an
+internal-energy table is in pF V^2 = pJ) and leakage in nW. OSU018 states
+those; NanGate45 states capacitance in fF, and with it its energy tables in
+fJ, which :func:`library` brings to pF and pJ. Other time, voltage or leakage
+units are refused.
+
+A pin may have several energy tables for one arc, one per state of the cell's
+other pins (NanGate's ``when`` conditions). The flow does not follow those
+states, so it takes their mean: the energy of the arc with the other pins at
+random.
 """
 
 from __future__ import annotations
@@ -90,17 +97,24 @@ class Library:
     path: str
     voltage: float
     cells: dict
+    #: The file's own capacitance unit in pF (what a tool reading it, OpenSTA, takes a load in).
+    capacitance_pf: float = 1.0
 
 
-def _table(group, templates) -> Table:
+def _table(group, templates, scale: tuple = (1.0, 1.0)) -> Table:
+    # ``scale``: (the library's capacitance in pF, its table values in this module's units).
     variables = templates.get(group.args[0] if group.args else None, {})
     axes = {}
     for n in (1, 2):
-        if f"index_{n}" in group:
-            axes[variables.get(f"variable_{n}", "")] = group.get_array(f"index_{n}")[0]
-    values = group.get_array("values")
+        # A table without its own index takes its template's.
+        index = group.get_array(f"index_{n}")[0] if f"index_{n}" in group else variables.get(f"index_{n}")
+        if index is not None:
+            axes[variables.get(f"variable_{n}", "")] = index
+    values = np.asarray(group.get_array("values"), float) * scale[1]
     slew_axis = next((k for k in axes if "transition" in k), None)
     load_axis = next((k for k in axes if "capacitance" in k), None)
+    if not axes and values.size == 1:          # a scalar table: one value at any slew
+        return Table(np.zeros(1), values.reshape(-1))
     if slew_axis is None:
         raise ValueError(f"a table without an input-transition axis ({list(axes)})")
     if load_axis is None:
@@ -108,7 +122,35 @@ def _table(group, templates) -> Table:
     if list(axes).index(load_axis) == 1:         # stored (slew, load): put the load first
         values = np.asarray(values).T
     return Table(np.asarray(axes[slew_axis], float), np.asarray(values, float),
-                 np.asarray(axes[load_axis], float))
+                 np.asarray(axes[load_axis], float) * scale[0])
+
+
+def _mean_table(tables: list) -> Table:
+    # The mean of one arc's tables (one per state of the other pins), where their
+    # axes agree; otherwise the first.
+    first = tables[0]
+    same = all(t.slews.shape == first.slews.shape and np.allclose(t.slews, first.slews)
+               and (t.loads is None) == (first.loads is None)
+               and (t.loads is None or np.allclose(t.loads, first.loads)) for t in tables)
+    if len(tables) == 1 or not same:
+        return first
+    return Table(first.slews, np.mean([t.values for t in tables], axis=0), first.loads)
+
+
+#: The capacitance units this module reads, in pF.
+_CAPACITANCE_PF = {"pf": 1.0, "ff": 1e-3}
+
+
+def _capacitance_pf(lib, path: str) -> float:
+    # ``capacitive_load_unit (1,ff)``: how many pF the library's unit is.
+    if "capacitive_load_unit" not in lib:
+        return 1.0
+    value = lib["capacitive_load_unit"]
+    number, unit = (value if isinstance(value, (list, tuple)) else [1, value])[:2]
+    unit = _unquote(unit).lower()
+    if unit not in _CAPACITANCE_PF:
+        raise ValueError(f"{path}: capacitance unit {unit!r} (this flow reads pf and ff)")
+    return float(number) * _CAPACITANCE_PF[unit]
 
 
 def _unquote(value) -> str:
@@ -132,32 +174,39 @@ def library(path: str) -> Library:
     templates = {}
     for kind in ("power_lut_template", "lu_table_template"):
         for t in lib.get_groups(kind):
-            templates[_unquote(t.args[0])] = {k: _unquote(t[k]) for k in ("variable_1", "variable_2") if k in t}
+            templates[_unquote(t.args[0])] = {
+                **{k: _unquote(t[k]) for k in ("variable_1", "variable_2") if k in t},
+                **{k: t.get_array(k)[0] for k in ("index_1", "index_2") if k in t}}
     voltage = float(lib["nom_voltage"]) if "nom_voltage" in lib else 1.8
+    cap = _capacitance_pf(lib, path)
+    timing_scale, energy_scale = (cap, 1.0), (cap, cap)     # energy: capacitance x V^2
     out = {}
     for c in lib.get_groups("cell"):
         name = _unquote(c.args[0])
         pins = {}
         for p in c.get_groups("pin"):
             pin = Pin(_unquote(p.args[0]), _unquote(p["direction"]) if "direction" in p else "",
-                      float(p["capacitance"]) if "capacitance" in p else 0.0,
+                      float(p["capacitance"]) * cap if "capacitance" in p else 0.0,
                       _unquote(p["function"]) if "function" in p else None)
             for t in p.get_groups("timing"):
                 related = _unquote(t["related_pin"]) if "related_pin" in t else None
-                tables = {g.group_name: _table(g, templates) for g in t.groups
+                tables = {g.group_name: _table(g, templates, timing_scale) for g in t.groups
                           if g.group_name in ("rise_transition", "fall_transition", "cell_rise", "cell_fall")}
                 for kind, (r, f) in (("transition", ("rise_transition", "fall_transition")),
                                      ("delay", ("cell_rise", "cell_fall"))):
                     if related and (r in tables or f in tables):
                         rise = tables.get(r) or tables[f]
                         getattr(pin, kind)[related] = (rise, tables.get(f) or rise)
+            arcs = {}                           # related pin -> [(rise, fall)], one per state
             for ip in p.get_groups("internal_power"):
                 related = _unquote(ip["related_pin"]) if "related_pin" in ip else None
-                tables = {g.group_name: _table(g, templates) for g in ip.groups
+                tables = {g.group_name: _table(g, templates, energy_scale) for g in ip.groups
                           if g.group_name in ("rise_power", "fall_power")}
                 if tables:
                     rise = tables.get("rise_power") or tables["fall_power"]
-                    pin.power[related] = (rise, tables.get("fall_power") or rise)
+                    arcs.setdefault(related, []).append((rise, tables.get("fall_power") or rise))
+            pin.power = {related: (_mean_table([r for r, _ in pairs]), _mean_table([f for _, f in pairs]))
+                         for related, pairs in arcs.items()}
             pins[pin.name] = pin
         sequential = bool(c.get_groups("ff") or c.get_groups("latch")
                           or c.get_groups("ff_bank") or c.get_groups("latch_bank"))
@@ -165,7 +214,7 @@ def library(path: str) -> Library:
                          float(c["cell_leakage_power"]) if "cell_leakage_power" in c else 0.0, pins)
     if not out:
         raise ValueError(f"{path}: no cells found; is it a Liberty file?")
-    return Library(path, voltage, out)
+    return Library(path, voltage, out, cap)
 
 
 def cells(path: str) -> dict[str, tuple[float, bool]]:

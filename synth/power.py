@@ -16,12 +16,12 @@ library's cell models (:mod:`synth.gatesim`) twice:
 
 Every transition of the timed run, glitches included, then costs its
 switching and internal energy from the liberty's tables at each net's load
-(pins and the wire-load model, :func:`synth.wires.wire_pf`) and transition
+(pins and the kit's wire-load model, :class:`synth.kits.CellKit`) and transition
 (:func:`synth.gate_energy.slews`), and leakage is added over the run
 (:mod:`synth.gate_energy`). An action's energy is the run's total over its
 cycles, in pJ per cycle. The zero-delay run, costed the same way
 (``zero_delay_pj``) and as the method before this one costed it (``ideal_pj``:
-every table at 0.1 ns, pin loads only), is given beside it.
+every table at the kit's fixed transition, pin loads only), is given beside it.
 
 It replaces a method built on OpenSTA's ``report_power`` (one activity for all
 toggling nets, no propagation through logic, rise and fall internal energy
@@ -41,12 +41,11 @@ from . import actions as _benches
 from . import clock_tree
 from .actions import ACTIONS, actions, stimulus
 from .flow import cache_key
-from .gate_energy import SLEW_NS, energy, leakage_nw, loads, slews
+from .gate_energy import energy, leakage_nw, loads, slews
 from .gatesim import GateSimError, cell_models, parse, simulate
 from .liberty import library
 from .sta import BLOCK_IO_SHARE, delays
 from .timing import CACHE, block_netlist, block_timing
-from .wires import OUTPUT_LOAD_PF
 
 __all__ = ["TRACE_TILES", "TRACE_CYCLES", "energy_per_action", "METHOD", "ACTIONS"]
 
@@ -57,19 +56,19 @@ __all__ = ["TRACE_TILES", "TRACE_CYCLES", "energy_per_action", "METHOD", "ACTION
 TRACE_TILES, TRACE_CYCLES = 8, 768
 
 METHOD = ("gate-level, timed: the Yosys netlist that timing reads (clock gates and a clock tree of "
-          f"{clock_tree.BUFFER} to a fan-out of {clock_tree.FANOUT} included), its cell delays written by "
+          f"the library's clock buffer to a fan-out of {clock_tree.FANOUT} included), its cell delays written by "
           "OpenSTA as an SDF (each net's load with the wire-load model, each input's transition) and "
           "annotated in Icarus, whose module paths are inertial, at the chip clock (a block that misses it "
           "at 1.02 times its critical path) with inputs arriving "
           f"{BLOCK_IO_SHARE:g} of a period after the clock reaches the flip-flops; every transition, "
           "glitches included, on each action's bench stimulus costs C V^2 / 2 on the net's pin and wire "
-          f"load (plus {OUTPUT_LOAD_PF} pF on an output port) and the driving cell's internal-energy table "
+          "load (plus the library's output load on an output port) and the driving cell's internal-energy table "
           "of the arc whose input changed last, at that input's transition and the net's load, and the "
           "clock and data pins' own tables at the net's transition (each net's transition from its "
           "driver's tables at its load); leakage over the run. Cross-checks: the same netlist zero-delay "
           "(outputs checked against the RTL every cycle, and the timed run's settled outputs against "
           "it), costed alike (zero_delay_pj) and costed as before at a fixed "
-          f"{SLEW_NS} ns transition without wires (ideal_pj)")
+          "transition (the library's input slew) without wires (ideal_pj)")
 
 
 def energy_per_action(block: str, cfg: Config, liberty: str, cycles: int = 256, trace=None) -> dict:

@@ -6,9 +6,9 @@ and the netlist of :func:`synth.flow.gate_netlist`, clock tree included
 tree; inputs arriving and outputs leaving a stated share of the period after
 and before a flip-flop's clock edge (``io_share``: the wiring a block sits in
 when it is timed alone; 0 for the whole engine, whose ports face registers);
-every net's wire from the wire-load model (:func:`wire_loads`); inputs driven
-by :data:`synth.wires.DRIVING_CELL` and outputs loaded with
-:data:`synth.wires.OUTPUT_LOAD_PF`; and no path from the reset (held for many
+every net's wire from the kit's wire-load model (:func:`wire_loads`); inputs
+driven by the kit's driving cell and outputs loaded with its output load
+(:class:`synth.kits.CellKit`), in the liberty's own capacitance unit; and no path from the reset (held for many
 cycles, and buffered at placement). The critical path is the longest
 register-to-register, input-to-register or register-to-output path, with the
 capturing flip-flop's setup time and the clocks' skew, or the longest path
@@ -30,18 +30,15 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from .gatesim import OUTPUT_PINS, instances, parse_any
-from .wires import DRIVING_CELL, OUTPUT_LOAD_PF, wire_pf
+from .gatesim import instances, parse_any
+from .kits import kit
+from .liberty import library
 
-__all__ = ["StaError", "sta_command", "timing", "delays", "wire_loads", "flop_outputs", "LATCHES", "BLOCK_IO_SHARE"]
+__all__ = ["StaError", "sta_command", "timing", "delays", "wire_loads", "flop_outputs", "BLOCK_IO_SHARE"]
 
 #: The share of the period a block timed alone gives the wiring on each side of
 #: it: its inputs arrive this late, and its outputs must leave this early.
 BLOCK_IO_SHARE = 0.1
-
-#: The library's latches: storage, but not registers (the mapping uses them in clock gates).
-LATCHES = frozenset({"LATCH"})
-
 
 class StaError(RuntimeError):
     """OpenSTA is missing or failed; the message says why."""
@@ -81,7 +78,7 @@ def delays(netlist: str, top: str, liberty: str, period_ns: float, io_share: flo
     transition, the same constraints and wire loads as :func:`timing`), and the
     clock tree's latency (ns): how long after the port's edge the flip-flops'
     clock arrives."""
-    text, sdf = _run(_header(top, period_ns, io_share, netlist)
+    text, sdf = _run(_header(top, period_ns, io_share, netlist, liberty)
                      + "write_sdf -no_timestamp -no_version -digits 4 delays.sdf\n"
                      + "report_checks -path_delay min -digits 4 -to [all_registers -edge_triggered -data_pins]\n",
                      netlist, liberty, wrote="delays.sdf")
@@ -93,8 +90,10 @@ def delays(netlist: str, top: str, liberty: str, period_ns: float, io_share: flo
     return sdf, max(latency, default=0.0)
 
 
-def _header(top: str, period_ns: float, io_share: float, netlist: str) -> str:
+def _header(top: str, period_ns: float, io_share: float, netlist: str, liberty: str) -> str:
     io = io_share * period_ns
+    k, unit = kit(liberty), library(liberty).capacitance_pf
+    clock_pin = sorted(set(k.flops.values()))[0]      # every flip-flop of a kit shares its clock pin's name
     # The clock is propagated through the netlist's clock tree (synth.clock_tree). A
     # block's neighbours sit on the same tree, so its inputs leave, and its outputs are
     # taken, on a flip-flop's clock as it arrives here, not on the ideal edge at the port.
@@ -104,7 +103,7 @@ def _header(top: str, period_ns: float, io_share: float, netlist: str) -> str:
             f"create_clock -name clk -period {period_ns} [get_ports clk]\n"
             "set_propagated_clock [all_clocks]\n"
             "if {[llength [all_registers -edge_triggered]]} {\n"
-            "  set ref [get_pins [get_full_name [lindex [all_registers -edge_triggered] 0]]/CLK]\n"
+            "  set ref [get_pins [get_full_name [lindex [all_registers -edge_triggered] 0]]/" + clock_pin + "]\n"
             f"  set_input_delay {io:.4f} -clock clk -reference_pin $ref {inputs}\n"
             f"  set_output_delay {io:.4f} -clock clk -reference_pin $ref [all_outputs]\n"
             "} else {\n"
@@ -112,26 +111,27 @@ def _header(top: str, period_ns: float, io_share: float, netlist: str) -> str:
             f"  set_output_delay {io:.4f} -clock clk [all_outputs]\n"
             "}\n"
             # The same boundary the timing-driven mapping was given.
-            f"set_driving_cell -lib_cell {DRIVING_CELL} [delete_from_list [all_inputs] [get_ports clk]]\n"
-            f"set_load {OUTPUT_LOAD_PF} [all_outputs]\n"
-            + wire_loads(netlist) +
+            f"set_driving_cell -lib_cell {k.driving_cell} [delete_from_list [all_inputs] [get_ports clk]]\n"
+            f"set_load {k.output_load_pf / unit:.6g} [all_outputs]\n"
+            + wire_loads(netlist, liberty) +
             # Reset is held for many cycles and fans out to every flip-flop; buffering that
             # tree is placement's job, so its paths are not what limits the clock.
             "if {[llength [get_ports -quiet rst]]} { set_false_path -from [get_ports rst] }\n")
 
 
-def wire_loads(netlist: str) -> str:
-    """``set_load`` commands giving every net its wire (:func:`synth.wires.wire_pf`)."""
+def wire_loads(netlist: str, liberty: str) -> str:
+    """``set_load`` commands giving every net its wire (the kit's wire-load model), in the liberty's unit."""
+    k, unit = kit(liberty), library(liberty).capacitance_pf
     net = parse_any(netlist)
     fanout = {}
     for _, _, pins in net.cells:
         for p, n in pins.items():
             n = net.root(n)
             if not n.startswith("1'"):
-                fanout[n] = fanout.get(n, 0) + (p not in OUTPUT_PINS)
+                fanout[n] = fanout.get(n, 0) + (p not in k.outputs)
     groups = {}
-    for n, k in fanout.items():
-        groups.setdefault(wire_pf(k), []).append(n)
+    for n, pins in fanout.items():
+        groups.setdefault(k.wire_pf(pins) / unit, []).append(n)
     return "".join(f"set_load {pf:.6g} [get_nets {{{' '.join(_tcl(n) for n in names)}}}]\n"
                    for pf, names in sorted(groups.items()))
 
@@ -165,7 +165,7 @@ def timing(netlist: str, top: str, liberty: str, period_ns: float = 20.0, io_sha
     # clock gates, their latches. Reported together, a latch's input (checked at
     # the edge that opens it, half a period in) would hide the worst flip-flop
     # path at a long period; the least period of each says which one limits.
-    text = _run(_header(top, period_ns, io_share, netlist) + CHECKS + OTHER_CHECKS, netlist, liberty)
+    text = _run(_header(top, period_ns, io_share, netlist, liberty) + CHECKS + OTHER_CHECKS, netlist, liberty)
     text, others = text.split(MARK, 1)
     paths = []
     for block in re.split(r"^(?=Startpoint:)", text, flags=re.M):
@@ -178,7 +178,7 @@ def timing(netlist: str, top: str, liberty: str, period_ns: float = 20.0, io_sha
         raise StaError("OpenSTA reported no constrained path (is there a clk port?)")
     path, start, end, _ = max(paths, key=lambda p: p[0])
     # Name a flip-flop by the register bit it holds (its Q net), not its cell's number.
-    regs = {pin.split("/")[0]: net for net, pin in flop_outputs(netlist).items()}
+    regs = {pin.split("/")[0]: net for net, pin in flop_outputs(netlist, liberty).items()}
     name = lambda x: f"{regs[x]} ({x})" if x in regs else x
     return {"critical_path_ns": path, "fmax_mhz": 1000.0 / path, "startpoint": name(start.group(1)),
             "endpoint": name(end.group(1)), "slack_ns": period_ns - path, "period_ns": period_ns,
@@ -226,12 +226,13 @@ def _least_period(block: str, period_ns: float) -> float:
     return (float(arrival.group(1)) - launch + capture - float(required.group(1))) / share
 
 
-def flop_outputs(netlist: str) -> dict[str, str]:
+def flop_outputs(netlist: str, liberty: str) -> dict[str, str]:
     """``{net: instance/pin}`` of every flip-flop output in a Yosys netlist.
 
-    A flip-flop is a cell with a ``CLK`` pin (a latch, which holds a clock gate's
-    enable, is not one); its ``Q`` drives the net named after the register bit (a
-    port, when the register is one).
+    A flip-flop is one of the kit's edge-triggered cells (a latch, which holds a
+    clock gate's enable, is not one); its ``Q`` drives the net named after the
+    register bit (a port, when the register is one).
     """
+    flops = kit(liberty).flops
     return {pins["Q"]: f"{name}/Q" for cell, name, pins in instances(netlist)
-            if "CLK" in pins and "Q" in pins and cell not in LATCHES}
+            if cell in flops and "Q" in pins}

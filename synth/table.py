@@ -12,18 +12,22 @@ from golden import Config
 
 from .area import area_table, table_markdown
 from .flow import default_liberty
+from .kits import KITS, kit, liberty_path
 
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument("--out", default="out/synth")
-    p.add_argument("--liberty", help="standard cells (default: OSU018 from make setup)")
+    p.add_argument("--liberty", metavar="NAME|FILE",
+                   help="standard cells: osu018 (the default) or nangate45 (make setup fetches both), or a FILE")
     p.add_argument("--jobs", type=int, default=2)
     args = p.parse_args(argv)
-    liberty = args.liberty or default_liberty()
+    liberty = liberty_path(args.liberty) if args.liberty in KITS else args.liberty or default_liberty()
     if liberty is None:
         print("synth: no liberty file; areas are transistor-count estimates", file=sys.stderr)
-    table = area_table(Config(), liberty, args.jobs,
+    # Each library's blocks are mapped for its own sign-off clock.
+    cfg = Config().with_(clock_mhz=kit(liberty).signoff_mhz) if liberty else Config()
+    table = area_table(cfg, liberty, args.jobs,
                        progress=lambda name: print(f"synth: {name} done", file=sys.stderr))
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)

@@ -42,6 +42,8 @@ from golden.softmax import row_cycles, softmax_spec
 from golden.video import video_workload
 from synth.area import block_area
 from synth.clock_gate import clock_gate_cost
+from synth.kits import kit
+from synth.liberty import library
 from synth.power import TRACE_CYCLES, TRACE_TILES, energy_per_action
 
 from .activations import archive, archive_operands, captured_cells
@@ -55,7 +57,7 @@ from .reuse_where import reuse_where
 from .vdits import VDiT, flow_sigmas
 
 __all__ = ["WORKLOADS", "ACTIVATIONS", "workload_tag", "representative_trace", "computed_steps",
-           "shard_config", "shard_operands", "run_shard", "plan_shards", "signoffs", "run_estimate",
+           "shard_config", "shard_operands", "run_shard", "plan_shards", "signoff_config", "signoffs", "run_estimate",
            "summarize", "layer_pricer", "iso_area_arrays", "compute_shards"]
 
 #: ``video``: a real clip at the model's grid, noised per step by the sampler's
@@ -142,9 +144,16 @@ def plan_shards(model: VDiT, per_step: int, seed: int = 0, steps: int | None = N
     return out
 
 
+def signoff_config(cfg: Config, liberty: str, clock_given: bool = False) -> Config:
+    """``cfg`` as its blocks are signed off on ``liberty``: at that library's
+    sign-off clock (:attr:`synth.kits.CellKit.signoff_mhz`) unless a clock was given."""
+    return cfg if clock_given else cfg.with_(clock_mhz=kit(liberty).signoff_mhz)
+
+
 def signoffs(cfg: Config, liberty: str, matcher_trace=None) -> dict[str, SignOff]:
     """Both designs' blocks, measured by this project's flow at ``cfg``'s design
-    point (area, energy per action, leakage); minutes the first time, cached after.
+    point (area, energy per action, leakage) on ``liberty``'s cells, at the node
+    and supply of its kit; minutes the first time, cached after.
     With ``matcher_trace`` (:func:`representative_trace`) the matcher's busy cycle
     costs what that head's own data costs, not the random-data bound."""
 
@@ -157,7 +166,7 @@ def signoffs(cfg: Config, liberty: str, matcher_trace=None) -> dict[str, SignOff
             per["busy"] = energy_per_action(block, at, liberty, TRACE_CYCLES, matcher_trace)["energy_pj"]["run"]
         return Unit(block_area(block, at, liberty)["area_um2"], per, e["leakage_uw"])
 
-    node = (180, 1.8)                 # OSU018
+    node = (kit(liberty).node_nm, library(liberty).voltage)      # where the library's figures are
     # The softmax unit's widths grow with a row's length by a few bits; it is
     # measured once, at the default head size, for every model and resolution
     # (a 32,760-token row would synthesize and simulate a new unit each time).
@@ -283,6 +292,10 @@ def _price(model: VDiT, tokens: int, chip: Chip, design: str, heads: dict, stand
                 total["resource_s"][op][r] += repeat * o[_RESOURCE_KEYS[r]]
         for unit, j in layer["energy_by_unit_j"].items():
             total["energy_by_unit_j"][unit] += repeat * j
+    # The interval's ends are priced apart from the estimate; where an end is the
+    # estimate (no interval), their sums may part in the last bit.
+    total["energy_low_j"] = min(total["energy_low_j"], total["energy_j"])
+    total["energy_high_j"] = max(total["energy_high_j"], total["energy_j"])
     total["bound_by_op"] = {op: max(RESOURCES, key=lambda r: t[r]) for op, t in total["resource_s"].items()}
     total["area_mm2"] = chip_area(kinds, chip)
     total["arrays"] = chip.arrays

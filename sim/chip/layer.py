@@ -73,6 +73,7 @@ from .memories import (
     DRAM_PJ_PER_BIT,
     DRAM_REFRESH_W,
     DRAM_STANDBY_W,
+    FEATURE_BUFFER_KIB,
     LOGIC_LEAKAGE_MW_PER_MM2,
     WIRE_FJ_PER_BIT_MM,
     feature_pj_per_byte,
@@ -529,10 +530,13 @@ def _standing_energy(kinds: dict, chip: Chip, area: dict, cycles: float) -> dict
 
 
 def chip_area(kinds: dict[str, Kind], chip: Chip) -> dict:
-    """mm^2 of the chip's units: PE arrays (with their clock gates), dispatcher, softmax, SRAM."""
+    """mm^2 of the chip's units: PE arrays (with their clock gates), dispatcher,
+    softmax, the global and accumulation buffers (``sram``), and the matchers'
+    feature buffers, each of :data:`~sim.chip.memories.FEATURE_BUFFER_KIB` (the
+    SRAM whose reads the energy already prices)."""
     sign = next(iter(kinds.values())).sign
     units = max(1, chip.softmax_lanes // sign.softmax_lanes)
-    pe = disp = 0.0
+    pe = disp = features = 0.0
     for kind in kinds.values():
         s = kind.sign
         pe += kind.arrays * chip.rows * chip.cols * s.area_mm2(s.pe, chip)
@@ -542,9 +546,10 @@ def chip_area(kinds: dict[str, Kind], chip: Chip) -> dict:
                 if chip.gate_idle_dispatchers and s.clock_gate is not None else 0.0)
         if s.matcher is not None:
             disp += kind.arrays * (s.area_mm2(s.matcher, chip) + gate)
+            features += kind.arrays * FEATURE_BUFFER_KIB / 1024 * sram_mm2_per_mib()
         if s.scheduler is not None:
             disp += -(-kind.arrays // s.clusters) * (s.area_mm2(s.scheduler, chip) + gate)
     out = {"pe_arrays": pe, "dispatcher": disp, "softmax": units * sign.area_mm2(sign.softmax, chip),
-           "sram": (chip.global_buffer_mib + chip.acc_buffer_mib) * sram_mm2_per_mib()}
+           "sram": (chip.global_buffer_mib + chip.acc_buffer_mib) * sram_mm2_per_mib(), "feature_buffers": features}
     out["total"] = sum(out.values())
     return out

@@ -103,10 +103,37 @@ def cmd_verilog(args) -> int:
     return 0
 
 
+#: What ``--liberty`` takes, in every command that signs a block off.
+LIBERTY_HELP = ("standard cells: osu018 (the default) or nangate45, which make setup fetches (each at its own "
+                "sign-off clock unless --clock-mhz gives one), or a liberty FILE")
+
+
+def _liberty_arg(value: str | None) -> str | None:
+    """``--liberty``'s value as a file: a kit's name (``osu018``, ``nangate45``) is
+    the liberty ``make setup`` fetched for it; anything else is a path."""
+    from synth.kits import KITS, LibraryError, liberty_path
+
+    if value in KITS:
+        try:
+            return liberty_path(value)
+        except LibraryError as exc:
+            raise UserError(str(exc)) from None
+    _check_liberty_arg(value)
+    return value
+
+
+def _at_signoff(cfg, args, liberty: str):
+    """``cfg`` at the library's sign-off clock, unless ``--clock-mhz`` gave one."""
+    from synth.kits import kit
+
+    return cfg if args.clock_mhz is not None else cfg.with_(clock_mhz=kit(liberty).signoff_mhz)
+
+
 def _check_liberty_arg(path: str | None) -> None:
     if path is not None:
         if not os.path.exists(path):
-            raise UserError(f"liberty file {path} does not exist")
+            from synth.kits import KITS
+            raise UserError(f"liberty file {path} does not exist (or name a library: {', '.join(KITS)})")
         if not os.path.isfile(path):
             raise UserError(f"--liberty {path} is a folder, not a liberty file")
 
@@ -115,14 +142,15 @@ def cmd_synth(args) -> int:
     from synth.area import block_area
     from synth.flow import SynthError, check_liberty, default_liberty
 
-    _check_liberty_arg(args.liberty)
+    chosen = _liberty_arg(args.liberty)
     if args.no_liberty and args.clock_mhz is not None:
         raise UserError("--clock-mhz maps the block for a clock: --no-liberty maps it for none")
     cfg = block_config(args)
-    liberty = None if args.no_liberty else (args.liberty or default_liberty())
+    liberty = None if args.no_liberty else (chosen or default_liberty())
     try:
         if liberty:
             check_liberty(liberty)          # a bad file is refused before any progress line
+            cfg = _at_signoff(cfg, args, liberty)
         res = block_area(args.block, cfg, liberty)
     except SynthError as exc:
         raise UserError(str(exc)) from None
@@ -152,15 +180,14 @@ def _signoff(args, measure) -> dict:
     from synth.flow import SynthError, check_liberty, default_liberty
     from synth.sta import StaError, sta_command
 
-    _check_liberty_arg(args.liberty)
-    liberty = args.liberty or default_liberty()
+    liberty = _liberty_arg(args.liberty) or default_liberty()
     if liberty is None:
         raise UserError("no liberty file found: run make setup (it fetches OSU018), or pass --liberty")
     cfg = block_config(args)
     try:
         sta_command()
         check_liberty(liberty)
-        return measure(args.block, cfg, liberty)
+        return measure(args.block, _at_signoff(cfg, args, liberty), liberty)
     except (SynthError, StaError) as exc:
         raise UserError(str(exc)) from None
 
@@ -211,8 +238,8 @@ def register(sub, parser_class) -> None:
     s = sub.add_parser("synth", help="synthesize a block mapped for the chip clock and report its area")
     add_block_args(s)
     lib = s.add_mutually_exclusive_group()
-    lib.add_argument("--liberty", metavar="FILE",
-                     help="standard cells (default: OSU018, which make setup fetches)")
+    lib.add_argument("--liberty", metavar="NAME|FILE",
+                     help=LIBERTY_HELP)
     lib.add_argument("--no-liberty", action="store_true",
                      help="use the liberty-free transistor-count estimate")
     s.add_argument("--json", action="store_true", help="print the figures as one JSON object")
@@ -222,7 +249,7 @@ def register(sub, parser_class) -> None:
                                       "slack, critical path and fmax, hold and clock-gating slack "
                                       "(--block engine: the whole engine as one netlist)")
     add_block_args(t)
-    t.add_argument("--liberty", metavar="FILE", help="standard cells (default: OSU018, which make setup fetches)")
+    t.add_argument("--liberty", metavar="NAME|FILE", help=LIBERTY_HELP)
     t.add_argument("--json", action="store_true", help="print the figures as one JSON object")
     t.set_defaults(func=cmd_timing)
 
@@ -230,6 +257,6 @@ def register(sub, parser_class) -> None:
                                       "(gate-level activity "
                              "on the netlist mapped for the chip clock, liberty energy tables)")
     add_block_args(pw, ACTIONS)
-    pw.add_argument("--liberty", metavar="FILE", help="standard cells (default: OSU018, which make setup fetches)")
+    pw.add_argument("--liberty", metavar="NAME|FILE", help=LIBERTY_HELP)
     pw.add_argument("--json", action="store_true", help="print the figures as one JSON object")
     pw.set_defaults(func=cmd_power)

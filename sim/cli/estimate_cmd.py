@@ -85,7 +85,18 @@ def estimate_figures(summary: dict) -> tuple[dict, dict]:
         "pv": f"{100 * pv['key_reduction']:.1f} % ({100 * (pv['shared_heads'] or 0):.0f} %)",
         "model": f"{summary['model']} {summary['resolution']}", "workload": summary["workload"],
     }
-    return figures, {"chips": rows}
+    # The area by unit beside the paper's Table 2 (its Kaleido chip at 16 nm; it lists
+    # no vector unit and no feature buffers).
+    area = [["unit", "Kaleido mm²", "baseline mm²", "paper, Table 2 mm²"]]
+    for unit in d["kaleido"]["area_mm2"]:
+        area.append([unit.replace("_", " "), f"{d['kaleido']['area_mm2'][unit]:.1f}",
+                     f"{d['baseline']['area_mm2'].get(unit, 0.0):.1f}", TABLE_2_MM2.get(unit, "-")])
+    return figures, {"chips": rows, "area": area}
+
+
+#: The paper's Table 2, by this model's units: 128 x 128 PE arrays, 64 x 32
+#: dispatchers, 64 MB + 32 MB of buffer, at 16 nm.
+TABLE_2_MM2 = {"pe_arrays": "25.1", "dispatcher": "1.3", "sram": "68.4", "total": "94.8"}
 
 
 def add_run_arguments(p) -> None:
@@ -121,6 +132,10 @@ def add_run_arguments(p) -> None:
                    help="a Dask scheduler to run the shards on (default: a local cluster of this machine's cores)")
     p.add_argument("--workers", type=int, metavar="N", help="workers of the local cluster (default: one per core)")
     p.add_argument("--seed", type=int, default=0, help="seed of the heads' draw (default 0)")
+    p.add_argument("--liberty", metavar="NAME|FILE",
+                   help="the cell library every block is signed off on: osu018 (the default) or nangate45, which "
+                        "make setup fetches, or a liberty FILE; its blocks are mapped for its own sign-off clock, "
+                        "and its node is where the chip's scaling starts")
     p.add_argument("--qk-objective", default="chip", metavar="chip|head|W",
                    help="how each head's Q K^T schedule (paired, in order or dense) is chosen: chip (default), the "
                         "least time of the chip's layer, then the least energy, so a slower schedule that the "
@@ -139,8 +154,9 @@ def prepare(args, sign: bool = True):
     from synth.flow import default_liberty
 
     from ..chip.cluster import check_scheduler
-    from ..chip.estimate import computed_steps, representative_trace, shard_config, signoffs
+    from ..chip.estimate import computed_steps, representative_trace, shard_config, signoff_config, signoffs
     from ..chip.qk_schedule import parse_objective
+    from .blocks_cmd import _liberty_arg
 
     use_archive(args)
     if args.sample < 1:
@@ -182,9 +198,14 @@ def prepare(args, sign: bool = True):
             clip_path(args.clip)
         except WorkloadError as exc:
             raise UserError(f"--clip {exc}") from None
-    liberty = default_liberty()
+    liberty = _liberty_arg(getattr(args, "liberty", None)) or default_liberty()
     if liberty is None:
         raise UserError("no liberty file for the sign-off figures (make setup fetches OSU018)")
+    try:
+        from synth.flow import SynthError, check_liberty
+        check_liberty(liberty)
+    except SynthError as exc:
+        raise UserError(str(exc)) from None
     if not sign:
         return model, chip, cfg, knobs, out, liberty, None
     if args.scheduler:
@@ -193,7 +214,9 @@ def prepare(args, sign: bool = True):
     print(banner(model, args.resolution, cfg, steps, args.sample), file=sys.stderr)
     trace = (representative_trace(model, cfg, args.workload, args.clip, args.steps)
              if cfg.dispatch.parts[1] and not cfg.issue_window else None)
-    signs = signoffs(cfg, liberty, trace)
+    # The shards' design point keeps its clock (no cycle depends on it); the
+    # blocks are signed off at the library's clock unless one was given.
+    signs = signoffs(signoff_config(cfg, liberty, "clock_mhz" in knobs), liberty, trace)
     return model, chip, cfg, knobs, out, liberty, signs
 
 
@@ -257,7 +280,8 @@ def cmd_estimate(args) -> int:
                                seed=args.seed, clip=args.clip, progress=bar, steps=args.steps,
                                objective=args.objective, **knobs)
         bar(None, None)
-    summary["clock"] = _clock_at_node(cfg, chip, liberty)
+    from ..chip.estimate import signoff_config
+    summary["clock"] = _clock_at_node(signoff_config(cfg, liberty, "clock_mhz" in knobs), chip, liberty)
     if not summary["clock"]["met"]:
         slow = min(((d, b, f) for d in ("kaleido", "baseline") for b, f in summary["clock"][d].items()),
                    key=lambda x: x[2])
@@ -358,15 +382,18 @@ def claimed(out: str, outputs: tuple = OUTPUTS):
 
 
 def _clock_at_node(cfg, chip, liberty: str) -> dict:
-    """Each block's fmax at 180 nm (mapped for the sign-off clock) brought to the
+    """Each block's fmax on the library's cells (mapped for the sign-off clock) brought to the
     chip's node by the delay equations, and whether every block meets the chip clock."""
     from sim.chip.node_scaling import scale_delay
     from sim.rtl.energy import run_clock
+    from synth.kits import kit
+    from synth.liberty import library
 
     out = {"chip_clock_mhz": chip.clock_mhz}
+    signed_at = (kit(liberty).node_nm, library(liberty).voltage)
     for design in ("kaleido", "baseline"):
         t = run_clock(cfg, design, liberty)
-        out[design] = {b: v["fmax_mhz"] / scale_delay(1.0, (180, 1.8), chip.node, chip.flavour)
+        out[design] = {b: v["fmax_mhz"] / scale_delay(1.0, signed_at, chip.node, chip.flavour)
                        for b, v in t["blocks_timing"].items()}
     out["met"] = all(f >= chip.clock_mhz for d in ("kaleido", "baseline") for f in out[d].values())
     return out

@@ -26,9 +26,7 @@ import re
 
 from synth.gate_energy import loads, slews
 from synth.gatesim import Activity
-from synth.wires import DRIVING_CELL
-
-STORAGE = {"DFFPOSX1", "DFFNEGX1", "LATCH"}
+from synth.kits import kit
 
 
 def _logic(function: str):
@@ -49,6 +47,7 @@ def _logic(function: str):
 def simulate(net, lib, stimulus, period, arrive, clock="clk", reset="rst"):
     where = loads(net, lib, wire=True)
     slew = slews(net, lib, where)
+    k = kit(lib.path)
     value = {}
     cells = []                     # (kind, pins, output pin, output net, logic)
     fanout = {}
@@ -57,7 +56,7 @@ def simulate(net, lib, stimulus, period, arrive, clock="clk", reset="rst"):
         outs = [p for p in pins if cell.pins[p].direction == "output"]
         for o in outs:
             n = net.root(pins[o])
-            logic = None if kind in STORAGE else _logic(cell.pins[o].function)
+            logic = None if kind in k.storage else _logic(cell.pins[o].function)
             idx = len(cells)
             cells.append((kind, {p: net.root(x) for p, x in pins.items()}, o, n, logic))
             for p, x in pins.items():
@@ -125,10 +124,10 @@ def simulate(net, lib, stimulus, period, arrive, clock="clk", reset="rst"):
     def drive(t, n, v):
         n = net.root(n)
         if n in value and value[n] != v:
-            drive_cell = lib.cells[DRIVING_CELL].pins
+            drive_cell = lib.cells[k.driving_cell].pins
             out = next(p for p in drive_cell.values() if p.delay)
             rise, fall = next(iter(out.delay.values()))
-            d = (rise if v else fall).at(0.1, where.cap.get(n, 0.0)) if n != clock else 0.0
+            d = (rise if v else fall).at(k.slew_ns, where.cap.get(n, 0.0)) if n != clock else 0.0
             schedule(t + d, n, v)
 
     # Everything settles from 0 first; then the bench's timeline.

@@ -83,3 +83,50 @@ def test_a_timed_run_takes_its_delays_from_the_sdf():
     written, latency = delays(HAND, "hand", default_liberty(), period_ns=5.0)
     paths = [l for l in written.splitlines() if "IOPATH" in l]
     assert paths and not any("::" in l for l in paths) and latency >= 0
+
+
+#: A NanGate45-style model (a path per state of the other input) and OpenSTA's SDF for it.
+STATEFUL_MODEL = """module XOR_T (A, B, Z);
+  input A;
+  input B;
+  output Z;
+  xor(Z, A, B);
+  specify
+    if((B == 1'b0)) (A => Z) = (0.1, 0.1);
+    if((B == 1'b1)) (A => Z) = (0.1, 0.1);
+    (B => Z) = (0.1, 0.1);
+  endspecify
+endmodule
+"""
+STATEFUL_SDF = """(DELAYFILE
+ (CELL
+  (CELLTYPE "XOR_T")
+  (INSTANCE u1)
+  (DELAY
+   (ABSOLUTE
+    (COND (B == 1'b0)
+     (IOPATH A Z (0.0300:0.0310:0.0310) (0.0200:0.0200:0.0200)))
+    (COND (B == 1'b1)
+     (IOPATH A Z (0.0250:0.0400:0.0400) (0.0100:0.0100:0.0100)))
+    (IOPATH B Z (0.0500:0.0500:0.0500) (0.0600:0.0600:0.0600))
+   )
+  )
+ )
+)
+"""
+
+
+def test_state_dependent_paths_become_one_path_an_arc_at_their_worst():
+    """Icarus leaves a ``COND`` delay unannotated (the model's 0.1 ns stays, silently):
+    each arc becomes one plain path, at its states' worst delay."""
+    from synth.gatesim import _unconditional_paths, _unconditional_sdf
+
+    model = _unconditional_paths(STATEFUL_MODEL)
+    assert "if(" not in model and model.count("(A => Z)") == 1 and model.count("(B => Z)") == 1
+    sdf = _unconditional_sdf(STATEFUL_SDF)
+    assert "COND" not in sdf
+    assert "(IOPATH A Z (0.0300:0.0400:0.0400) (0.0200:0.0200:0.0200))" in sdf
+    assert "(IOPATH B Z (0.0500:0.0500:0.0500) (0.0600:0.0600:0.0600))" in sdf
+    # An SDF without state-dependent delays (OSU018's) is left as it is.
+    plain = STATEFUL_SDF.replace("(COND (B == 1'b0)\n     ", "").split("(COND")[0] + "   )\n  )\n )\n)\n"
+    assert _unconditional_sdf(plain) == plain

@@ -36,8 +36,8 @@ def test_timing_names_a_path_and_a_clock(pe):
 
 
 def test_every_register_is_found(pe):
-    netlist, _ = pe
-    flops = flop_outputs(netlist)
+    netlist, lib = pe
+    flops = flop_outputs(netlist, lib)
     # row_out, col_out, the drain chain and R0..R2 are the PE's registers, each an output bit.
     acc = CFG.pe_acc_bits
     assert len(flops) == row_layout.size + col_layout.size + acc + 1 + 3 * acc

@@ -144,3 +144,20 @@ def test_the_matcher_is_priced_on_one_head_of_the_run():
 # Ctrl-C while shards run on a local Dask cluster: the whole terminal's process group
 # gets it, and the run ends as every interrupted command does, one line and exit 130,
 # with no traceback from the workers or from the cluster's shutdown.
+
+
+def test_the_published_area_table_is_every_unit_beside_table_2(estimate):
+    """What ``--record`` publishes of the area: each unit of both chips, the
+    matchers' feature buffers among them, beside the paper's Table 2."""
+    from sim.chip.memories import FEATURE_BUFFER_KIB, sram_mm2_per_mib
+    from sim.cli.estimate_cmd import estimate_figures
+
+    _, s, _ = estimate
+    _, tables = estimate_figures(s)
+    rows = {r[0]: r[1:] for r in tables["area"][1:]}
+    k, b = s["designs"]["kaleido"]["area_mm2"], s["designs"]["baseline"]["area_mm2"]
+    assert set(rows) == {u.replace("_", " ") for u in k}
+    assert float(rows["feature buffers"][0]) == pytest.approx(
+        CHIP.arrays * FEATURE_BUFFER_KIB / 1024 * sram_mm2_per_mib(), abs=0.05) and rows["feature buffers"][1] == "0.0"
+    assert float(rows["total"][0]) == pytest.approx(k["total"], abs=0.05) and rows["total"][2] == "94.8"
+    assert float(rows["pe arrays"][1]) == pytest.approx(b["pe_arrays"], abs=0.05)

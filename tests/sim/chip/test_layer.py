@@ -12,6 +12,7 @@ from sim.chip.layer import Kind, chip_area, kinds_of, layer_cost
 from sim.chip.memories import (
     DRAM_REFRESH_W,
     DRAM_STANDBY_W,
+    FEATURE_BUFFER_KIB,
     LOGIC_LEAKAGE_MW_PER_MM2,
     WIRE_FJ_PER_BIT_MM,
     sram_mm2_per_mib,
@@ -149,6 +150,9 @@ def test_the_dispatcher_costs_energy_and_area_only_where_it_exists():
     assert area["dispatcher"] == pytest.approx((8 + 2) * 2000e-6)
     assert area["pe_arrays"] == pytest.approx(8 * 16 * 1000e-6)
     assert area["sram"] == pytest.approx(96 * sram_mm2_per_mib())
+    # Each matcher's feature buffer is SRAM in the area, as its reads are in the energy.
+    assert area["feature_buffers"] == pytest.approx(8 * FEATURE_BUFFER_KIB / 1024 * sram_mm2_per_mib())
+    assert chip_area(plain(chip), chip)["feature_buffers"] == 0
     assert area["total"] == pytest.approx(sum(v for k, v in area.items() if k != "total"))
 
 

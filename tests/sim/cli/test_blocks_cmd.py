@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from synth.flow import default_liberty
+from tests.synth.test_liberty import FF_LIBRARY
 
 KALEIDO = [sys.executable, "-m", "sim"]
 
@@ -68,6 +69,8 @@ def test_bad_block_and_liberty(tmp_path):
     (["synth", "--block", "pe", "--liberty", "{tmp}/junk.lib"], "not a Liberty file"),
     (["synth", "--block", "pe", "--liberty", "{tmp}"], "is a folder, not a liberty file"),
     (["synth", "--block", "pe", "--liberty", "{tmp}/junk.lib", "--no-liberty"], "not allowed with"),
+    (["timing", "--block", "pe", "--liberty", "nangate"], "or name a library: osu018, nangate45"),
+    (["synth", "--block", "pe", "--liberty", "{tmp}/other.lib"], "library 'tiny_ff' has no cell kit"),
     (["verilog", "--block", "pe", "--head-dim", "16", "--out", "{tmp}/v"], "--head-dim goes with --model"),
     (["verilog", "--block", "pe", "--out", "{tmp}/junk.lib"], "is a file; name a folder"),
     (["verilog", "--block", "matcher", "--lookahead", "0", "--out", "{tmp}/v"], "lookahead must be between 1 and 64"),
@@ -75,10 +78,11 @@ def test_bad_block_and_liberty(tmp_path):
 ])
 def test_refusals_are_one_line(tmp_path, args, message):
     (tmp_path / "junk.lib").write_text("not a liberty file\n")
+    (tmp_path / "other.lib").write_text(FF_LIBRARY)          # a Liberty file of a library with no kit
     r = run(*(a.format(tmp=tmp_path) for a in args))
     assert r.returncode == 2 and message in r.stderr, r.stderr
     assert len(r.stderr.strip().splitlines()) == 1
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["junk.lib"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["junk.lib", "other.lib"]
 
 
 needs_sta = pytest.mark.skipif(shutil.which("sta") is None or default_liberty() is None,
@@ -185,3 +189,17 @@ def test_the_accumulator_defaults_follow_the_head(tmp_path, flags):
     r = run("verilog", "--block", "baseline-pe", *flags, "--out", str(tmp_path / "v"))
     assert r.returncode == 0, r.stderr
     assert (tmp_path / "v" / "kaleido_baseline_pe.v").exists()
+
+
+@pytest.mark.skipif(not __import__("tests.synth.test_kits", fromlist=["_fetched"])._fetched("nangate45"),
+                    reason="needs NanGate45 (make setup fetches it)")
+def test_a_library_by_name_signs_off_at_its_own_clock():
+    """``--liberty nangate45`` maps the block for NanGate45's sign-off clock; ``--clock-mhz`` overrides it."""
+    from synth.kits import NANGATE45
+
+    r = run("synth", "--block", "baseline-pe", "--liberty", "nangate45", "--json")
+    assert r.returncode == 0, r.stderr
+    rep = json.loads(r.stdout)
+    assert rep["liberty"].endswith("nangate45/stdcells.lib") and rep["clock_mhz"] == NANGATE45.signoff_mhz
+    r = run("synth", "--block", "baseline-pe", "--liberty", "nangate45", "--clock-mhz", "500", "--json")
+    assert r.returncode == 0 and json.loads(r.stdout)["clock_mhz"] == 500

@@ -77,3 +77,16 @@ def test_run_options_are_checked_before_anything_runs(tmp_path, args, message):
     r = subprocess.run(KALEIDO + ["--model", "wan2.1"] + args + ["--out", str(out)], capture_output=True, text=True)
     assert r.returncode == 2 and message in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
     assert not out.exists()
+
+
+@pytest.mark.parametrize("liberty, message", [
+    ("nangate", "or name a library: osu018, nangate45"),
+    ("{tmp}/junk.lib", "not a Liberty file"),
+])
+def test_a_bad_liberty_is_refused_before_anything_is_written(tmp_path, liberty, message):
+    (tmp_path / "junk.lib").write_text("not a liberty file\n")
+    out = tmp_path / "out"
+    r = subprocess.run(KALEIDO + ["--model", "wan2.1", "--liberty", liberty.format(tmp=tmp_path), "--out", str(out)],
+                       capture_output=True, text=True)
+    assert r.returncode == 2 and message in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    assert not out.exists()

