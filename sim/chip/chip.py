@@ -4,7 +4,8 @@ what the chip model takes from the rest of the project.
 * :class:`Chip`: ``arrays`` arrays at ``clock_mhz``, each the RTL's array
   (``array``, the design point's own :class:`~golden.config.ArrayConfig`: the
   chip and every head's design point share one owner of ``rows x cols``), a
-  share of them Kaleido's (``kaleido_share``, the rest plain), a softmax vector
+  share of them Kaleido's (``kaleido_share``, the rest plain; ``coupled_share``
+  of those with a dispatcher), a softmax vector
   unit of ``softmax_lanes`` lanes, a global buffer and an accumulation buffer
   (SRAM in banks of a width and a number of ports), ``dram_channels`` DDR
   channels, the node the chip is built in, and how it runs (pipelined or
@@ -106,9 +107,15 @@ class Chip:
         same operands at once (a row of the arrays' grid shares a tile of
         queries, a column one of keys), or each array reads its own.
     kaleido_share : float
-        The share of the arrays that are Kaleido's, each with its dispatcher;
-        the rest are plain. Q K^T's heads go to both kinds so that both finish
-        together; dense work to all arrays. A baseline chip has none.
+        The share of the arrays that are Kaleido's; the rest are plain. Q K^T's
+        heads go to every kind so that all finish together; dense work to all
+        arrays. A baseline chip has none.
+    coupled_share : float
+        The share of the Kaleido arrays coupled to a dispatcher (a matcher, its
+        feature buffer and a share of a scheduler), as the paper couples "a
+        subset of PE arrays": by default Table 2's 64 x 32 = 2,048 dispatchers
+        for 128 x 128 arrays, 1/8. The others run each head in channel order or
+        dense (the ``pe`` variant), their operands streamed from the global buffer.
     gate_idle_arrays : bool
         Whether an array's clock is gated while it has no slot to issue
         (softmax, waits on memory): its PEs then spend nothing but their
@@ -137,6 +144,7 @@ class Chip:
     sram_ports: int = 1
     operand_broadcast: bool = True
     kaleido_share: float = 1.0
+    coupled_share: float = 2048 / 16384
     gate_idle_arrays: bool = True
     gate_idle_dispatchers: bool = True
     schedule: str = "pipelined"
@@ -147,9 +155,10 @@ class Chip:
                 raise ChipError(f"chip {f} must be true or false, got {getattr(self, f)!r}")
         if self.schedule not in SCHEDULES:
             raise ChipError(f"chip schedule must be one of {', '.join(SCHEDULES)}, got {self.schedule!r}")
-        share = self.kaleido_share
-        if isinstance(share, bool) or not isinstance(share, (int, float)) or not 0 <= share <= 1:
-            raise ChipError(f"chip kaleido_share must be a number from 0 to 1, got {share!r}")
+        for f in ("kaleido_share", "coupled_share"):
+            share = getattr(self, f)
+            if isinstance(share, bool) or not isinstance(share, (int, float)) or not 0 <= share <= 1:
+                raise ChipError(f"chip {f} must be a number from 0 to 1, got {share!r}")
         if not isinstance(self.array, ArrayConfig):
             raise ChipError(f"chip array must be an ArrayConfig, got {self.array!r}")
         for f in ("arrays", "softmax_lanes", "dram_channels", "sram_bank_bits", "sram_ports"):
@@ -208,6 +217,12 @@ class Chip:
     def kaleido_arrays(self) -> int:
         """The Kaleido arrays of a Kaleido chip: its share of the arrays, at least one."""
         return max(1, round(self.kaleido_share * self.arrays)) if self.kaleido_share else 0
+
+    @property
+    def coupled_arrays(self) -> int:
+        """The Kaleido arrays with a dispatcher: their share, at least one of any."""
+        k = self.kaleido_arrays
+        return min(k, max(1, round(self.coupled_share * k))) if k and self.coupled_share else 0
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), indent=2)

@@ -49,9 +49,9 @@ from synth.power import TRACE_CYCLES, TRACE_TILES, energy_per_action
 from .activations import archive, archive_operands, captured_cells
 from .chip import CHIP_LIMITS, DESIGNS, OPS, UNITS, Chip, HeadWork, SignOff, Unit, baseline_head, kaleido_head
 from .cluster import dask_client
-from .layer import RESOURCES, chip_area, kinds_of, layer_cost
+from .layer import ALONE, RESOURCES, chip_area, kinds_of, layer_cost
 from .memories import TABLE as MEMORY_TABLE
-from .qk_schedule import as_option, choose
+from .qk_schedule import alone, as_option, choose
 from .qk_schedule import fastest as qk_fastest
 from .reuse_where import reuse_where
 from .vdits import VDiT, flow_sigmas
@@ -197,6 +197,26 @@ def representative_trace(model: VDiT, cfg: Config, workload: str, clip: str, ste
     return matcher_trace(*kaleido_tables(q, k, cfg), cfg, TRACE_TILES)
 
 
+def _mixed(kinds: dict) -> HeadWork:
+    """The Kaleido kinds' heads as one: each product count weighted by the share of
+    the heads its kind runs (as :func:`sim.chip.layer.layer_cost` shares them, by speed)."""
+    mine = {name: k for name, k in kinds.items() if name != "baseline"}
+    rate = {name: k.arrays / k.work.slots for name, k in mine.items()}
+    share = {name: r / sum(rate.values()) for name, r in rate.items()}
+    pick = lambda field: sum(share[n] * getattr(k.work, field) for n, k in mine.items())
+    first = next(iter(mine.values())).work
+    return replace(first, full_products=pick("full_products"), nibble_products=pick("nibble_products"))
+
+
+def _both(results: list[dict], model: VDiT, z: float) -> dict:
+    """Per step, ``{kaleido: mean head, kaleido-alone: mean head}``: the heads as
+    the arrays with a dispatcher run them, and as those without one do
+    (:func:`sim.chip.qk_schedule.alone`)."""
+    coupled = _combine(results, model, z)
+    by_itself = _combine([{**r, "head": alone(r["head"])} for r in results], model, z)
+    return {step: {"kaleido": coupled[step], ALONE: by_itself[step]} for step in coupled}
+
+
 def _combine(results: list[dict], model: VDiT, z: float) -> dict:
     """Per step: the mean head and the variance of each figure's step total."""
     by_step = {}
@@ -268,17 +288,17 @@ def _price(model: VDiT, tokens: int, chip: Chip, design: str, heads: dict, stand
              "resource_s": {op: dict.fromkeys(RESOURCES, 0.0) for op in OPS}}
     kinds = None
     for step in range(model.steps):
-        head = heads[stands_for[step]]
-        kinds = kinds_of(design, chip, {"kaleido": head, "baseline": base_head}, signs, dense_factor)
+        head = heads[stands_for[step]]          # {kaleido: HeadWork, kaleido-alone: HeadWork}
+        kinds = kinds_of(design, chip, {**head, "baseline": base_head}, signs, dense_factor)
         filled = fill.get(stands_for[step]) if fill and design == "kaleido" else None
-        fill_kinds = kinds_of(design, chip, {"kaleido": filled, "baseline": base_head}, signs,
+        fill_kinds = kinds_of(design, chip, {**filled, "baseline": base_head}, signs,
                               dense_factor) if filled else None
         layer = layer_cost(model, tokens, kinds, chip, per_row, cross, fill_kinds)
         # The energy interval: the layer again at the ends of the slots' interval
         # (the products held at their estimates).
         for end, key in (("slots_low", "energy_low_j"), ("slots_high", "energy_high_j")):
-            at = kinds_of(design, chip, {"kaleido": replace(head, slots=getattr(head, end)), "baseline": base_head},
-                          signs, dense_factor)
+            ends = {name: replace(h, slots=getattr(h, end)) for name, h in head.items()}
+            at = kinds_of(design, chip, {**ends, "baseline": base_head}, signs, dense_factor)
             total[key] += repeat * layer_cost(model, tokens, at, chip, per_row, cross, fill_kinds)["energy_j"]
         total["time_s"] += repeat * layer["time_s"]
         total["time_low_s"] += repeat * layer["time_interval_s"][0]
@@ -321,8 +341,8 @@ def layer_pricer(model: VDiT, tokens: int, chip: Chip, signs: dict, base_head: H
     with the mean of ``heads`` (shard head dicts), and of ``fill`` in the steps that
     fill the pipeline; what :func:`sim.chip.qk_schedule.choose` weighs."""
     def kinds(hs):
-        mean = _combine([{"shard": [0, 0, 0], "head": h} for h in hs], model, z)[0]
-        return kinds_of("kaleido", chip, {"kaleido": mean, "baseline": base_head}, signs, dense_factor)
+        mean = _both([{"shard": [0, 0, 0], "head": h} for h in hs], model, z)[0]
+        return kinds_of("kaleido", chip, {**mean, "baseline": base_head}, signs, dense_factor)
 
     def cost(heads, fill):
         return layer_cost(model, tokens, kinds(heads), chip, per_row, cross, kinds(fill))
@@ -347,10 +367,10 @@ def summarize(model: VDiT, resolution: str, chip: Chip, cfg: Config, results: li
     cross = 0 if model.joint_text else row_cycles(softmax_spec(model.text_tokens, cfg.acc_bits), cfg.vector_lanes)
 
     step_cost = layer_pricer(model, tokens, chip, signs, base_head, per_row, cross, dense_factor, z)
-    fastest = _combine([{**r, "head": as_option(r["head"], qk_fastest(r["head"]))} if r["head"].get("qk_options")
-                        else r for r in results], model, z)
+    fastest = _both([{**r, "head": as_option(r["head"], qk_fastest(r["head"]))} if r["head"].get("qk_options")
+                     else r for r in results], model, z)
     results, decided = choose(results, step_cost, objective)
-    heads = _combine(results, model, z)
+    heads = _both(results, model, z)
     # Each model step takes the head work of the nearest computed step.
     computed = sorted(heads)
     stands_for = {step: min(computed, key=lambda c: (abs(c - step), c)) for step in range(model.steps)}
@@ -358,15 +378,18 @@ def summarize(model: VDiT, resolution: str, chip: Chip, cfg: Config, results: li
     fill = {step: fastest[step] for step in decided}
     out = {d: _price(model, tokens, chip, d, *args, dense_factor, fill) for d in DESIGNS}
     first = heads[computed[0]]
-    iso = replace(chip, arrays=iso_area_arrays(chip, kinds_of("kaleido", chip, {"kaleido": first,
-                                                                                 "baseline": base_head}, signs),
-                                               signs, base_head))
+    iso = replace(chip, arrays=iso_area_arrays(chip, kinds_of("kaleido", chip, {**first, "baseline": base_head},
+                                                              signs), signs, base_head))
     out["baseline_iso_area"] = _price(model, tokens, iso, "baseline", *args)
     k, b, i = out["kaleido"], out["baseline"], out["baseline_iso_area"]
     weights = {c: sum(1 for s in stands_for.values() if s == c) for c in computed}
-    dense = sum(weights[c] * h.dense_macs for c, h in heads.items())
-    executed = sum(weights[c] * (h.full_products + h.nibble_products / 2) for c, h in heads.items())
-    oracle = sum(weights[c] * h.oracle_macs for c, h in heads.items())
+    # Q K^T's products as they ran: each Kaleido kind's head, on its share of the heads.
+    mixed = {c: _mixed(kinds_of("kaleido", chip, {**pair, "baseline": base_head}, signs)) for c, pair in heads.items()}
+    dense = sum(weights[c] * h.dense_macs for c, h in mixed.items())
+    executed = sum(weights[c] * (h.full_products + h.nibble_products / 2) for c, h in mixed.items())
+    oracle = sum(weights[c] * h.oracle_macs for c, h in mixed.items())
+    heads = {c: pair["kaleido"] for c, pair in heads.items()}     # P V's and the linear layers' are both kinds'
+
     over = {d: sorted(op for op, r in v["bound_by_op"].items() if r in ("global_buffer", "acc_buffer"))
             for d, v in out.items()}
     return {

@@ -1,10 +1,11 @@
 """One layer of a video diffusion transformer on a chip: time, energy and area,
 operation by operation.
 
-A chip's arrays are of one or two *kinds*: Kaleido's (with a dispatcher each)
-and plain ones. :func:`kinds_of` says which a design's chip has; each kind
-comes with its head's work (:class:`~sim.chip.chip.HeadWork`) and its blocks'
-sign-off (:class:`~sim.chip.chip.SignOff`).
+A chip's arrays are of up to three *kinds*: Kaleido's with a dispatcher each
+(``kaleido``), Kaleido's without one (``kaleido-alone``: each head in channel
+order or dense), and plain ones. :func:`kinds_of` says which a design's chip
+has; each kind comes with its head's work (:class:`~sim.chip.chip.HeadWork`)
+and its blocks' sign-off (:class:`~sim.chip.chip.SignOff`).
 
 The operations (:data:`~sim.chip.chip.OPS`):
 
@@ -35,7 +36,9 @@ What each operation moves, and the resource that bounds it:
   of the arrays' square grid, so the reads shrink by its side. A paired
   Kaleido head does not stream: each array's matcher loads its tile group's
   features (``2 rows + 2 cols`` tokens of every channel) into its own buffer
-  once, and feeds its array from there (two bytes a port);
+  once, and feeds its array from there (two bytes a port); an array without a
+  matcher has no such buffer, and streams a paired head's two bytes a port a
+  slot from the global buffer;
 * **accumulation buffer**: scores, drained once by a dense tile, read and
   written by each pass of a paired head (later channel groups add to them),
   and the softmax unit's reads;
@@ -62,7 +65,7 @@ layer is shared among the operations by their own times.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from golden import drain
 from golden.energy import workload_energy
@@ -82,7 +85,7 @@ from .memories import (
 )
 from .vdits import VDiT
 
-__all__ = ["Kind", "kinds_of", "layer_cost", "chip_area", "fill_share", "RESOURCES", "ATTENTION"]
+__all__ = ["Kind", "kinds_of", "ALONE", "layer_cost", "chip_area", "fill_share", "RESOURCES", "ATTENTION"]
 
 #: What bounds an operation: ``compute`` is the arrays' (the vector unit's for softmax).
 RESOURCES = ("compute", "global_buffer", "acc_buffer", "dram")
@@ -106,17 +109,28 @@ class Kind:
 
 def kinds_of(design: str, chip: Chip, heads: dict, signs: dict, dense_factor: float = 1.0) -> dict[str, Kind]:
     """The array kinds of ``design``'s chip: the baseline chip's are all plain;
-    Kaleido's are its ``kaleido_share`` of Kaleido arrays (at ``dense_factor``)
-    and the rest plain. ``heads`` and ``signs`` map ``kaleido`` and ``baseline``
-    to a head's work and a sign-off."""
+    Kaleido's are its ``kaleido_share`` of Kaleido arrays (at ``dense_factor``),
+    ``coupled_share`` of them with a dispatcher (``kaleido``) and the others
+    without (``kaleido-alone``), and the rest plain. ``heads`` and ``signs`` map
+    ``kaleido`` and ``baseline`` to a head's work and a sign-off, and may map
+    ``kaleido-alone`` to the head as arrays without a dispatcher run it (by
+    default the coupled arrays' head) and to their sign-off (by default
+    Kaleido's, without its matcher and scheduler)."""
     plain = Kind(chip.arrays, heads["baseline"], signs["baseline"])
     if design == "baseline":
         return {"baseline": plain}
-    k = chip.kaleido_arrays
-    out = {"kaleido": Kind(k, heads["kaleido"], signs["kaleido"], dense_factor)} if k else {}
+    k, coupled = chip.kaleido_arrays, chip.coupled_arrays
+    out = {"kaleido": Kind(coupled, heads["kaleido"], signs["kaleido"], dense_factor)} if coupled else {}
+    if coupled < k:
+        alone = signs.get(ALONE) or replace(signs["kaleido"], matcher=None, scheduler=None)
+        out[ALONE] = Kind(k - coupled, heads.get(ALONE) or heads["kaleido"], alone, dense_factor)
     if k < chip.arrays:
         out["baseline"] = Kind(chip.arrays - k, heads["baseline"], signs["baseline"])
     return out
+
+
+#: The kind of the Kaleido arrays without a dispatcher.
+ALONE = "kaleido-alone"
 
 
 @dataclass
@@ -223,10 +237,14 @@ def _qk(model: VDiT, tokens: int, kinds: dict, chip: Chip, reads: _Reads) -> _Op
         w.matcher_busy = w.slots * float(hw.matcher)    # each array's matcher, while its engine runs
         paired = float(hw.paired)
         # A paired head's tile groups load their features once into the matcher's
-        # buffer, which feeds them a slot at a time; a dense head streams them.
-        groups = -(-tokens // (2 * chip.rows)) * -(-tokens // (2 * chip.cols))
-        reads.add(op, paired * heads * groups * 2 * (chip.rows + chip.cols) * d)
-        op.feature_bytes += paired * w.slots * (chip.rows + chip.cols) * kind.sign.port_bytes
+        # buffer, which feeds them a slot at a time; a dense head streams them, and
+        # so does an array with no matcher (and so no buffer) a paired head's.
+        if kind.sign.matcher is not None:
+            groups = -(-tokens // (2 * chip.rows)) * -(-tokens // (2 * chip.cols))
+            reads.add(op, paired * heads * groups * 2 * (chip.rows + chip.cols) * d)
+            op.feature_bytes += paired * w.slots * (chip.rows + chip.cols) * kind.sign.port_bytes
+        else:
+            reads.add(op, paired * w.slots * (chip.rows + chip.cols) * kind.sign.port_bytes)
         reads.add(op, (1 - paired) * w.slots * (chip.rows + chip.cols))
         if kind.sign.scheduler is not None:
             # The engines wait for the scheduler's clusters of each head's first

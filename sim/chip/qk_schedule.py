@@ -32,7 +32,8 @@ from __future__ import annotations
 import math
 from typing import Callable
 
-__all__ = ["OBJECTIVES", "parse_objective", "fastest", "as_option", "choose", "steady_arrays_share"]
+__all__ = ["OBJECTIVES", "parse_objective", "fastest", "needs_dispatcher", "alone", "as_option", "choose",
+           "steady_arrays_share"]
 
 #: The named objectives; a number is the third kind (``energy x time^W``).
 OBJECTIVES = ("chip", "head")
@@ -60,6 +61,22 @@ def fastest(head: dict) -> str:
     lead counts; the tail is every option's), the first of equals."""
     options = head["qk_options"]
     return min(options, key=lambda name: options[name]["slots"] + options[name]["lead"])
+
+
+def needs_dispatcher(fields: dict) -> bool:
+    """Whether a schedule's figures (:data:`~sim.chip.chip.QK_FIELDS`) used a matcher or a scheduler."""
+    return bool(fields.get("matcher")) or fields.get("scheduler_busy", 0) > 0
+
+
+def alone(head: dict) -> dict:
+    """A shard's ``head`` as an array without a dispatcher runs it: as it is if its
+    schedule needs none, else the fastest of its schedules that need none (in
+    channel order, or dense). A head without options is left as it is."""
+    options = head.get("qk_options")
+    if not options or not needs_dispatcher(head):
+        return head
+    free = [name for name, o in options.items() if not needs_dispatcher(o)]
+    return as_option(head, min(free, key=lambda name: options[name]["slots"] + options[name]["lead"]))
 
 
 def as_option(head: dict, name: str) -> dict:

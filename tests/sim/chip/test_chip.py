@@ -44,6 +44,13 @@ def test_chip_fields_are_checked():
     assert Chip(kaleido_share=0.5, arrays=5).kaleido_arrays == 2          # rounds half to even, at least one
     assert Chip(kaleido_share=0.01, arrays=5).kaleido_arrays == 1
     assert Chip(kaleido_share=0, arrays=5).kaleido_arrays == 0
+    with pytest.raises(ChipError, match="coupled_share must be a number from 0 to 1"):
+        Chip(coupled_share=-0.1)
+    # The paper's chip couples Table 2's 64 x 32 dispatchers to its 128 x 128 arrays.
+    assert CHIPS["paper"].coupled_arrays == 64 * 32
+    assert Chip(arrays=5, coupled_share=0.01).coupled_arrays == 1               # at least one of any
+    assert Chip(arrays=5, kaleido_share=0.4, coupled_share=1).coupled_arrays == 2
+    assert Chip(arrays=5, coupled_share=0).coupled_arrays == 0 == Chip(arrays=5, kaleido_share=0).coupled_arrays
 
 
 def test_a_chip_file_overrides_the_preset(tmp_path):

@@ -8,7 +8,7 @@ from dataclasses import replace
 import pytest
 
 from sim.chip.chip import Chip, SignOff, Unit, baseline_head
-from sim.chip.layer import Kind, chip_area, kinds_of, layer_cost
+from sim.chip.layer import ALONE, Kind, chip_area, kinds_of, layer_cost
 from sim.chip.memories import (
     DRAM_REFRESH_W,
     DRAM_STANDBY_W,
@@ -28,7 +28,9 @@ KALEIDO = replace(PLAIN, scheduler=UNIT, matcher=UNIT, clusters=4, port_bytes=2)
 TINY = VDiT("wan2.1", layers=1, heads=2, head_dim=64, hidden=128, mlp=256, steps=1, passes_per_step=1,
             text_tokens=8, joint_text=True, video={"480p": (5, 32, 64)})
 N = TINY.tokens("480p")
-SMALL = Chip(arrays=4, softmax_lanes=8, schedule="serial", gate_idle_arrays=False, sram_bank_bits=4096)
+# Every Kaleido array with its dispatcher, unless a test says otherwise.
+SMALL = Chip(arrays=4, softmax_lanes=8, schedule="serial", gate_idle_arrays=False, sram_bank_bits=4096,
+             coupled_share=1.0)
 
 
 def plain(chip, sign=PLAIN):
@@ -285,3 +287,44 @@ def test_linear_layers_on_the_hidden_state_run_as_the_heads_slices_found():
              {"qkv": (n, 3 * h), "proj": (n, h), "mlp1": (N, mlp), "mlp2": (N, h)}.items()}
     drains = tiles["qkv"] * (N / n * 3 * 2 + 8 / n * 2) + tiles["proj"] + tiles["mlp1"] * 3 * 2 + tiles["mlp2"]
     assert lin["acc_bytes"] == pytest.approx(drains * 16 * 4)
+
+
+def test_arrays_without_a_dispatcher_run_their_own_head_and_have_no_dispatcher_or_buffer():
+    """``coupled_share``: of 8 Kaleido arrays 2 have a dispatcher; the other 6 run
+    the head they are given (in channel order here), stream its paired operands
+    from the global buffer, and have neither a matcher nor a feature buffer."""
+    base = baseline_head(N, TINY.head_dim, 4, 4)
+    half = replace(base, slots=base.slots / 2, slots_low=base.slots / 2, slots_high=base.slots / 2)
+    coupled, by_itself = paired(half), replace(paired(base), matcher=False)
+    chip = replace(SMALL, arrays=8, coupled_share=0.25)
+    heads = {"kaleido": coupled, ALONE: by_itself, "baseline": base}
+    kinds = kinds_of("kaleido", chip, heads, {"kaleido": KALEIDO, "baseline": PLAIN})
+    assert {k: v.arrays for k, v in kinds.items()} == {"kaleido": 2, ALONE: 6}
+    assert kinds[ALONE].work is by_itself
+    assert kinds[ALONE].sign.matcher is None and kinds[ALONE].sign.scheduler is None
+    area = chip_area(kinds, chip)
+    assert area["feature_buffers"] == pytest.approx(2 * FEATURE_BUFFER_KIB / 1024 * sram_mm2_per_mib())
+    assert area["dispatcher"] == pytest.approx((2 + 1) * 2000e-6)          # 2 matchers, 1 scheduler (4 a cluster)
+    qk = layer_cost(TINY, N, kinds, chip, 50)["ops"]["qk"]
+    # The coupled arrays run a head twice as fast: 2 x 2 against 6 x 1, they take 4/10
+    # of the heads, and every array is busy for a tenth of a head's slots at its pace
+    # (the layer's heads take what 8 arrays at 8/10 of a plain head's slots take).
+    work = layer_cost(TINY, N, kinds, chip, 50)
+    assert work["energy_by_unit_j"]["dispatcher"] > 0
+    text = (N + 8) ** 2 - N * N
+    dense_text = (-(-(N + 8) // 4)) ** 2 * 64 * text / (N + 8) ** 2 * TINY.heads
+    expect = (TINY.heads * base.slots * 8 / 10 + dense_text) / 8 + 12
+    assert qk["compute_s"] * 1e9 == pytest.approx(expect, rel=1e-6)
+    # Without a share coupled, every Kaleido array runs alone.
+    none = kinds_of("kaleido", replace(chip, coupled_share=0), heads, {"kaleido": KALEIDO, "baseline": PLAIN})
+    assert {k: v.arrays for k, v in none.items()} == {ALONE: 8}
+    assert chip_area(none, chip)["feature_buffers"] == 0 == chip_area(none, chip)["dispatcher"]
+    # Its paired heads read nothing from a feature buffer: every slot's two bytes a
+    # port come from the global buffer (broadcast over the grid's side, as a dense stream's).
+    alone_qk = layer_cost(TINY, N, none, chip, 50)["ops"]["qk"]
+    assert alone_qk["sram_bytes"] == pytest.approx(alone_qk["global_buffer_bytes"] + alone_qk["acc_bytes"])
+    dense_qk = layer_cost(TINY, N, {ALONE: replace(none[ALONE], work=replace(by_itself, paired=False))}, chip,
+                          50)["ops"]["qk"]
+    extra = TINY.heads * base.slots * 8 * (2 - 1)            # 8 ports a slot, a second byte each
+    side = math.sqrt(chip.arrays) if chip.operand_broadcast else 1.0
+    assert alone_qk["global_buffer_bytes"] - dense_qk["global_buffer_bytes"] == pytest.approx(extra / side)

@@ -130,3 +130,22 @@ def test_the_blocks_that_fill_the_pipeline_run_the_fastest(shards):
     assert cost(paired, paired)["time_s"] > cost(paired, fastest_heads)["time_s"]
     # Two blocks fill the pipeline; with two blocks in all, every Q K^T does.
     assert fill_share(2) == 1 and fill_share(100) == pytest.approx(0.02)
+
+
+def test_an_array_without_a_dispatcher_runs_the_fastest_schedule_that_needs_none():
+    from sim.chip.qk_schedule import alone, as_option, needs_dispatcher
+
+    option = lambda slots, lead=0, matcher=False, busy=0: {
+        "slots": slots, "slots_low": slots, "slots_high": slots, "full_products": slots, "nibble_products": 0,
+        "passes": 1, "lead": lead, "scheduler_busy": busy, "matcher": matcher, "paired": True}
+    options = {"full": option(50, lead=5, matcher=True, busy=9), "pe-m": option(60, matcher=True),
+               "pe": option(80), "dense": option(90)}
+    options["dense"]["paired"] = False
+    head = as_option({"qk_options": options}, "full")
+    assert needs_dispatcher(head) and alone(head)["qk_ran_as"] == "pe"
+    slower = {**options, "pe": option(95)}
+    assert alone(as_option({"qk_options": slower}, "pe-m"))["qk_ran_as"] == "dense"
+    # A schedule that needs no dispatcher stays; a head without options is left as it is.
+    assert alone(as_option({"qk_options": options}, "dense"))["qk_ran_as"] == "dense"
+    bare = {"slots": 3, "matcher": True}
+    assert alone(bare) is bare
