@@ -312,6 +312,8 @@ def _price(model: VDiT, tokens: int, chip: Chip, design: str, heads: dict, stand
                 total["resource_s"][op][r] += repeat * o[_RESOURCE_KEYS[r]]
         for unit, j in layer["energy_by_unit_j"].items():
             total["energy_by_unit_j"][unit] += repeat * j
+        total["linear_ran_dense"] = sorted(set(total.get("linear_ran_dense", [])) | set(
+            layer["ops"]["linear"]["ran_dense"]))
     # The interval's ends are priced apart from the estimate; where an end is the
     # estimate (no interval), their sums may part in the last bit.
     total["energy_low_j"] = min(total["energy_low_j"], total["energy_j"])
@@ -412,7 +414,8 @@ def summarize(model: VDiT, resolution: str, chip: Chip, cfg: Config, results: li
         "pv": _pv_summary(heads, weights, model.head_dim, chip.cols, tokens),
         "reuse": reuse_where(results, tokens, model.head_dim, decided),
         "qk_objective": objective,
-        "linear": _linear_summary(heads, weights),
+        # The layers whose windows the chip left unused in some step (slower, or dearer, than dense).
+        "linear": {**_linear_summary(heads, weights), "ran_dense": k["linear_ran_dense"]},
         "scope": ("Q K^T per head from the cycle model (sampled heads, sampled tile groups); P V~ per head from its "
                   "fast model (V's folds, exact per head); the QKV projection, Wan2.1's cross-attention query and the "
                   "MLP's first layer from each head's slice of the hidden state (window reuse, exact per slice); "

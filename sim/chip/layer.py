@@ -112,10 +112,8 @@ def kinds_of(design: str, chip: Chip, heads: dict, signs: dict, dense_factor: fl
     Kaleido's are its ``kaleido_share`` of Kaleido arrays (at ``dense_factor``),
     ``coupled_share`` of them with a dispatcher (``kaleido``) and the others
     without (``kaleido-alone``), and the rest plain. ``heads`` and ``signs`` map
-    ``kaleido`` and ``baseline`` to a head's work and a sign-off, and may map
-    ``kaleido-alone`` to the head as arrays without a dispatcher run it (by
-    default the coupled arrays' head) and to their sign-off (by default
-    Kaleido's, without its matcher and scheduler)."""
+    each kind to its head's work and sign-off; without ``kaleido-alone``, the
+    coupled arrays' head, and Kaleido's sign-off less its matcher and scheduler."""
     plain = Kind(chip.arrays, heads["baseline"], signs["baseline"])
     if design == "baseline":
         return {"baseline": plain}
@@ -158,6 +156,7 @@ class _Op:
     dram_bytes: float = 0.0
     wire_bit_mm: float = 0.0
     softmax_busy: float = 0.0       # unit-cycles
+    ran_dense: list = field(default_factory=list)   # linear layers whose windows the chip left unused
 
 
 def _gemm(m: int, k: int, n: int, chip: Chip) -> tuple[float, float]:
@@ -361,13 +360,40 @@ def _linear(model: VDiT, tokens: int, kinds: dict, chip: Chip, reads: _Reads) ->
         gemms += [(tokens, d, t, False, None)] * h + [(tokens, t, d, False, None)] * h
     for m, k, n, weights, role in gemms:
         slots, tiles = _gemm(m, k, n, chip)
-        _dense(op, kinds, chip, slots, tiles, m * k * n, reads,
-               _linear_rates(kinds, m, min(m, tokens), role) if role else None)
-        op.extra_cycles += drain.tail_cycles(chip.rows, chip.cols)
         spill = (m * k + m * n) if m * k > half_gb else 0      # activations that do not stay on chip
-        op.dram_bytes += (k * n if weights else 0) + spill
+        dram = (k * n if weights else 0) + spill
+        rates = _linear_rates(kinds, m, min(m, tokens), role) if role else None
+        if rates:
+            rates = _windows_or_dense(kinds, chip, reads, slots, tiles, m * k * n, dram, rates)
+            if rates is None:
+                op.ran_dense.append(role)
+        _dense(op, kinds, chip, slots, tiles, m * k * n, reads, rates)
+        op.extra_cycles += drain.tail_cycles(chip.rows, chip.cols)
+        op.dram_bytes += dram
     op.acc_bytes = sum(w.drains for w in op.work.values()) * chip.rows * chip.cols * SCORE_BYTES
     return op
+
+
+def _windows_or_dense(kinds: dict, chip: Chip, reads: _Reads, slots: float, tiles: float, macs: float,
+                      dram: float, rates: dict) -> dict | None:
+    """``rates`` (the windows) for one linear layer if the chip runs it so, else None
+    (dense): by the chip's objective, as Q K^T's schedule is chosen, the layer
+    alone at its fewer seconds (its busiest resource: a window's extra drains may
+    bound it on the accumulation buffer), then at its fewer joules. So no linear
+    layer runs slower than dense."""
+    priced = []
+    for r in (rates, None):
+        sub = _Op(extra_cycles=drain.tail_cycles(chip.rows, chip.cols), dram_bytes=dram)
+        _dense(sub, kinds, chip, slots, tiles, macs, reads, r)
+        sub.acc_bytes = sum(w.drains for w in sub.work.values()) * chip.rows * chip.cols * SCORE_BYTES
+        seconds = max(_seconds(sub, chip, sum(w.slots for w in sub.work.values())).values())
+        priced.append((seconds, sum(_dynamic_energy(sub, kinds, chip, 0.0).values())))
+    (t_w, e_w), (t_d, e_d) = priced
+    slower = t_w > t_d * (1 + _SAME) or (t_w >= t_d * (1 - _SAME) and e_w > e_d)
+    return None if slower else rates
+
+
+_SAME = 1e-12       # relative difference below which two times are the same (float noise)
 
 
 def _seconds(op: _Op, chip: Chip, slots: float) -> dict:
@@ -478,7 +504,7 @@ def layer_cost(model: VDiT, tokens: int, kinds: dict[str, Kind], chip: Chip, sof
                      "acc_buffer_s": t["acc_buffer"], "bound": max(RESOURCES, key=lambda r: t[r]),
                      "cycles": alone[name] * f, "global_buffer_bytes": op.global_bytes, "acc_bytes": op.acc_bytes,
                      "sram_bytes": op.global_bytes + op.acc_bytes + op.feature_bytes, "dram_bytes": op.dram_bytes,
-                     "energy_j": energy}
+                     "ran_dense": list(op.ran_dense), "energy_j": energy}
     standing = _standing_energy(kinds, chip, area, cycles)
     for name, o in out.items():
         for unit, j in standing.items():

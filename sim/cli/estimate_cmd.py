@@ -76,7 +76,9 @@ def estimate_figures(summary: dict) -> tuple[dict, dict]:
         "area": f"{1 + summary['area_overhead']:.2f}x", "area_overhead": f"{100 * summary['area_overhead']:+.1f} %",
         "iso_speedup": f"{iso['speedup']:.3f}x", "iso_energy": f"{iso['energy_ratio']:.2f}x",
         "qk_operations_saved": f"{100 * qk['hardware']:.1f} %", "qk_oracle": f"{100 * qk['oracle']:.1f} %",
-        "linear_slots_saved": f"{100 * (summary['linear']['slot_reduction'] or 0):.1f} %",
+        "linear_slots_saved": f"{100 * (summary['linear']['slot_reduction'] or 0):.1f} %" + (
+            f" offered (run dense: {', '.join(summary['linear']['ran_dense'])})"
+            if summary["linear"].get("ran_dense") else ""),
         # As a row of docs/chip.md's table prints them:
         "speedup_row": f"{summary['speedup']:.3f} [{lo:.3f}, {hi:.3f}]", "serial": f"{summary['serial_speedup']:.3f}",
         "energy_row": f"{summary['energy_ratio']:.3f} [{elo:.3f}, {ehi:.3f}]",
@@ -324,6 +326,9 @@ def cmd_estimate(args) -> int:
         if lin["windows_heads"] is not None:
             print(f"linear layers on the hidden state: windows run on {100 * lin['windows_heads']:.0f} % of heads' "
                   f"slices, {100 * lin['slot_reduction']:.1f} % fewer slots than dense")
+        if lin.get("ran_dense"):
+            print(f"linear layers the chip runs dense in some step (their windows slower or dearer there): "
+                  f"{', '.join(lin['ran_dense'])}")
         print(schedule_line(summary))
         sigmas = (summary.get("activations") or {}).get("sigmas")
         for line in format_steps(summary["reuse"], sigmas):

@@ -289,6 +289,33 @@ def test_linear_layers_on_the_hidden_state_run_as_the_heads_slices_found():
     assert lin["acc_bytes"] == pytest.approx(drains * 16 * 4)
 
 
+def test_a_linear_layer_runs_dense_where_its_windows_would_be_slower(monkeypatch):
+    """Windows that drain three times as often, each score read and written, on a
+    chip whose accumulation buffer moves 4 bytes a cycle: the windows would bound
+    every layer there, so each runs dense, no slower than the dense chip's."""
+    from sim.chip import layer
+
+    base = baseline_head(N, TINY.head_dim, 4, 4)
+    own = paired(replace(base, linear_slots=0.9, linear_passes=3.0, linear_full=0.9, linear_nibble=0.0,
+                         linear_windows=1.0))
+    starved = replace(SMALL, arrays=8, acc_buffer_mib=1 / 32, sram_bank_bits=32)
+    assert starved.acc_bytes_per_cycle == 4
+    lin = layer_cost(TINY, N, {"kaleido": Kind(8, own, KALEIDO)}, starved, 50)["ops"]["linear"]
+    dense = layer_cost(TINY, N, plain(starved), starved, 50)["ops"]["linear"]
+    assert lin["time_s"] == pytest.approx(dense["time_s"]) and lin["acc_bytes"] == pytest.approx(dense["acc_bytes"])
+    assert lin["ran_dense"] == ["qkv", "mlp1"] and dense["ran_dense"] == []
+    # Run as the windows regardless (the rule before this one), the op is slower.
+    monkeypatch.setattr(layer, "_windows_or_dense", lambda *args: args[-1])
+    forced = layer_cost(TINY, N, {"kaleido": Kind(8, own, KALEIDO)}, starved, 50)["ops"]["linear"]
+    assert forced["bound"] == "acc_buffer" and forced["time_s"] > 1.5 * dense["time_s"]
+    monkeypatch.undo()
+    # With the bandwidth to spare the same windows run, and save their slots.
+    roomy = replace(starved, acc_buffer_mib=32, sram_bank_bits=4096)
+    lin = layer_cost(TINY, N, {"kaleido": Kind(8, own, KALEIDO)}, roomy, 50)["ops"]["linear"]
+    dense = layer_cost(TINY, N, plain(roomy), roomy, 50)["ops"]["linear"]
+    assert lin["compute_s"] < dense["compute_s"] and lin["acc_bytes"] > dense["acc_bytes"]
+
+
 def test_arrays_without_a_dispatcher_run_their_own_head_and_have_no_dispatcher_or_buffer():
     """``coupled_share``: of 8 Kaleido arrays 2 have a dispatcher; the other 6 run
     the head they are given (in channel order here), stream its paired operands
