@@ -3,7 +3,8 @@ faster or cheaper than a baseline chip of the same area.
 
 A design point is a chip (the given one or its ``balanced`` version, with a
 vector unit and an accumulation buffer that keep up with its arrays; the share
-of its arrays that are Kaleido's) and a reuse level. The reuse level is the share of the baseline
+of its arrays that are Kaleido's, and with every array Kaleido's, the share of
+those coupled to a dispatcher) and a reuse level. The reuse level is the share of the baseline
 array's ``Q K^T`` slots that Kaleido's array saves on a head. The heads an
 estimate computed (:func:`sim.chip.estimate.compute_shards`) carry the
 workload's own level, step by step (the noise level sets it); the map goes
@@ -29,13 +30,16 @@ from .chip import Chip, balanced, baseline_head
 from .estimate import summarize
 from .vdits import VDiT
 
-__all__ = ["REUSE_LEVELS", "SHARES", "SCOPES", "chip_presets", "measured_levels", "at_level", "price_point",
+__all__ = ["REUSE_LEVELS", "SHARES", "COUPLED", "SCOPES", "chip_presets", "measured_levels", "at_level", "price_point",
            "break_even", "explore", "plot_map"]
 
 #: Reuse levels the map prices: the share of the baseline's Q K^T slots saved.
 REUSE_LEVELS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
-#: Shares of the arrays that are Kaleido's.
+#: Shares of the arrays that are Kaleido's (at the chip's own coupled share).
 SHARES = (0.25, 0.5, 1.0)
+#: Shares of the Kaleido arrays coupled to a dispatcher, with every array Kaleido's
+#: (beside the chip's own): Table 2's eighth, a half and all of them.
+COUPLED = (0.125, 0.5, 1.0)
 #: Where the reuse level applies: ``qk`` (Q K^T; P V~ and the linear layers at
 #: the workload's own reuse, as the estimate has them) or ``all`` (P V and every
 #: linear layer at the same level too: a bound on what reuse there could add,
@@ -91,6 +95,7 @@ def price_point(model: VDiT, resolution: str, chip: Chip, cfg, results: list[dic
     s = summarize(model, resolution, chip, cfg, heads, signs, dense_factor=factor, objective=objective)
     k, iso = s["designs"]["kaleido"], s["designs"]["baseline_iso_area"]
     return {"level": level, "scope": scope, "lanes": chip.softmax_lanes, "share": chip.kaleido_share,
+            "coupled": chip.coupled_share,
             "iso_speedup": s["iso_area"]["speedup"], "iso_energy_ratio": s["iso_area"]["energy_ratio"],
             "speedup": s["speedup"], "energy_ratio": s["energy_ratio"], "area_overhead": s["area_overhead"],
             "time_s": k["time_s"], "energy_j": k["energy_j"], "area_mm2": k["area_mm2"]["total"],
@@ -116,13 +121,21 @@ def break_even(points: list[dict], key: str) -> float | None:
 
 
 def explore(model: VDiT, resolution: str, chip: Chip, cfg, results: list[dict], signs: dict, client,
-            levels=REUSE_LEVELS, shares=SHARES, progress=None, design: str = "as-given", objective="chip") -> dict:
+            levels=REUSE_LEVELS, shares=(SHARES, COUPLED), progress=None, design: str = "as-given",
+            objective="chip") -> dict:
     """Every design point on ``client`` (a Dask client), the break-even levels of
-    each chip, and the workload's own levels; ``design`` names the PE and
-    dispatcher that ``cfg`` and ``signs`` describe."""
+    each chip, and the workload's own levels; ``shares``: the shares of Kaleido
+    arrays to try (at the chip's coupled share), and the coupled shares (with
+    every array Kaleido's); ``design`` names the PE and dispatcher that ``cfg``
+    and ``signs`` describe."""
     from dask.distributed import as_completed
 
-    chips = [replace(c, kaleido_share=share) for c in chip_presets(chip).values() for share in shares]
+    shares, coupled = shares
+    chips = []
+    for c in chip_presets(chip).values():
+        points = [(share, c.coupled_share) for share in shares] + [(1.0, x) for x in coupled]
+        chips += [replace(c, kaleido_share=share, coupled_share=x) for share, x in dict.fromkeys(points)]
+    same = lambda p, c: (p["lanes"], p["share"], p["coupled"]) == (c.softmax_lanes, c.kaleido_share, c.coupled_share)
     jobs = [(c, level, scope) for c in chips for scope in SCOPES for level in (None, *levels)
             if level is not None or scope == "qk"]
     scattered = client.scatter(results, broadcast=True)
@@ -138,19 +151,19 @@ def explore(model: VDiT, resolution: str, chip: Chip, cfg, results: list[dict], 
     maps = []
     for c in chips:
         for scope in SCOPES:
-            mine = [p for p in points if p["lanes"] == c.softmax_lanes and p["share"] == c.kaleido_share
-                    and p["scope"] == scope]
-            own = next(p for p in points if p["lanes"] == c.softmax_lanes and p["share"] == c.kaleido_share
-                       and p["level"] is None)
-            maps.append({"lanes": c.softmax_lanes, "share": c.kaleido_share, "scope": scope, "measured": own,
+            mine = [p for p in points if same(p, c) and p["scope"] == scope]
+            own = next(p for p in points if same(p, c) and p["level"] is None)
+            maps.append({"lanes": c.softmax_lanes, "share": c.kaleido_share, "coupled": c.coupled_share,
+                         "scope": scope, "measured": own,
                          "break_even": {k: break_even(mine, k) for k in ("iso_speedup", "iso_energy_ratio",
                                                                        "speedup", "energy_ratio")}})
     return {"model": model.name, "resolution": resolution, "chip": chip.name, "design": design,
             "levels": list(levels),
-            "shares": list(shares), "lanes": {k: c.softmax_lanes for k, c in chip_presets(chip).items()},
+            "shares": list(shares), "coupled": list(coupled),
+            "lanes": {k: c.softmax_lanes for k, c in chip_presets(chip).items()},
             "points": points, "maps": maps,
             "measured_levels": measured_levels(model, cfg.tokens, chip, results),
-            "paper_point": {"lanes": chip.softmax_lanes, "share": 1.0}}
+            "paper_point": {"lanes": chip.softmax_lanes, "share": 1.0, "coupled": chip.coupled_share}}
 
 
 def plot_map(found: dict, path: str) -> None:
@@ -166,11 +179,12 @@ def plot_map(found: dict, path: str) -> None:
     own = [100 * x for x in found["measured_levels"].values()]
     colours = {}
     for m in found["maps"]:
-        pts = sorted((p for p in found["points"] if p["level"] is not None and p["lanes"] == m["lanes"]
-                      and p["share"] == m["share"] and p["scope"] == m["scope"]), key=lambda p: p["level"])
-        key = (m["lanes"], m["share"])
+        key = (m["lanes"], m["share"], m["coupled"])
+        pts = sorted((p for p in found["points"] if p["level"] is not None and (p["lanes"], p["share"], p["coupled"])
+                      == key and p["scope"] == m["scope"]), key=lambda p: p["level"])
         style = "o-" if m["scope"] == "qk" else "o--"
-        label = f"{m['lanes']} lanes, {100 * m['share']:.0f} % Kaleido" if key not in colours else None
+        label = (f"{m['lanes']} lanes, {100 * m['share']:.0f} % Kaleido, {100 * m['coupled']:.0f} % coupled"
+                 if key not in colours else None)
         line, = axes[0].plot(levels, [p["iso_speedup"] for p in pts], style, ms=3, label=label, color=colours.get(key))
         colours[key] = line.get_color()
         axes[1].plot(levels, [p["iso_energy_ratio"] for p in pts], style, ms=3, color=colours[key])
@@ -183,8 +197,9 @@ def plot_map(found: dict, path: str) -> None:
             ax.axvline(x, color="0.8", lw=0.6, zorder=0)
         ax.set_xlabel("slots saved (%)")
         ax.set_ylabel(what)
-    paper = next(m for m in found["maps"] if m["lanes"] == found["paper_point"]["lanes"] and m["share"] == 1.0
-                 and m["scope"] == "qk")
+    star = found["paper_point"]
+    paper = next(m for m in found["maps"] if (m["lanes"], m["share"], m["coupled"]) == (
+        star["lanes"], star["share"], star["coupled"]) and m["scope"] == "qk")
     p = paper["measured"]
     axes[2].scatter([p["time_s"] / p["iso_time_s"]], [p["energy_j"] / p["iso_energy_j"]], marker="*", s=160,
                     color="k", label="the paper's design point")

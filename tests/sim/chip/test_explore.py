@@ -45,15 +45,23 @@ def test_the_map_runs_on_dask(estimate):  # noqa: F811  (the fixture, imported a
     results = [json.loads(p.read_text()) for p in sorted((out / "shards").glob("*.json"))]
     cfg = shard_config(TINY, "480p", CHIP)
     with Client(LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=":0")) as client:
-        found = explore(TINY, "480p", CHIP, cfg, results, SIGNS, client, levels=(0.0, 0.5, 0.9), shares=(0.5, 1.0))
-    # Two chips, two shares; the workload's own heads, and three levels in Q K^T or in every product.
-    assert len(found["points"]) == 2 * 2 * (1 + 3 + 3)
+        found = explore(TINY, "480p", CHIP, cfg, results, SIGNS, client, levels=(0.0, 0.5, 0.9),
+                        shares=((0.5, 1.0), (1.0,)))
+    # Two chips, three of them each: half and all the arrays Kaleido's at the chip's
+    # coupled share, and all of them coupled; the workload's own heads, and three
+    # levels in Q K^T or in every product.
+    own = CHIP.coupled_share
+    assert len(found["points"]) == 2 * 3 * (1 + 3 + 3)
     lanes = {c.softmax_lanes for c in chip_presets(CHIP).values()}
-    assert {(m["lanes"], m["share"], m["scope"]) for m in found["maps"]} == {
-        (l, s, scope) for l in lanes for s in (0.5, 1.0) for scope in ("qk", "all")}
+    assert {(m["lanes"], m["share"], m["coupled"], m["scope"]) for m in found["maps"]} == {
+        (l, s, c, scope) for l in lanes for s, c in ((0.5, own), (1.0, own), (1.0, 1.0)) for scope in ("qk", "all")}
+    coupled = {c: next(p for p in found["points"] if (p["lanes"], p["share"], p["coupled"], p["level"]) ==
+                       (CHIP.softmax_lanes, 1.0, c, None)) for c in (own, 1.0)}
+    # A dispatcher on every Kaleido array: more area than on an eighth of them.
+    assert coupled[1.0]["area_mm2"] > coupled[own]["area_mm2"]
     for m in found["maps"]:
-        mine = sorted((p for p in found["points"] if (p["lanes"], p["share"], p["scope"]) == (
-            m["lanes"], m["share"], m["scope"]) and p["level"] is not None), key=lambda p: p["level"])
+        mine = sorted((p for p in found["points"] if (p["lanes"], p["share"], p["coupled"], p["scope"]) == (
+            m["lanes"], m["share"], m["coupled"], m["scope"]) and p["level"] is not None), key=lambda p: p["level"])
         # More reuse never slows Kaleido's chip, and the baseline of its area stays put.
         assert all(a["time_s"] >= b["time_s"] for a, b in zip(mine, mine[1:]))
         assert len({p["iso_time_s"] for p in mine}) == 1
@@ -61,7 +69,7 @@ def test_the_map_runs_on_dask(estimate):  # noqa: F811  (the fixture, imported a
     # Reuse in every product is never slower than in Q K^T alone, and equal without reuse.
     for qk in (p for p in found["points"] if p["scope"] == "qk" and p["level"] is not None):
         every = next(p for p in found["points"] if p["scope"] == "all" and p["level"] == qk["level"]
-                     and (p["lanes"], p["share"]) == (qk["lanes"], qk["share"]))
+                     and (p["lanes"], p["share"], p["coupled"]) == (qk["lanes"], qk["share"], qk["coupled"]))
         assert every["time_s"] <= qk["time_s"] * (1 + 1e-12)
         if qk["level"] == 0:
             assert every["time_s"] == pytest.approx(qk["time_s"])
