@@ -252,11 +252,12 @@ def explore_lines(found: dict) -> list[str]:
              "(every head of the quick sample scaled to it), in Q K^T (P V and the linear layers at the "
              "workload's own reuse) or, as a bound, in every product. "
              "The paper's design point is starred.", "",
-             "| vector lanes | Kaleido arrays | reuse in | as fast from | as cheap from | the workload's own: speed, "
-             "energy |", "|---:|---:|---|---:|---:|---|"]
+             "| vector lanes | Kaleido arrays | coupled to a dispatcher | reuse in | as fast from | as cheap from | "
+             "the workload's own: speed, energy |", "|---:|---:|---:|---|---:|---:|---|"]
     for m in found["maps"]:
         b, own = m["break_even"], m["measured"]
-        lines.append(f"| {m['lanes']} | {100 * m['share']:.0f} % | {'Q K^T' if m['scope'] == 'qk' else 'all'} | "
+        lines.append(f"| {m['lanes']} | {100 * m['share']:.0f} % | {100 * m['coupled']:.1f} % | "
+                     f"{'Q K^T' if m['scope'] == 'qk' else 'all'} | "
                      f"{level(b['iso_speedup'])} | {level(b['iso_energy_ratio'])} | "
                      f"{own['iso_speedup']:.3f}x, {own['iso_energy_ratio']:.3f}x |")
     lines.append("")
