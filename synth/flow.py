@@ -18,7 +18,7 @@ import tempfile
 from pathlib import Path
 
 from . import clock_tree
-from .kits import LibraryError, kit
+from .kits import LibraryError, kit, liberty_path
 from .liberty import cells as liberty_cells
 
 __all__ = ["default_liberty", "synthesize", "gate_netlist", "SynthError", "venv_tool", "yosys_command", "cache_key"]
@@ -32,8 +32,10 @@ def default_liberty() -> str | None:
     env = os.environ.get("KALEIDO_LIBERTY")
     if env and os.path.isfile(env):
         return env
-    here = Path(__file__).resolve().parent.parent / ".cache" / "osu018" / "osu018_stdcells.lib"
-    return str(here) if here.is_file() else None
+    try:
+        return liberty_path("osu018")
+    except LibraryError:
+        return None
 
 
 def cache_key(verilog_text: str, liberty: str | None, clock_mhz: float | None = None,

@@ -30,7 +30,8 @@ from pathlib import Path
 
 from golden.config import CHIP_CLOCK_MHZ
 
-__all__ = ["Storage", "CellKit", "OSU018", "NANGATE45", "KITS", "kit", "liberty_path", "LibraryError"]
+__all__ = ["Storage", "CellKit", "OSU018", "NANGATE45", "KITS", "kit", "liberty_path", "liberty_of", "signed_at",
+           "at_signoff", "LibraryError"]
 
 
 class LibraryError(ValueError):
@@ -199,6 +200,24 @@ def liberty_path(name: str) -> str:
     if not path.is_file():
         raise LibraryError(f"the {name} liberty is not in {path.parent}; run `make setup`")
     return str(path)
+
+
+def liberty_of(value: str | None) -> str | None:
+    """What a ``--liberty`` names: a kit's name is the liberty ``make setup``
+    fetched for it; anything else (a path, or None) stays as it is."""
+    return liberty_path(value) if value in KITS else value
+
+
+def signed_at(liberty: str) -> tuple[int, float]:
+    """Where ``liberty``'s figures are measured: its kit's node (nm) and its supply (V)."""
+    from .liberty import library
+    return kit(liberty).node_nm, library(liberty).voltage
+
+
+def at_signoff(cfg, liberty: str, clock_mhz: float | None = None):
+    """The design point ``cfg`` as its blocks are signed off on ``liberty``: at
+    ``clock_mhz`` if given, else at the library's sign-off clock."""
+    return cfg.with_(clock_mhz=clock_mhz or kit(liberty).signoff_mhz)
 
 
 @lru_cache(maxsize=16)

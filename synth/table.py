@@ -12,7 +12,7 @@ from golden import Config
 
 from .area import area_table, table_markdown
 from .flow import default_liberty
-from .kits import KITS, kit, liberty_path
+from .kits import at_signoff, liberty_of
 
 
 def main(argv=None) -> int:
@@ -22,11 +22,11 @@ def main(argv=None) -> int:
                    help="standard cells: osu018 (the default) or nangate45 (make setup fetches both), or a FILE")
     p.add_argument("--jobs", type=int, default=2)
     args = p.parse_args(argv)
-    liberty = liberty_path(args.liberty) if args.liberty in KITS else args.liberty or default_liberty()
+    liberty = liberty_of(args.liberty) or default_liberty()
     if liberty is None:
         print("synth: no liberty file; areas are transistor-count estimates", file=sys.stderr)
     # Each library's blocks are mapped for its own sign-off clock.
-    cfg = Config().with_(clock_mhz=kit(liberty).signoff_mhz) if liberty else Config()
+    cfg = at_signoff(Config(), liberty) if liberty else Config()
     table = area_table(cfg, liberty, args.jobs,
                        progress=lambda name: print(f"synth: {name} done", file=sys.stderr))
     out = Path(args.out)

@@ -42,14 +42,14 @@ from golden.softmax import row_cycles, softmax_spec
 from golden.video import video_workload
 from synth.area import block_area
 from synth.clock_gate import clock_gate_cost
-from synth.kits import kit
-from synth.liberty import library
+from synth.kits import signed_at
 from synth.power import TRACE_CYCLES, TRACE_TILES, energy_per_action
 
 from .activations import archive, archive_operands, captured_cells
 from .chip import CHIP_LIMITS, DESIGNS, OPS, UNITS, Chip, HeadWork, SignOff, Unit, baseline_head, kaleido_head
 from .cluster import dask_client
-from .layer import ALONE, RESOURCES, chip_area, kinds_of, layer_cost
+from .kinds import ALONE, chip_area, head_shares, kinds_of
+from .layer import RESOURCES, layer_cost
 from .memories import TABLE as MEMORY_TABLE
 from .qk_schedule import alone, as_option, choose
 from .qk_schedule import fastest as qk_fastest
@@ -57,7 +57,7 @@ from .reuse_where import reuse_where
 from .vdits import VDiT, flow_sigmas
 
 __all__ = ["WORKLOADS", "ACTIVATIONS", "workload_tag", "representative_trace", "computed_steps",
-           "shard_config", "shard_operands", "run_shard", "plan_shards", "signoff_config", "signoffs", "run_estimate",
+           "shard_config", "shard_operands", "run_shard", "plan_shards", "signoffs", "run_estimate",
            "summarize", "layer_pricer", "iso_area_arrays", "compute_shards"]
 
 #: ``video``: a real clip at the model's grid, noised per step by the sampler's
@@ -144,12 +144,6 @@ def plan_shards(model: VDiT, per_step: int, seed: int = 0, steps: int | None = N
     return out
 
 
-def signoff_config(cfg: Config, liberty: str, clock_given: bool = False) -> Config:
-    """``cfg`` as its blocks are signed off on ``liberty``: at that library's
-    sign-off clock (:attr:`synth.kits.CellKit.signoff_mhz`) unless a clock was given."""
-    return cfg if clock_given else cfg.with_(clock_mhz=kit(liberty).signoff_mhz)
-
-
 def signoffs(cfg: Config, liberty: str, matcher_trace=None) -> dict[str, SignOff]:
     """Both designs' blocks, measured by this project's flow at ``cfg``'s design
     point (area, energy per action, leakage) on ``liberty``'s cells, at the node
@@ -166,7 +160,7 @@ def signoffs(cfg: Config, liberty: str, matcher_trace=None) -> dict[str, SignOff
             per["busy"] = energy_per_action(block, at, liberty, TRACE_CYCLES, matcher_trace)["energy_pj"]["run"]
         return Unit(block_area(block, at, liberty)["area_um2"], per, e["leakage_uw"])
 
-    node = (kit(liberty).node_nm, library(liberty).voltage)      # where the library's figures are
+    node = signed_at(liberty)
     # The softmax unit's widths grow with a row's length by a few bits; it is
     # measured once, at the default head size, for every model and resolution
     # (a 32,760-token row would synthesize and simulate a new unit each time).
@@ -199,10 +193,9 @@ def representative_trace(model: VDiT, cfg: Config, workload: str, clip: str, ste
 
 def _mixed(kinds: dict) -> HeadWork:
     """The Kaleido kinds' heads as one: each product count weighted by the share of
-    the heads its kind runs (as :func:`sim.chip.layer.layer_cost` shares them, by speed)."""
+    the heads its kind runs (:func:`sim.chip.kinds.head_shares`)."""
     mine = {name: k for name, k in kinds.items() if name != "baseline"}
-    rate = {name: k.arrays / k.work.slots for name, k in mine.items()}
-    share = {name: r / sum(rate.values()) for name, r in rate.items()}
+    share = head_shares(mine)
     pick = lambda field: sum(share[n] * getattr(k.work, field) for n, k in mine.items())
     first = next(iter(mine.values())).work
     return replace(first, full_products=pick("full_products"), nibble_products=pick("nibble_products"))
@@ -390,7 +383,7 @@ def summarize(model: VDiT, resolution: str, chip: Chip, cfg: Config, results: li
     dense = sum(weights[c] * h.dense_macs for c, h in mixed.items())
     executed = sum(weights[c] * (h.full_products + h.nibble_products / 2) for c, h in mixed.items())
     oracle = sum(weights[c] * h.oracle_macs for c, h in mixed.items())
-    heads = {c: pair["kaleido"] for c, pair in heads.items()}     # P V's and the linear layers' are both kinds'
+    coupled = {c: pair["kaleido"] for c, pair in heads.items()}   # P V's and the linear layers' are both kinds'
 
     over = {d: sorted(op for op, r in v["bound_by_op"].items() if r in ("global_buffer", "acc_buffer"))
             for d, v in out.items()}
@@ -411,11 +404,11 @@ def summarize(model: VDiT, resolution: str, chip: Chip, cfg: Config, results: li
         "dispatcher_energy_share": k["energy_by_unit_j"].get("dispatcher", 0.0) / k["energy_j"],
         "qk_operation_reduction": {"hardware": 1 - executed / dense, "oracle": 1 - oracle / dense},
         "shards": len(results), "computed_steps": computed, "memory_table": MEMORY_TABLE,
-        "pv": _pv_summary(heads, weights, model.head_dim, chip.cols, tokens),
+        "pv": _pv_summary(coupled, weights, model.head_dim, chip.cols, tokens),
         "reuse": reuse_where(results, tokens, model.head_dim, decided),
         "qk_objective": objective,
         # The layers whose windows the chip left unused in some step (slower, or dearer, than dense).
-        "linear": {**_linear_summary(heads, weights), "ran_dense": k["linear_ran_dense"]},
+        "linear": {**_linear_summary(coupled, weights), "ran_dense": k["linear_ran_dense"]},
         "scope": ("Q K^T per head from the cycle model (sampled heads, sampled tile groups); P V~ per head from its "
                   "fast model (V's folds, exact per head); the QKV projection, Wan2.1's cross-attention query and the "
                   "MLP's first layer from each head's slice of the hidden state (window reuse, exact per slice); "

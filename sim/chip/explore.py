@@ -133,8 +133,8 @@ def explore(model: VDiT, resolution: str, chip: Chip, cfg, results: list[dict], 
     shares, coupled = shares
     chips = []
     for c in chip_presets(chip).values():
-        points = [(share, c.coupled_share) for share in shares] + [(1.0, x) for x in coupled]
-        chips += [replace(c, kaleido_share=share, coupled_share=x) for share, x in dict.fromkeys(points)]
+        pairs = [(share, c.coupled_share) for share in shares] + [(1.0, x) for x in coupled]
+        chips += [replace(c, kaleido_share=share, coupled_share=x) for share, x in dict.fromkeys(pairs)]
     same = lambda p, c: (p["lanes"], p["share"], p["coupled"]) == (c.softmax_lanes, c.kaleido_share, c.coupled_share)
     jobs = [(c, level, scope) for c in chips for scope in SCOPES for level in (None, *levels)
             if level is not None or scope == "qk"]

@@ -1,11 +1,5 @@
-"""One layer of a video diffusion transformer on a chip: time, energy and area,
-operation by operation.
-
-A chip's arrays are of up to three *kinds*: Kaleido's with a dispatcher each
-(``kaleido``), Kaleido's without one (``kaleido-alone``: each head in channel
-order or dense), and plain ones. :func:`kinds_of` says which a design's chip
-has; each kind comes with its head's work (:class:`~sim.chip.chip.HeadWork`)
-and its blocks' sign-off (:class:`~sim.chip.chip.SignOff`).
+"""One layer of a video diffusion transformer on a chip: time and energy,
+operation by operation, on the chip's kinds of array (:mod:`sim.chip.kinds`).
 
 The operations (:data:`~sim.chip.chip.OPS`):
 
@@ -65,70 +59,31 @@ layer is shared among the operations by their own times.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from golden import drain
 from golden.energy import workload_energy
 from golden.softmax import ROW_PASSES
 
 from .chip import SCORE_BYTES, UNITS, Chip, HeadWork, SignOff
+from .kinds import Kind, chip_area, head_shares
 from .memories import (
     DRAM_PJ_PER_BIT,
     DRAM_REFRESH_W,
     DRAM_STANDBY_W,
-    FEATURE_BUFFER_KIB,
     LOGIC_LEAKAGE_MW_PER_MM2,
     WIRE_FJ_PER_BIT_MM,
     feature_pj_per_byte,
-    sram_mm2_per_mib,
     sram_pj_per_byte,
 )
 from .vdits import VDiT
 
-__all__ = ["Kind", "kinds_of", "ALONE", "layer_cost", "chip_area", "fill_share", "RESOURCES", "ATTENTION"]
+__all__ = ["layer_cost", "fill_share", "RESOURCES", "ATTENTION"]
 
 #: What bounds an operation: ``compute`` is the arrays' (the vector unit's for softmax).
 RESOURCES = ("compute", "global_buffer", "acc_buffer", "dram")
 #: The operations the pipelined schedule overlaps.
 ATTENTION = ("qk", "softmax", "pv")
-
-
-@dataclass(frozen=True)
-class Kind:
-    """One kind of array on a chip: its ``arrays``, its head's ``work`` and its
-    ``sign``-off; ``dense_factor``, the share of a dense product's slots and
-    products it needs (1: P V and the linear layers as its head's fast models
-    found them, or dense; below, a what-if of reuse in every product,
-    :mod:`sim.chip.explore`)."""
-
-    arrays: int
-    work: HeadWork
-    sign: SignOff
-    dense_factor: float = 1.0
-
-
-def kinds_of(design: str, chip: Chip, heads: dict, signs: dict, dense_factor: float = 1.0) -> dict[str, Kind]:
-    """The array kinds of ``design``'s chip: the baseline chip's are all plain;
-    Kaleido's are its ``kaleido_share`` of Kaleido arrays (at ``dense_factor``),
-    ``coupled_share`` of them with a dispatcher (``kaleido``) and the others
-    without (``kaleido-alone``), and the rest plain. ``heads`` and ``signs`` map
-    each kind to its head's work and sign-off; without ``kaleido-alone``, the
-    coupled arrays' head, and Kaleido's sign-off less its matcher and scheduler."""
-    plain = Kind(chip.arrays, heads["baseline"], signs["baseline"])
-    if design == "baseline":
-        return {"baseline": plain}
-    k, coupled = chip.kaleido_arrays, chip.coupled_arrays
-    out = {"kaleido": Kind(coupled, heads["kaleido"], signs["kaleido"], dense_factor)} if coupled else {}
-    if coupled < k:
-        alone = signs.get(ALONE) or replace(signs["kaleido"], matcher=None, scheduler=None)
-        out[ALONE] = Kind(k - coupled, heads.get(ALONE) or heads["kaleido"], alone, dense_factor)
-    if k < chip.arrays:
-        out["baseline"] = Kind(chip.arrays - k, heads["baseline"], signs["baseline"])
-    return out
-
-
-#: The kind of the Kaleido arrays without a dispatcher.
-ALONE = "kaleido-alone"
 
 
 @dataclass
@@ -224,10 +179,10 @@ def _qk(model: VDiT, tokens: int, kinds: dict, chip: Chip, reads: _Reads) -> _Op
     text = model.text_tokens if model.joint_text else 0
     n_all = tokens + text
     op = _Op()
-    rate = {name: kind.arrays / kind.work.slots for name, kind in kinds.items()}
+    shares = head_shares(kinds)
     waits = [0.0]
     for name, kind in kinds.items():
-        heads = h * rate[name] / sum(rate.values())     # this kind's share of the heads
+        heads = h * shares[name]                        # this kind's share of the heads
         hw, w = kind.work, op.work.setdefault(name, _Work())
         w.slots, w.low, w.high = heads * hw.slots, heads * hw.slots_low, heads * hw.slots_high
         w.tiles, w.full, w.nibble = heads * hw.passes, heads * hw.full_products, heads * hw.nibble_products
@@ -570,30 +525,4 @@ def _standing_energy(kinds: dict, chip: Chip, area: dict, cycles: float) -> dict
     out = {u: v * 1e-12 for u, v in pj.items()}
     out["dram"] = chip.dram_channels * (DRAM_STANDBY_W + DRAM_REFRESH_W) * seconds
     out["leakage"] = logic * LOGIC_LEAKAGE_MW_PER_MM2 * 1e-3 * seconds
-    return out
-
-
-def chip_area(kinds: dict[str, Kind], chip: Chip) -> dict:
-    """mm^2 of the chip's units: PE arrays (with their clock gates), dispatcher,
-    softmax, the global and accumulation buffers (``sram``), and the matchers'
-    feature buffers, each of :data:`~sim.chip.memories.FEATURE_BUFFER_KIB` (the
-    SRAM whose reads the energy already prices)."""
-    sign = next(iter(kinds.values())).sign
-    units = max(1, chip.softmax_lanes // sign.softmax_lanes)
-    pe = disp = features = 0.0
-    for kind in kinds.values():
-        s = kind.sign
-        pe += kind.arrays * chip.rows * chip.cols * s.area_mm2(s.pe, chip)
-        if chip.gate_idle_arrays and s.clock_gate is not None:
-            pe += kind.arrays * s.area_mm2(s.clock_gate, chip)
-        gate = (s.area_mm2(s.clock_gate, chip)
-                if chip.gate_idle_dispatchers and s.clock_gate is not None else 0.0)
-        if s.matcher is not None:
-            disp += kind.arrays * (s.area_mm2(s.matcher, chip) + gate)
-            features += kind.arrays * FEATURE_BUFFER_KIB / 1024 * sram_mm2_per_mib()
-        if s.scheduler is not None:
-            disp += -(-kind.arrays // s.clusters) * (s.area_mm2(s.scheduler, chip) + gate)
-    out = {"pe_arrays": pe, "dispatcher": disp, "softmax": units * sign.area_mm2(sign.softmax, chip),
-           "sram": (chip.global_buffer_mib + chip.acc_buffer_mib) * sram_mm2_per_mib(), "feature_buffers": features}
-    out["total"] = sum(out.values())
     return out

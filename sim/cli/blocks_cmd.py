@@ -111,22 +111,14 @@ LIBERTY_HELP = ("standard cells: osu018 (the default) or nangate45, which make s
 def _liberty_arg(value: str | None) -> str | None:
     """``--liberty``'s value as a file: a kit's name (``osu018``, ``nangate45``) is
     the liberty ``make setup`` fetched for it; anything else is a path."""
-    from synth.kits import KITS, LibraryError, liberty_path
+    from synth.kits import LibraryError, liberty_of
 
-    if value in KITS:
-        try:
-            return liberty_path(value)
-        except LibraryError as exc:
-            raise UserError(str(exc)) from None
-    _check_liberty_arg(value)
-    return value
-
-
-def _at_signoff(cfg, args, liberty: str):
-    """``cfg`` at the library's sign-off clock, unless ``--clock-mhz`` gave one."""
-    from synth.kits import kit
-
-    return cfg if args.clock_mhz is not None else cfg.with_(clock_mhz=kit(liberty).signoff_mhz)
+    try:
+        path = liberty_of(value)
+    except LibraryError as exc:
+        raise UserError(str(exc)) from None
+    _check_liberty_arg(path)
+    return path
 
 
 def _check_liberty_arg(path: str | None) -> None:
@@ -141,6 +133,7 @@ def _check_liberty_arg(path: str | None) -> None:
 def cmd_synth(args) -> int:
     from synth.area import block_area
     from synth.flow import SynthError, check_liberty, default_liberty
+    from synth.kits import at_signoff
 
     chosen = _liberty_arg(args.liberty)
     if args.no_liberty and args.clock_mhz is not None:
@@ -150,7 +143,7 @@ def cmd_synth(args) -> int:
     try:
         if liberty:
             check_liberty(liberty)          # a bad file is refused before any progress line
-            cfg = _at_signoff(cfg, args, liberty)
+            cfg = at_signoff(cfg, liberty, args.clock_mhz)
         res = block_area(args.block, cfg, liberty)
     except SynthError as exc:
         raise UserError(str(exc)) from None
@@ -178,6 +171,7 @@ def _signoff(args, measure) -> dict:
     """``measure(block, cfg, liberty)`` with OpenSTA, on ``--liberty`` or the default
     liberty; a missing tool or file, or a failed run, becomes one line for the user."""
     from synth.flow import SynthError, check_liberty, default_liberty
+    from synth.kits import at_signoff
     from synth.sta import StaError, sta_command
 
     liberty = _liberty_arg(args.liberty) or default_liberty()
@@ -187,7 +181,7 @@ def _signoff(args, measure) -> dict:
     try:
         sta_command()
         check_liberty(liberty)
-        return measure(args.block, _at_signoff(cfg, args, liberty), liberty)
+        return measure(args.block, at_signoff(cfg, liberty, args.clock_mhz), liberty)
     except (SynthError, StaError) as exc:
         raise UserError(str(exc)) from None
 

@@ -153,10 +153,11 @@ def prepare(args, sign: bool = True):
     With ``sign=False`` only the checks run (``signs`` is None)."""
     from sim.chip.chip import ChipError, chip_from
     from sim.chip.vdits import VDiTError, vdit
-    from synth.flow import default_liberty
+    from synth.flow import SynthError, check_liberty, default_liberty
+    from synth.kits import at_signoff
 
     from ..chip.cluster import check_scheduler
-    from ..chip.estimate import computed_steps, representative_trace, shard_config, signoff_config, signoffs
+    from ..chip.estimate import computed_steps, representative_trace, shard_config, signoffs
     from ..chip.qk_schedule import parse_objective
     from .blocks_cmd import _liberty_arg
 
@@ -204,7 +205,6 @@ def prepare(args, sign: bool = True):
     if liberty is None:
         raise UserError("no liberty file for the sign-off figures (make setup fetches OSU018)")
     try:
-        from synth.flow import SynthError, check_liberty
         check_liberty(liberty)
     except SynthError as exc:
         raise UserError(str(exc)) from None
@@ -217,8 +217,8 @@ def prepare(args, sign: bool = True):
     trace = (representative_trace(model, cfg, args.workload, args.clip, args.steps)
              if cfg.dispatch.parts[1] and not cfg.issue_window else None)
     # The shards' design point keeps its clock (no cycle depends on it); the
-    # blocks are signed off at the library's clock unless one was given.
-    signs = signoffs(signoff_config(cfg, liberty, "clock_mhz" in knobs), liberty, trace)
+    # blocks are signed off at the library's.
+    signs = signoffs(at_signoff(cfg, liberty), liberty, trace)
     return model, chip, cfg, knobs, out, liberty, signs
 
 
@@ -282,8 +282,7 @@ def cmd_estimate(args) -> int:
                                seed=args.seed, clip=args.clip, progress=bar, steps=args.steps,
                                objective=args.objective, **knobs)
         bar(None, None)
-    from ..chip.estimate import signoff_config
-    summary["clock"] = _clock_at_node(signoff_config(cfg, liberty, "clock_mhz" in knobs), chip, liberty)
+    summary["clock"] = _clock_at_node(cfg, chip, liberty)
     if not summary["clock"]["met"]:
         slow = min(((d, b, f) for d in ("kaleido", "baseline") for b, f in summary["clock"][d].items()),
                    key=lambda x: x[2])
@@ -387,18 +386,16 @@ def claimed(out: str, outputs: tuple = OUTPUTS):
 
 
 def _clock_at_node(cfg, chip, liberty: str) -> dict:
-    """Each block's fmax on the library's cells (mapped for the sign-off clock) brought to the
+    """Each block's fmax on the library's cells (mapped for its sign-off clock) brought to the
     chip's node by the delay equations, and whether every block meets the chip clock."""
     from sim.chip.node_scaling import scale_delay
     from sim.rtl.energy import run_clock
-    from synth.kits import kit
-    from synth.liberty import library
+    from synth.kits import at_signoff, signed_at
 
     out = {"chip_clock_mhz": chip.clock_mhz}
-    signed_at = (kit(liberty).node_nm, library(liberty).voltage)
     for design in ("kaleido", "baseline"):
-        t = run_clock(cfg, design, liberty)
-        out[design] = {b: v["fmax_mhz"] / scale_delay(1.0, signed_at, chip.node, chip.flavour)
+        t = run_clock(at_signoff(cfg, liberty), design, liberty)
+        out[design] = {b: v["fmax_mhz"] / scale_delay(1.0, signed_at(liberty), chip.node, chip.flavour)
                        for b, v in t["blocks_timing"].items()}
     out["met"] = all(f >= chip.clock_mhz for d in ("kaleido", "baseline") for f in out[d].values())
     return out

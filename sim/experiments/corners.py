@@ -18,7 +18,7 @@ import sys
 from golden import Config
 from synth.actions import actions
 from synth.area import block_area
-from synth.kits import KITS, LibraryError, liberty_path
+from synth.kits import KITS, LibraryError, at_signoff, liberty_path
 from synth.power import energy_per_action
 from synth.timing import block_timing
 
@@ -34,7 +34,7 @@ def corner(name: str, progress=None) -> dict:
     """Every block of :data:`BLOCKS` on the kit ``name``: ``{block: {area_um2,
     clock_mhz, fmax_mhz, met, energy_pj}}`` (``energy_pj`` per action, or None)."""
     lib = liberty_path(name)
-    cfg = Config().with_(clock_mhz=KITS[name].signoff_mhz)
+    cfg = at_signoff(Config(), lib)
     out = {}
     for block in BLOCKS:
         if progress:

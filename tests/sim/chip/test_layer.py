@@ -8,7 +8,8 @@ from dataclasses import replace
 import pytest
 
 from sim.chip.chip import Chip, SignOff, Unit, baseline_head
-from sim.chip.layer import ALONE, Kind, chip_area, kinds_of, layer_cost
+from sim.chip.kinds import ALONE, Kind, chip_area, kinds_of
+from sim.chip.layer import layer_cost
 from sim.chip.memories import (
     DRAM_REFRESH_W,
     DRAM_STANDBY_W,
