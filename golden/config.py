@@ -31,14 +31,15 @@ from .variants import VARIANTS
 CLUSTER_RULES = ("weight", "pivots")
 
 
-#: The chip clock both designs run at by default (MHz): the highest clock at which
-#: the baseline array (4x4 PEs, D = 128, one PE stage) closed timing on OSU018
-#: under the timing-driven flow before clock gating, found by ``python -m
-#: synth.clock`` (the search steps down 1 MHz at a time from the fastest mapping
-#: until one meets its target). With the clock gates the same search gives 194
-#: MHz: at one stage the baseline array mapped for 198 MHz meets 194.9, and a run
-#: of it takes that clock (a block that misses the chip clock sets its run's).
-CHIP_CLOCK_MHZ = 198.0
+#: The chip clock both designs run at by default (MHz), at the default cell
+#: library's node (NanGate45, 45 nm): a clock the baseline array (4x4 PEs, D =
+#: 128, one PE stage) closes under the timing-driven flow. Mapped for 720 MHz it
+#: meets 727.9 MHz; mapped for 730 it misses. ``python -m synth.clock`` searches
+#: the highest whole MHz from the fastest mapping (822.8 MHz, which misses) down,
+#: a mapping a step; 720 is the round figure below where that search lands. At
+#: OSU018 the same search gives 198 MHz (``synth.kits.OSU018_CLOCK_MHZ``). A
+#: block that misses the chip clock sets its run's clock.
+CHIP_CLOCK_MHZ = 720.0
 
 #: The largest value each size takes: beyond them the generator would build (and a
 #: model would allocate) for minutes or hours before anything useful, so they are
@@ -343,15 +344,15 @@ class ChipConfig:
     clock_mhz : float
         The chip clock: every block is mapped for it (timing-driven), timed at it
         and runs at it if it meets it. 0 (the default) means
-        :data:`CHIP_CLOCK_MHZ`, the highest clock at which the baseline array
-        closes; both designs get it.
+        :data:`CHIP_CLOCK_MHZ`, the clock the baseline array closes at on the
+        default cell library (NanGate45); both designs get it.
     vector_lanes : int
         Scores the softmax vector unit takes per cycle (:mod:`golden.softmax`).
     """
 
     clock_mhz: float = _knob(0.0, Part.CHIP, "the chip clock: every block is mapped for it and timed at it, and a "
                              "run takes it if its blocks all meet it, else its slowest block's clock", metavar="F",
-                             shown=f"{CHIP_CLOCK_MHZ:g}, the highest clock the baseline array closes at")
+                             shown=f"{CHIP_CLOCK_MHZ:g}, where the baseline array closes on NanGate45")
     vector_lanes: int = _knob(4, Part.SOFTMAX, "scores the softmax unit takes per cycle", metavar="L")
 
     def __post_init__(self):

@@ -18,7 +18,7 @@ import tempfile
 from pathlib import Path
 
 from . import clock_tree
-from .kits import LibraryError, kit, liberty_path
+from .kits import DEFAULT, KITS, LibraryError, kit, liberty_path
 from .liberty import cells as liberty_cells
 
 __all__ = ["default_liberty", "synthesize", "gate_netlist", "SynthError", "venv_tool", "yosys_command", "cache_key"]
@@ -28,12 +28,13 @@ class SynthError(RuntimeError):
 
 
 def default_liberty() -> str | None:
-    """The OSU018 library ``make setup`` fetched (or ``$KALEIDO_LIBERTY``), if present."""
+    """The default kit's library (NanGate45) as ``make setup`` fetched it, or
+    ``$KALEIDO_LIBERTY`` (a kit's name or a file), if present."""
     env = os.environ.get("KALEIDO_LIBERTY")
     if env and os.path.isfile(env):
         return env
     try:
-        return liberty_path("osu018")
+        return liberty_path(env if env in KITS else DEFAULT.name)
     except LibraryError:
         return None
 

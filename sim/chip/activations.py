@@ -28,7 +28,7 @@ from golden.archive import Archive, open_archive
 
 from .vdits import VDiT
 
-__all__ = ["RESOLUTION", "archive_model", "archive_operands", "captured_cells", "archive"]
+__all__ = ["head_slices", "RESOLUTION", "archive_model", "archive_operands", "captured_cells", "archive"]
 
 #: The resolution an archive's model has: its own token grid.
 RESOLUTION = "archive"
@@ -63,9 +63,15 @@ def archive_operands(path: str, step: int, layer: int, head: int, head_dim: int)
     ``{role: int8 [N, D]}``, the head's slice of each captured linear input."""
     a = archive(path)
     q, sq, k, sk, v, _ = a.operands(step, layer, head)
+    inputs = {role: a.linear_input(step, layer, role)[0] for role in a.roles(step, layer)}
+    return q, k, v, sq * sk / math.sqrt(head_dim), head_slices(inputs, head, head_dim)
+
+
+def head_slices(inputs: dict, head: int, head_dim: int) -> dict:
+    """``{role: int8 [N, D]}``: the slice of each linear layer's input (``{role:
+    int8 [N, C]}``) that head ``head`` stands for, a head's width of it."""
     slices = {}
-    for role in a.roles(step, layer):
-        x, _ = a.linear_input(step, layer, role)
+    for role, x in inputs.items():
         pick = head % max(1, x.shape[1] // head_dim)
         slices[role] = np.ascontiguousarray(x[:, pick * head_dim:(pick + 1) * head_dim])
-    return q, k, v, sq * sk / math.sqrt(head_dim), slices
+    return slices

@@ -84,8 +84,8 @@ class Chip:
         ``rows`` and ``cols`` (:func:`chip_from`).
     clock_mhz : float
         The chip clock at the chip's node. Not the design point's
-        ``clock_mhz``: that is the OSU018 sign-off clock the blocks are mapped
-        and timed for, which the chip model brings to the node by the delay
+        ``clock_mhz``: that is the cell library's sign-off clock the blocks are
+        mapped and timed for, which the chip model brings to the node by the delay
         equations and checks against this one.
     node_nm, vdd, flavour : int, float, str
         The node the chip is built in, its supply voltage, and the HP or LP

@@ -11,7 +11,8 @@ coefficients below are their tables' (facts, reproduced here so the model runs
 offline). Nodes 45 nm and below come in high-performance (HP) and low-power
 (LP) flavours.
 
-This project's sign-off is at 180 nm (OSU018, 1.8 V). The paper's chip is at
+This project signs off at 45 nm (NanGate45, 1.1 V) by default, or at 180 nm
+(OSU018, 1.8 V), and scales from there. The paper's chip is at
 16 nm; TSMC's 16 nm FinFET runs at 0.8 V nominal, so ``HP16`` at 0.8 V is the
 default target. Scaling a whole design by one factor assumes its mix of logic
 and wire scales like the fitted circuits; that is the equations' own caveat.

@@ -104,7 +104,7 @@ def cmd_verilog(args) -> int:
 
 
 #: What ``--liberty`` takes, in every command that signs a block off.
-LIBERTY_HELP = ("standard cells: osu018 (the default) or nangate45, which make setup fetches (each at its own "
+LIBERTY_HELP = ("standard cells: nangate45 (the default) or osu018, which make setup fetches (each at its own "
                 "sign-off clock unless --clock-mhz gives one), or a liberty FILE")
 
 
@@ -176,7 +176,7 @@ def _signoff(args, measure) -> dict:
 
     liberty = _liberty_arg(args.liberty) or default_liberty()
     if liberty is None:
-        raise UserError("no liberty file found: run make setup (it fetches OSU018), or pass --liberty")
+        raise UserError("no liberty file found: run make setup (it fetches NanGate45), or pass --liberty")
     cfg = block_config(args)
     try:
         sta_command()

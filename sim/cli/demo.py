@@ -5,7 +5,7 @@
 2. the Verilog of the PEs and arrays;
 3. ``Q K^T`` of that workload on the simulated RTL, Kaleido and baseline in
    the same run, checked against the golden model and the cycle model;
-4. the area of both PEs (OSU018, or the labelled estimate without it).
+4. the area of both PEs (the default library, or the labelled estimate without it).
 """
 
 from __future__ import annotations
@@ -46,6 +46,7 @@ def cmd_demo(args) -> int:
     from sim.cli.outputs import check_output_dir
     from sim.rtl.simulate import pick_simulator, simulate
     from synth.flow import SynthError, default_liberty, synthesize
+    from synth.kits import kit
 
     check_output_dir(args.out)
     simulator = pick_simulator(args.simulator)
@@ -108,7 +109,7 @@ def cmd_demo(args) -> int:
     if len(areas) == 2:
         if liberty:
             a, b = areas["pe"]["area_um2"], areas["baseline-pe"]["area_um2"]
-            print(f"  area      pe {a:.0f} um2, baseline-pe {b:.0f} um2 (OSU018): ratio {a / b:.2f} "
+            print(f"  area      pe {a:.0f} um2, baseline-pe {b:.0f} um2 ({kit(liberty).name}): ratio {a / b:.2f} "
                   f"(paper implies ~1.30)")
         else:
             a, b = areas["pe"]["transistors"], areas["baseline-pe"]["transistors"]

@@ -135,7 +135,7 @@ def add_run_arguments(p) -> None:
     p.add_argument("--workers", type=int, metavar="N", help="workers of the local cluster (default: one per core)")
     p.add_argument("--seed", type=int, default=0, help="seed of the heads' draw (default 0)")
     p.add_argument("--liberty", metavar="NAME|FILE",
-                   help="the cell library every block is signed off on: osu018 (the default) or nangate45, which "
+                   help="the cell library every block is signed off on: nangate45 (the default) or osu018, which "
                         "make setup fetches, or a liberty FILE; its blocks are mapped for its own sign-off clock, "
                         "and its node is where the chip's scaling starts")
     p.add_argument("--qk-objective", default="chip", metavar="chip|head|W",
@@ -203,7 +203,7 @@ def prepare(args, sign: bool = True):
             raise UserError(f"--clip {exc}") from None
     liberty = _liberty_arg(getattr(args, "liberty", None)) or default_liberty()
     if liberty is None:
-        raise UserError("no liberty file for the sign-off figures (make setup fetches OSU018)")
+        raise UserError("no liberty file for the sign-off figures (make setup fetches NanGate45)")
     try:
         check_liberty(liberty)
     except SynthError as exc:

@@ -95,7 +95,7 @@ def _clock(cfg, design: str, cycles: int) -> dict:
     liberty = default_liberty()
     try:
         if liberty is None:
-            raise SynthError("no liberty file (make setup fetches OSU018)")
+            raise SynthError("no liberty file (make setup fetches NanGate45)")
         sta_command()
         timing = run_clock(cfg, design, liberty)
     except (SynthError, StaError) as exc:

@@ -8,17 +8,19 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import sys
 import tempfile
 import time
 from pathlib import Path
+from unittest.mock import patch
 
 import numpy as np
 
 from golden import Config, approx_scores, proxy_workload, quantize, run_attention
 from golden.channel_window import WINDOW_WIDTHS
-from golden.config import CHIP_CLOCK_MHZ, CLUSTER_RULES
+from golden.config import CLUSTER_RULES
 from golden.cycle_model import baseline_cycles, kaleido_cycles, pass_profile
 from golden.energy import unit_energy
 from golden.head_cycles import baseline_head_cycles, pv_cycles
@@ -33,6 +35,7 @@ from sim.rtl import runner
 from sim.rtl.energy import run_energy
 from synth.area import block_area
 from synth.flow import default_liberty
+from synth.kits import DEFAULT, KITS
 from synth.power import energy_per_action
 from synth.timing import block_timing
 
@@ -346,10 +349,15 @@ def main(argv=None) -> int:
     p.add_argument("--cluster-rule", choices=CLUSTER_RULES, default=Config().cluster_rule,
                    help=f"for head: Kaleido's scheduler rule (default {Config().cluster_rule}; pivots is the paper's)")
     p.add_argument("--clock-mhz", type=float, default=0.0, metavar="F",
-                   help=f"for head: the chip clock (default {CHIP_CLOCK_MHZ:g}, where the baseline array closes)")
+                   help="for head: the chip clock (default: the library's sign-off clock, where the baseline array "
+                        "closes)")
+    p.add_argument("--liberty", choices=tuple(KITS), default=DEFAULT.name,
+                   help=f"for head: the cell library its blocks are signed off on, at its own sign-off clock "
+                        f"unless --clock-mhz gives one (default {DEFAULT.name})")
     p.add_argument("--record", metavar="AREA",
                    help="for head: also write its figures under AREA of docs/figures.json, the docs' source")
     args = p.parse_args(argv)
+    args.clock_mhz = args.clock_mhz or KITS[args.liberty].signoff_mhz
     if args.record and args.what != ["head"]:
         p.error("--record goes with head alone")
     if args.record:
@@ -363,9 +371,12 @@ def main(argv=None) -> int:
                                          variant=args.variant),
              "speed": lambda: bench_speed(args.variant), "pv": bench_pv, "fast-model": bench_fast_model}
     result = {}
-    for name in args.what:
-        print(f"bench: {name} ...", file=sys.stderr)
-        result[name] = table[name]()
+    # The library reaches every sign-off step the way a user's does: as the flow's
+    # default, for this run alone.
+    with patch.dict(os.environ, KALEIDO_LIBERTY=args.liberty):
+        for name in args.what:
+            print(f"bench: {name} ...", file=sys.stderr)
+            result[name] = table[name]()
     if args.record:
 
         figures, tables = head_figures(result["head"])

@@ -145,7 +145,7 @@ def run_energy(cfg, q, k, design: str, cycles: int, schedule: str = "auto",
     liberty = flow.default_liberty()
     try:
         if liberty is None:
-            raise SynthError("no liberty file (make setup fetches OSU018)")
+            raise SynthError("no liberty file (make setup fetches NanGate45)")
         sta.sta_command()
         if cfg.issue_window and not (design == "kaleido" and cfg.dispatch.parts[1]):
             cfg = cfg.with_(issue_window=0)         # the window comes with a matcher variant only

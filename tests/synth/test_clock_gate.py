@@ -11,23 +11,26 @@ from synth import flow
 from synth.actions import stimulus
 from synth.flow import default_liberty
 from synth.gatesim import cell_models, parse, simulate
+from synth.kits import kit
 from synth.power import energy_per_action
 from synth.timing import block_netlist
 
 pytestmark = pytest.mark.skipif(
     shutil.which("sta") is None or shutil.which("iverilog") is None or default_liberty() is None,
-    reason="needs OpenSTA (sta, for the clock), Icarus and the OSU018 liberty and cell models (make setup)")
+    reason="needs OpenSTA (sta, for the clock), Icarus and the default liberty and its cell models (make setup)")
 
 # The one-stage PEs, whose gated registers are counted below.
 CFG = Config(partition=(2, 1, 1), pe_stages=1)
 
 
-def _gated_clocks(net):
-    # A clock gate is a latch (the enable) and an AND of it with the clock (buffered,
-    # maybe): the AND's output is a gated clock.
-    enables = {net.root(pins["Q"]) for kind, _, pins in net.cells if kind == "LATCH"}
-    return {net.root(pins["Y"]) for kind, _, pins in net.cells
-            if kind.startswith("AND") and enables & {net.root(pins["A"]), net.root(pins["B"])}}
+def _gated_clocks(net, cells):
+    # A clock gate is the kit's latch (the enable) and its AND of that with the
+    # clock (buffered, maybe): the AND's output is a gated clock.
+    latch, and_ = cells.gate_latch[0], cells.gate_and[0]
+    enables = {net.root(pins["Q"]) for kind, _, pins in net.cells if kind == latch}
+    return {net.root(n) for kind, _, pins in net.cells if kind == and_
+            and enables & {net.root(n) for p, n in pins.items() if p not in cells.outputs}
+            for p, n in pins.items() if p in cells.outputs}
 
 
 @pytest.mark.parametrize("block, gates", [("pe", 7), ("baseline-pe", 2)])
@@ -37,10 +40,11 @@ def test_registers_that_hold_have_their_clocks_gated(block, gates):
     control; the baseline its accumulator and its drain link. In an idle cycle
     no gated clock moves."""
     lib = default_liberty()
+    cells = kit(lib)
     text = block_netlist(block, CFG, lib)
     net = parse(text, blocks.top_name(block))
-    assert sum(kind == "LATCH" for kind, _, _ in net.cells) == gates
-    gated = _gated_clocks(net)
+    assert sum(kind == cells.gate_latch[0] for kind, _, _ in net.cells) == gates
+    gated = _gated_clocks(net, cells)
     assert len(gated) == gates
     run = stimulus(block, CFG, "idle", 16)
     act = simulate(text, blocks.top_name(block), run["inputs"], cell_models(lib))

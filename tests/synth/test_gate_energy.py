@@ -2,12 +2,12 @@
 
 import pytest
 
-from synth.flow import default_liberty
 from synth.gate_energy import energy, loads
 from synth.gatesim import Activity, parse
 from synth.liberty import library
+from tests.synth.libraries import OSU018_LIB
 
-pytestmark = pytest.mark.skipif(default_liberty() is None, reason="needs the OSU018 liberty (make setup)")
+pytestmark = pytest.mark.skipif(OSU018_LIB is None, reason="needs the OSU018 liberty (make setup)")
 
 #: An inverter into a flip-flop: small enough to add up by hand.
 HAND = """module hand(a, clk, y);
@@ -37,7 +37,7 @@ LEAK_INV, LEAK_DFF = 0.0221741, 0.160725  # cell_leakage_power, nW
 
 
 def test_one_cycle_by_hand():
-    lib = library(default_liberty())
+    lib = library(OSU018_LIB)
     net = parse(HAND, "hand")
     # a rises, so n1 falls; then the clock rises (the flip-flop's Q holds 0 -> y unchanged here).
     run = Activity(events=[{"a": 1, "n1": 0}, {"clk": 1}], cycles=1, outputs=[])
@@ -59,7 +59,7 @@ def test_one_cycle_by_hand():
 
 
 def test_a_rise_and_a_fall_read_different_tables():
-    lib = library(default_liberty())
+    lib = library(OSU018_LIB)
     net = parse(HAND, "hand")
     fall = energy(net, Activity([{"a": 1, "n1": 0}], 1, []), lib, 10.0, slew=0.06, output_load=0.0)
     rise = energy(net, Activity([{"a": 0, "n1": 1}], 1, []), lib, 10.0, slew=0.06, output_load=0.0)
@@ -68,7 +68,7 @@ def test_a_rise_and_a_fall_read_different_tables():
 
 
 def test_an_output_port_carries_its_load():
-    lib = library(default_liberty())
+    lib = library(OSU018_LIB)
     net = parse(HAND, "hand")
     where = loads(net, lib, output_load=0.02)
     assert where.cap["y"] == pytest.approx(0.02)

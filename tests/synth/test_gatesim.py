@@ -4,11 +4,11 @@ import shutil
 
 import pytest
 
-from synth.flow import default_liberty
 from synth.gatesim import GateSimError, cell_models, parse, simulate
+from tests.synth.libraries import OSU018_LIB
 from tests.synth.test_gate_energy import HAND
 
-pytestmark = pytest.mark.skipif(default_liberty() is None or shutil.which("iverilog") is None,
+pytestmark = pytest.mark.skipif(OSU018_LIB is None or shutil.which("iverilog") is None,
                                 reason="needs the OSU018 liberty and cell models, and Icarus (make setup)")
 
 
@@ -21,7 +21,7 @@ def test_parse_finds_ports_and_cells():
 
 def test_the_flip_flop_takes_the_inverted_input_at_each_edge():
     a = [0, 1, 1, 0, 1]
-    run = simulate(HAND, "hand", [{"a": v} for v in a], cell_models(default_liberty()))
+    run = simulate(HAND, "hand", [{"a": v} for v in a], cell_models(OSU018_LIB))
     assert [o["y"] for o in run.outputs] == [1 - v for v in a]
     assert run.cycles == len(a)
     # An event is a time step where something changed; the clock changes twice a cycle.
@@ -34,7 +34,7 @@ def test_the_flip_flop_takes_the_inverted_input_at_each_edge():
 
 def test_a_stimulus_that_misses_an_input_is_refused():
     with pytest.raises(GateSimError, match="does not drive a"):
-        simulate(HAND, "hand", [{"b": 0}], cell_models(default_liberty()))
+        simulate(HAND, "hand", [{"b": 0}], cell_models(OSU018_LIB))
 
 
 #: Two flip-flops in a row, the second behind a clock gate's AND (enable tied high)
@@ -60,7 +60,7 @@ def test_a_flip_flop_behind_a_clock_gate_takes_the_old_value():
     # With the library's own models the second flip-flop, three gates further from
     # the clock, takes the value the first has just taken (y = a, no delay).
     a = [1, 0, 1, 1, 0, 0, 1]
-    run = simulate(GATED, "gated", [{"a": v} for v in a], cell_models(default_liberty()))
+    run = simulate(GATED, "gated", [{"a": v} for v in a], cell_models(OSU018_LIB))
     # Flip-flops start at 0, as the RTL's registers do; y is a one cycle behind q1.
     assert [o["y"] for o in run.outputs] == [0] + a[:-1]
 
@@ -73,14 +73,14 @@ def test_a_timed_run_takes_its_delays_from_the_sdf():
     sdf = ('(DELAYFILE (SDFVERSION "3.0") (DESIGN "hand") (DIVIDER /) (TIMESCALE 1ns)\n'
            ' (CELL (CELLTYPE "INVX1") (INSTANCE u1) (DELAY (ABSOLUTE (IOPATH A Y (0.5:0.5:0.5) (0.5:0.5:0.5))))))\n')
     a = [0, 1, 1, 0]
-    run = simulate(HAND, "hand", [{"a": v} for v in a], cell_models(default_liberty()), delays=sdf,
+    run = simulate(HAND, "hand", [{"a": v} for v in a], cell_models(OSU018_LIB), delays=sdf,
                    period_ns=5.0, arrive_ns=1.0)
     when = {net: [t for t, e in zip(run.times, run.events) if net in e] for net in ("a", "n1")}
     assert len(when["a"]) == len(when["n1"]) == 2
     assert all(n == pytest.approx(t + 0.5, abs=1e-3) for t, n in zip(when["a"], when["n1"]))
     # What it settles to is what the zero-delay run settles to.
-    assert run.settled == simulate(HAND, "hand", [{"a": v} for v in a], cell_models(default_liberty())).settled
-    written, latency = delays(HAND, "hand", default_liberty(), period_ns=5.0)
+    assert run.settled == simulate(HAND, "hand", [{"a": v} for v in a], cell_models(OSU018_LIB)).settled
+    written, latency = delays(HAND, "hand", OSU018_LIB, period_ns=5.0)
     paths = [l for l in written.splitlines() if "IOPATH" in l]
     assert paths and not any("::" in l for l in paths) and latency >= 0
 

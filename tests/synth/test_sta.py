@@ -12,7 +12,7 @@ from synth.flow import default_liberty, gate_netlist
 from synth.sta import BLOCK_IO_SHARE, _other_slacks, flop_outputs, timing
 
 pytestmark = pytest.mark.skipif(shutil.which("sta") is None or default_liberty() is None,
-                                reason="needs OpenSTA (sta) and the OSU018 liberty (make setup)")
+                                reason="needs OpenSTA (sta) and the default liberty (make setup)")
 # The one-stage PE: its registers are named below, and it multiplies what arrives.
 CFG = Config(partition=(2, 1, 1), pe_stages=1)
 

@@ -33,7 +33,7 @@ def test_verilog_compiles_under_icarus(tmp_path, block):
 def test_synth_json_and_ratio():
     lib = default_liberty()
     if lib is None:
-        pytest.skip("no liberty file (make setup fetches OSU018)")
+        pytest.skip("no liberty file (make setup fetches NanGate45)")
     areas = {}
     for block in ("pe", "baseline-pe"):
         r = run("synth", "--block", block, "--json")
@@ -69,7 +69,7 @@ def test_bad_block_and_liberty(tmp_path):
     (["synth", "--block", "pe", "--liberty", "{tmp}/junk.lib"], "not a Liberty file"),
     (["synth", "--block", "pe", "--liberty", "{tmp}"], "is a folder, not a liberty file"),
     (["synth", "--block", "pe", "--liberty", "{tmp}/junk.lib", "--no-liberty"], "not allowed with"),
-    (["timing", "--block", "pe", "--liberty", "nangate"], "or name a library: osu018, nangate45"),
+    (["timing", "--block", "pe", "--liberty", "nangate"], "or name a library: nangate45, osu018"),
     (["synth", "--block", "pe", "--liberty", "{tmp}/other.lib"], "library 'tiny_ff' has no cell kit"),
     (["verilog", "--block", "pe", "--head-dim", "16", "--out", "{tmp}/v"], "--head-dim goes with --model"),
     (["verilog", "--block", "pe", "--out", "{tmp}/junk.lib"], "is a file; name a folder"),
@@ -86,7 +86,7 @@ def test_refusals_are_one_line(tmp_path, args, message):
 
 
 needs_sta = pytest.mark.skipif(shutil.which("sta") is None or default_liberty() is None,
-                               reason="needs OpenSTA (sta) and the OSU018 liberty (make setup)")
+                               reason="needs OpenSTA (sta) and the default liberty (make setup)")
 
 
 @needs_sta

@@ -80,7 +80,7 @@ def test_run_options_are_checked_before_anything_runs(tmp_path, args, message):
 
 
 @pytest.mark.parametrize("liberty, message", [
-    ("nangate", "or name a library: osu018, nangate45"),
+    ("nangate", "or name a library: nangate45, osu018"),
     ("{tmp}/junk.lib", "not a Liberty file"),
 ])
 def test_a_bad_liberty_is_refused_before_anything_is_written(tmp_path, liberty, message):

@@ -152,7 +152,7 @@ def test_the_whole_engine_caps_the_clock_its_blocks_meet(monkeypatch, design):
 
 
 @pytest.mark.skipif(shutil.which("sta") is None or default_liberty() is None,
-                    reason="needs OpenSTA (sta) and the OSU018 liberty (make setup)")
+                    reason="needs OpenSTA (sta) and the default liberty (make setup)")
 def test_no_run_claims_a_clock_its_whole_engine_misses():
     """On the real flow: the engine is among the blocks a run's clock is taken
     from (the target when every one meets it, else the slowest one's fmax), and
