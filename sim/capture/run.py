@@ -36,7 +36,7 @@ from sim.chip.vdits import flow_sigmas
 
 from .families import Family
 
-__all__ = ["CaptureError", "capture", "clip_latent", "video_tokens"]
+__all__ = ["CaptureError", "capture", "clip_latent", "placed", "video_tokens"]
 
 
 class CaptureError(ValueError):
@@ -123,6 +123,27 @@ class _Hooks:
         return "none" if role.startswith("cross") else self.family.text
 
 
+def placed(device: str, dtype: str):
+    """torch's device and dtype of those names, or a :class:`CaptureError` saying
+    why this machine has no such device or torch no such floating-point type."""
+    import torch
+
+    kind = getattr(torch, dtype, None)
+    if not isinstance(kind, torch.dtype) or not kind.is_floating_point:
+        raise CaptureError(f"unknown dtype {dtype!r}; choose float32, bfloat16 or float16")
+    try:
+        place = torch.device(device)
+    except RuntimeError as exc:
+        raise CaptureError(f"device {device!r}: {str(exc).splitlines()[0]}") from None
+    available = {"cuda": torch.cuda.is_available, "mps": lambda: torch.backends.mps.is_available()}
+    if place.type in available and not available[place.type]():
+        raise CaptureError(f"device {device!r}: this machine's torch has no {place.type.upper()} device; "
+                           f"run on --device cpu")
+    if place.type == "cuda" and place.index is not None and place.index >= torch.cuda.device_count():
+        raise CaptureError(f"device {device!r}: this machine has {torch.cuda.device_count()} CUDA device(s)")
+    return place, kind
+
+
 def capture(family: Family, out: str, grid: tuple[int, int, int], total_steps: int, steps: list[int],  # noqa: PLR0913
             layers: list[int] | None, heads: list[int] | None, clip: str, loop: str = "denoise",
             model_path: str | None = None, seed: int = 0, progress=None, device: str = "cpu",
@@ -139,19 +160,7 @@ def capture(family: Family, out: str, grid: tuple[int, int, int], total_steps: i
     if not steps or min(steps) < 0 or max(steps) >= total_steps:
         raise CaptureError(f"captured steps {steps} must lie within the {total_steps} steps")
     torch.set_grad_enabled(False)
-    kind = getattr(torch, dtype, None)
-    if not isinstance(kind, torch.dtype) or not kind.is_floating_point:
-        raise CaptureError(f"unknown dtype {dtype!r}; choose float32, bfloat16 or float16")
-    try:
-        place = torch.device(device)
-    except RuntimeError as exc:
-        raise CaptureError(f"device {device!r}: {str(exc).splitlines()[0]}") from None
-    available = {"cuda": torch.cuda.is_available, "mps": lambda: torch.backends.mps.is_available()}
-    if place.type in available and not available[place.type]():
-        raise CaptureError(f"device {device!r}: this machine's torch has no {place.type.upper()} device; "
-                           f"run on --device cpu")
-    if place.type == "cuda" and place.index is not None and place.index >= torch.cuda.device_count():
-        raise CaptureError(f"device {device!r}: this machine has {torch.cuda.device_count()} CUDA device(s)")
+    place, kind = placed(device, dtype)
     model = family.load(model_path, seed).to(place, kind)
     shape = family.shape(model, tiny=model_path is None)
     layers = list(range(shape["layers"])) if layers is None else layers

@@ -30,6 +30,7 @@ from . import (
     golden_cmd,
     linear_cmd,
     plugin_cmd,
+    quality_cmd,
     report_cmd,
     workload_cmd,
 )
@@ -94,6 +95,7 @@ def build_parser() -> argparse.ArgumentParser:
     estimate_cmd.register(sub, _Parser)
     explore_cmd.register(sub, _Parser)
     capture_cmd.register(sub, _Parser)
+    quality_cmd.register(sub, _Parser)
     plugin_cmd.register(sub, _Parser)
 
     dm = sub.add_parser("demo", help="the main job on the defaults, with a summary")
