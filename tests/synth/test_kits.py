@@ -103,3 +103,17 @@ def test_a_library_by_name_is_its_fetched_file_and_signs_off_at_its_own_clock(tm
     assert at_signoff(Config(), str(path), 500.0).clock_mhz == 500.0
     if _fetched("nangate45"):
         assert liberty_of("nangate45") == liberty_path("nangate45")
+
+
+def test_the_default_is_nangate45_and_the_environment_names_another(monkeypatch):
+    from synth.flow import default_liberty
+    from synth.kits import DEFAULT
+    assert DEFAULT is NANGATE45
+    monkeypatch.delenv("KALEIDO_LIBERTY", raising=False)
+    if _fetched("nangate45"):
+        assert default_liberty() == liberty_path("nangate45")
+    if _fetched("osu018"):
+        monkeypatch.setenv("KALEIDO_LIBERTY", "osu018")
+        assert default_liberty() == liberty_path("osu018")
+    # The design point's default clock is the default library's sign-off clock.
+    assert Config().clock_mhz == NANGATE45.signoff_mhz

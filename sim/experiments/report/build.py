@@ -14,6 +14,7 @@ from golden.video import CLIPS
 from sim.experiments.report.base import quantized, workload_words
 from sim.rtl.simulate import pick_simulator
 from synth.flow import default_liberty
+from synth.kits import kit
 
 from ...workload import DEFAULT_CLIP
 from .figure import Study
@@ -47,7 +48,8 @@ def build_report(out: Path, seed: int = 1, jobs: int = 2, rtl: bool = True,
     sim = pick_simulator(simulator) if rtl else None     # no simulator: say so before any work
     study = Study(out, sizes, workload, tuple(clips), jobs, sim, default_liberty(), energy, chip_level)
     data = {"seed": seed, "workload": workload,
-            "configs": {k: json.loads(c.to_json()) for k, c in sizes.items()}}
+            "configs": {k: json.loads(c.to_json()) for k, c in sizes.items()},
+            "library": kit(study.liberty).name if study.liberty else None}
     t0 = time.perf_counter()
     quantized(study.big, workload)      # a workload that cannot be read fails here, before any output
     out.mkdir(parents=True, exist_ok=True)

@@ -117,8 +117,9 @@ def markdown(d: dict) -> list[str]:
         "## Clock: every block at one chip clock (timing-driven mapping, OpenSTA)",
         "",
         "The area design point; each block mapped for the chip clock (abc -D with a driving cell and an "
-        "output load), with a clock tree, timed at it with propagated clocks; OSU018 cells, a stated wire "
-        "per net, reset paths excluded; energy from timed gate-level activity.",
+        "output load), with a clock tree, timed at it with propagated clocks; "
+        f"{d.get('library', 'osu018')} cells, a stated wire per net, reset paths excluded; energy from timed "
+        "gate-level activity.",
         "",
         "| block | area | clock | slack | critical path | fmax | energy per cycle (gate level) | from | to |",
         "|---|---:|---:|---:|---:|---:|---|---|---|",

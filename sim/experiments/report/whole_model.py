@@ -12,6 +12,7 @@ from pathlib import Path
 from sim.chip.chip import CHIPS
 from sim.chip.vdits import VDITS, vdit
 from sim.experiments.report.base import pyplot, save
+from synth.kits import at_signoff, kit
 
 from ...chip.cluster import dask_client
 from ...chip.estimate import run_estimate, shard_config, signoffs, summarize
@@ -73,10 +74,11 @@ def run(liberty: str, workers: int = 2) -> dict:
     def signs_of(cfg):
         key = (cfg.partition, cfg.head_dim)
         if key not in cache:
-            cache[key] = signoffs(cfg, liberty)
+            cache[key] = signoffs(at_signoff(cfg, liberty), liberty)
         return cache[key]
 
-    out = {"quick": QUICK, "models": {}, "resolutions": {}}
+    out = {"quick": QUICK, "models": {}, "resolutions": {}, "library": kit(liberty).name,
+           "node_nm": kit(liberty).node_nm}
     heads = {}
     for name in VDITS:
         summary, heads[name] = _estimate(name, "480p", signs_of, workers)
@@ -167,7 +169,8 @@ def markdown(d: dict) -> list[str]:
         f"last; each stands for its nearest steps) of {q['per_step']} head each, {q['tile_samples']} tile "
         "groups per head, the real clip noised per step. The paper's chip (128x128 arrays of 4x4 PEs at 1 GHz "
         "in 16 nm, 512 softmax lanes, 64 + 32 MB SRAM, 16 DDR5-6400 channels), with this project's sign-off "
-        "figures brought from 180 nm by Stillmaker and Baas's equations. Kaleido's arrays reuse in Q K^T, in "
+        f"figures ({c.get('library', 'osu018')}) brought from {c.get('node_nm', 180)} nm by Stillmaker and Baas's "
+        "equations. Kaleido's arrays reuse in Q K^T, in "
         "P V~ (V's folds) and in the linear layers that take the hidden state (each head's slice of the "
         "workload's embedding); the output projections, the MLP's second layer and softmax are dense on both "
         "designs. The workloads are this project's, not the models' activations. `kaleido estimate` gives the "
