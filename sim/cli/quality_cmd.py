@@ -20,6 +20,7 @@ import os
 import sys
 
 from sim.cli.arguments import three, triple
+from sim.cli.options import add_knobs
 from sim.cli.outputs import check_output_dir
 from sim.errors import UserError
 
@@ -50,8 +51,7 @@ def register(sub, parser_class) -> None:
                    help="attention: reuse in Q K^T and P V; all: in every linear layer too (default attention)")
     p.add_argument("--thresholds", nargs="+", default=list(DEFAULT_THRESHOLDS), metavar="F,P",
                    help="full and partial reuse thresholds in bits, one run each (default 5,3)")
-    p.add_argument("--window", type=int, default=None, metavar="W",
-                   help="the linear layers' reuse window in tokens (default the design point's)")
+    add_knobs(p, "window")
     p.add_argument("--device", default="cpu", help="torch device to run on (default cpu; a real model: cuda)")
     p.add_argument("--dtype", default="float32", choices=("float32", "bfloat16", "float16"),
                    help="the model's arithmetic (default float32)")

@@ -97,7 +97,8 @@ def main(argv=None) -> int:
     if args.record:
         from .published import area_name, record
         area_name(args.record)
-        record(args.record, {}, out)
+        record(args.record, {}, out, command="python -m sim.experiments.corners "
+               + " ".join(argv if argv is not None else sys.argv[1:]))
     print(json.dumps({"corners": corners, "tables": out}, indent=2))
     return 0
 
