@@ -19,14 +19,30 @@ from sim.errors import UserError
 
 from .estimate_cmd import progress_bar
 
-__all__ = ["register", "cmd_capture"]
+__all__ = ["register", "cmd_capture", "add_model_args", "add_device_args", "check_model_args", "need_torch"]
 
 
 def register(sub, parser_class) -> None:
-    from ..capture.families import FAMILIES
-
     p = sub.add_parser("capture", help="a real video transformer's activations into an archive (needs torch)",
                        description=__doc__)
+    add_model_args(p)
+    p.add_argument("--at", default="all", metavar="S[,S...]|all",
+                   help="the steps to capture (default all)")
+    p.add_argument("--layers", default="all", metavar="L[,L...]|all", help="the layers to capture (default all)")
+    p.add_argument("--heads", default="all", metavar="H[,H...]|all", help="the heads to capture (default all)")
+    p.add_argument("--loop", default="denoise", choices=("denoise", "noised"),
+                   help="denoise: Euler steps on the model's own velocity (inference); noised: each step's input "
+                        "is the clip noised to its sigma, as the synthetic video workload (default denoise)")
+    add_device_args(p)
+    p.add_argument("--out", required=True, metavar="DIR", help="the archive to write (a new folder)")
+    p.set_defaults(func=cmd_capture)
+
+
+def add_model_args(p) -> None:
+    """The model, its weights, the clip, the token grid and the loop's length:
+    what every command that runs a video transformer takes."""
+    from ..capture.families import FAMILIES
+
     p.add_argument("--model", required=True, choices=list(FAMILIES), help="the model class to run")
     p.add_argument("--model-path", metavar="DIR",
                    help="a local folder of the model's weights (diffusers layout; default: the tiny configuration "
@@ -36,19 +52,35 @@ def register(sub, parser_class) -> None:
     p.add_argument("--grid", type=three("grid"), default="3,8,8", metavar="T,H,W",
                    help="token grid of the video (default 3,8,8; a real model's 480p is 21,30,52)")
     p.add_argument("--steps", type=int, default=10, metavar="N", help="denoising steps of the loop (default 10)")
-    p.add_argument("--at", default="all", metavar="S[,S...]|all",
-                   help="the steps to capture (default all)")
-    p.add_argument("--layers", default="all", metavar="L[,L...]|all", help="the layers to capture (default all)")
-    p.add_argument("--heads", default="all", metavar="H[,H...]|all", help="the heads to capture (default all)")
-    p.add_argument("--loop", default="denoise", choices=("denoise", "noised"),
-                   help="denoise: Euler steps on the model's own velocity (inference); noised: each step's input "
-                        "is the clip noised to its sigma, as the synthetic video workload (default denoise)")
+
+
+def add_device_args(p) -> None:
+    """Where and in what precision the model runs, and the seed of its draws."""
     p.add_argument("--device", default="cpu", help="torch device to run on (default cpu; a real model: cuda)")
     p.add_argument("--dtype", default="float32", choices=("float32", "bfloat16", "float16"),
                    help="the model's arithmetic (default float32; a real model on a GPU: bfloat16)")
     p.add_argument("--seed", type=int, default=0, help="seed of the random weights, noise and prompt (default 0)")
-    p.add_argument("--out", required=True, metavar="DIR", help="the archive to write (a new folder)")
-    p.set_defaults(func=cmd_capture)
+
+
+def check_model_args(args) -> tuple[int, int, int]:
+    """:func:`add_model_args`' values checked (one line each), the grid returned."""
+    grid = triple(args.grid, "grid")
+    if min(grid) < 1:
+        raise UserError(f"--grid {','.join(map(str, grid))}: every extent at least 1")
+    if args.steps < 1:
+        raise UserError(f"--steps {args.steps} must be at least 1")
+    if args.model_path and not os.path.isdir(args.model_path):
+        raise UserError(f"--model-path {args.model_path}: no such folder")
+    return grid
+
+
+def need_torch(command: str) -> None:
+    """One line if torch or diffusers is missing."""
+    try:
+        import diffusers  # noqa: F401
+        import torch  # noqa: F401
+    except ImportError:
+        raise UserError(f"{command} needs torch and diffusers: pip install -e '.[capture]' (make setup does)") from None
 
 
 def _indices(spec: str, what: str) -> list[int] | None:
@@ -66,26 +98,16 @@ def _indices(spec: str, what: str) -> list[int] | None:
 def cmd_capture(args) -> int:
     from golden.archive import ArchiveError
 
-    grid = triple(args.grid, "grid")
-    if min(grid) < 1:
-        raise UserError(f"--grid {','.join(map(str, grid))}: every extent at least 1")
-    if args.steps < 1:
-        raise UserError(f"--steps {args.steps} must be at least 1")
+    grid = check_model_args(args)
     at = _indices(args.at, "--at")
     at = list(range(args.steps)) if at is None else at
     if min(at) < 0 or max(at) >= args.steps:
         raise UserError(f"--at {args.at}: steps run from 0 to {args.steps - 1}")
     layers, heads = _indices(args.layers, "--layers"), _indices(args.heads, "--heads")
-    if args.model_path and not os.path.isdir(args.model_path):
-        raise UserError(f"--model-path {args.model_path}: no such folder")
     if os.path.lexists(args.out):
         raise UserError(f"--out {args.out}: already exists; an archive goes into a new folder")
     check_output_dir(args.out)
-    try:
-        import diffusers  # noqa: F401
-        import torch  # noqa: F401
-    except ImportError:
-        raise UserError("capture needs torch and diffusers: pip install -e '.[capture]' (make setup does)") from None
+    need_torch("capture")
     from golden.video import clip_path
 
     from ..capture import CaptureError, capture, family

@@ -19,11 +19,12 @@ import math
 import os
 import sys
 
-from sim.cli.arguments import three, triple
+from sim.cli.arguments import triple
 from sim.cli.options import add_knobs
 from sim.cli.outputs import check_output_dir
 from sim.errors import UserError
 
+from .capture_cmd import add_device_args, add_model_args, check_model_args, need_torch
 from .estimate_cmd import add_record, progress_bar
 
 __all__ = ["register", "cmd_quality", "parse_thresholds"]
@@ -33,29 +34,17 @@ DEFAULT_THRESHOLDS = ("5,3",)
 
 
 def register(sub, parser_class) -> None:
-    from ..capture.families import FAMILIES
     from ..capture.quality import WHERE
 
     p = sub.add_parser("quality", help="what reuse costs a video transformer's output (needs torch)",
                        description=__doc__)
-    p.add_argument("--model", required=True, choices=list(FAMILIES), help="the model class to run")
-    p.add_argument("--model-path", metavar="DIR",
-                   help="a local folder of the model's weights (diffusers layout; default: the tiny configuration "
-                        "with random weights)")
-    p.add_argument("--clip", default="bikes", metavar="CLIP|PATH", help="a bundled clip or a video file "
-                   "(default bikes)")
-    p.add_argument("--grid", type=three("grid"), default="3,8,8", metavar="T,H,W",
-                   help="token grid of the video (default 3,8,8; a real model's 480p is 21,30,52)")
-    p.add_argument("--steps", type=int, default=10, metavar="N", help="denoising steps of the loop (default 10)")
+    add_model_args(p)
     p.add_argument("--where", choices=WHERE, default="attention",
                    help="attention: reuse in Q K^T and P V; all: in every linear layer too (default attention)")
     p.add_argument("--thresholds", nargs="+", default=list(DEFAULT_THRESHOLDS), metavar="F,P",
                    help="full and partial reuse thresholds in bits, one run each (default 5,3)")
     add_knobs(p, "window")
-    p.add_argument("--device", default="cpu", help="torch device to run on (default cpu; a real model: cuda)")
-    p.add_argument("--dtype", default="float32", choices=("float32", "bfloat16", "float16"),
-                   help="the model's arithmetic (default float32)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the random weights, noise and prompt (default 0)")
+    add_device_args(p)
     p.add_argument("--archive", metavar="DIR",
                    help="also write the first reuse run's operands as an activation archive (a new folder), "
                         "for kaleido estimate --activations")
@@ -87,25 +76,15 @@ def parse_thresholds(specs: list[str]) -> list[tuple[int, int]]:
 
 def _check(args) -> list[tuple[int, int]]:
     pairs = parse_thresholds(args.thresholds)
-    grid = triple(args.grid, "grid")
-    if min(grid) < 1:
-        raise UserError(f"--grid {','.join(map(str, grid))}: every extent at least 1")
-    if args.steps < 1:
-        raise UserError(f"--steps {args.steps} must be at least 1")
+    check_model_args(args)
     if args.window is not None and args.window < 1:
         raise UserError(f"--window {args.window} must be at least 1")
-    if args.model_path and not os.path.isdir(args.model_path):
-        raise UserError(f"--model-path {args.model_path}: no such folder")
     check_output_dir(args.out)
     if args.archive:
         if os.path.lexists(args.archive):
             raise UserError(f"--archive {args.archive}: already exists; an archive goes into a new folder")
         check_output_dir(args.archive, "--archive")
-    try:
-        import diffusers  # noqa: F401
-        import torch  # noqa: F401
-    except ImportError:
-        raise UserError("quality needs torch and diffusers: pip install -e '.[capture]' (make setup does)") from None
+    need_torch("quality")
     from golden.video import clip_path
     clip_path(args.clip)
     return pairs
