@@ -38,7 +38,7 @@ from sim.chip.reuse_where import reuse_where
 from sim.chip.vdits import flow_sigmas
 
 from .families import Family
-from .run import CaptureError, clip_latent, placed
+from .run import CaptureError, prepared
 
 __all__ = ["WHERE", "Arithmetic", "QualityRun", "run_loop", "measure_reduction", "thresholds_config", "prepared",
            "output_quality", "write_archive", "archive_manifest"]
@@ -277,20 +277,3 @@ def output_quality(run: QualityRun, reference: QualityRun) -> dict:
     steps = [compare(r, v) for r, v in zip(reference.velocities, run.velocities)]
     return {"latent": {"psnr_db": latent["psnr_db"], "cosine": latent["cosine"]},
             "steps": [{"psnr_db": s["psnr_db"], "cosine": s["cosine"]} for s in steps]}
-
-
-def prepared(family: Family, grid, clip: str, model_path: str | None, seed: int, device: str, dtype: str):
-    """The model, its shape, and the loop's inputs (clip latent, noise, prompt)
-    on ``device``: the noise and the prompt drawn on the CPU, the same everywhere."""
-    import torch
-
-    place, kind = placed(device, dtype)
-    torch.set_grad_enabled(False)
-    model = family.load(model_path, seed).to(place, kind)
-    shape = family.shape(model, tiny=model_path is None)
-    x0 = clip_latent(clip, grid, family)
-    gen = torch.Generator().manual_seed(seed)
-    noise = torch.randn(x0.shape, generator=gen)
-    text = torch.randn((1, shape["text_tokens"], family.text_dim(model)), generator=gen)
-    x0, noise, text = (t.to(place, kind) for t in (x0, noise, text))
-    return model, shape, x0, noise, text

@@ -36,7 +36,7 @@ from sim.chip.vdits import flow_sigmas
 
 from .families import Family
 
-__all__ = ["CaptureError", "capture", "clip_latent", "placed", "video_tokens"]
+__all__ = ["CaptureError", "capture", "clip_latent", "placed", "prepared", "video_tokens"]
 
 
 class CaptureError(ValueError):
@@ -144,6 +144,24 @@ def placed(device: str, dtype: str):
     return place, kind
 
 
+def prepared(family: Family, grid, clip: str, model_path: str | None, seed: int, device: str, dtype: str):
+    """The model, its shape, and the loop's inputs (the clip's latent, the noise,
+    the prompt) on ``device``: the noise and the prompt drawn on the CPU, so
+    they are the same on every device."""
+    import torch
+
+    place, kind = placed(device, dtype)
+    torch.set_grad_enabled(False)
+    model = family.load(model_path, seed).to(place, kind)
+    shape = family.shape(model, tiny=model_path is None)
+    x0 = clip_latent(clip, grid, family)
+    gen = torch.Generator().manual_seed(seed)
+    noise = torch.randn(x0.shape, generator=gen)
+    text = torch.randn((1, shape["text_tokens"], family.text_dim(model)), generator=gen)
+    x0, noise, text = (t.to(place, kind) for t in (x0, noise, text))
+    return model, shape, x0, noise, text
+
+
 def capture(family: Family, out: str, grid: tuple[int, int, int], total_steps: int, steps: list[int],  # noqa: PLR0913
             layers: list[int] | None, heads: list[int] | None, clip: str, loop: str = "denoise",
             model_path: str | None = None, seed: int = 0, progress=None, device: str = "cpu",
@@ -152,28 +170,20 @@ def capture(family: Family, out: str, grid: tuple[int, int, int], total_steps: i
     ``layers`` or ``heads`` None: every one. ``device`` and ``dtype`` are
     torch's (a real model wants ``cuda`` and ``bfloat16``); the noise and the
     prompt are drawn on the CPU, so they are the same on every device."""
-    import torch
 
 
     if loop not in ("denoise", "noised"):
         raise CaptureError(f"unknown loop {loop!r}; choose denoise or noised")
     if not steps or min(steps) < 0 or max(steps) >= total_steps:
         raise CaptureError(f"captured steps {steps} must lie within the {total_steps} steps")
-    torch.set_grad_enabled(False)
-    place, kind = placed(device, dtype)
-    model = family.load(model_path, seed).to(place, kind)
-    shape = family.shape(model, tiny=model_path is None)
+    model, shape, x0, noise, text = prepared(family, grid, clip, model_path, seed, device, dtype)
+    place = x0.device
     layers = list(range(shape["layers"])) if layers is None else layers
     heads = list(range(shape["heads"])) if heads is None else heads
     for what, vals, top in (("--layers", layers, shape["layers"]), ("--heads", heads, shape["heads"])):
         if not vals or min(vals) < 0 or max(vals) >= top:
             raise CaptureError(f"{what} {','.join(map(str, vals))}: the model has {top} (0 to {top - 1})")
     tokens = int(np.prod(grid))
-    x0 = clip_latent(clip, grid, family)
-    gen = torch.Generator().manual_seed(seed)
-    noise = torch.randn(x0.shape, generator=gen)
-    text = torch.randn((1, shape["text_tokens"], family.text_dim(model)), generator=gen)
-    x0, noise, text = (t.to(place, kind) for t in (x0, noise, text))
     sigmas = flow_sigmas(total_steps, family.flow_shift) + [0.0]
     hooks = _Hooks(family, model, tokens, layers, heads)
     captured = []
