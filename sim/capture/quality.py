@@ -38,9 +38,9 @@ from sim.chip.reuse_where import reuse_where
 from sim.chip.vdits import flow_sigmas
 
 from .families import Family
-from .run import CaptureError, prepared
+from .run import CaptureError, attention_kernel, prepared
 
-__all__ = ["WHERE", "Arithmetic", "QualityRun", "run_loop", "measure_reduction", "thresholds_config", "prepared",
+__all__ = ["WHERE", "Arithmetic", "QualityRun", "run_loop", "measure_reduction", "quality_config", "prepared",
            "output_quality", "write_archive", "archive_manifest"]
 
 #: Where the int8 and reuse runs change the model: attention's products, or every
@@ -50,10 +50,10 @@ WHERE = ("attention", "all")
 
 @dataclass(frozen=True)
 class Arithmetic:
-    """How one run computes the arrays' products: ``int8`` (else floating point),
-    ``cfg`` the reuse design point (None: no reuse), ``where`` (:data:`WHERE`)."""
+    """How one run computes the arrays' products, with int8 operands: ``cfg`` the
+    reuse design point (None: int8 alone), ``where`` (:data:`WHERE`). A float
+    run has none."""
 
-    int8: bool = False
     cfg: Config | None = None
     where: str = "attention"
 
@@ -70,9 +70,11 @@ class QualityRun:
     operands: dict
 
 
-def thresholds_config(base: Config, full_bits: int, partial_bits: int) -> Config:
-    """``base`` at other thresholds (a :class:`~golden.ConfigError` says why not)."""
-    return base.with_(full_bits=full_bits, partial_bits=partial_bits)
+def quality_config(family: Family, model, grid, window: int | None = None) -> Config:
+    """The design point of the model's heads at ``grid``: the class's own RoPE
+    split, the default thresholds (and ``window`` if given)."""
+    cfg = Config(partition=family.partition(model), grid=tuple(grid))
+    return cfg if window is None else cfg.with_(window=window)
 
 
 def _rows(length: int, tokens: int, text: str) -> slice | None:
@@ -114,9 +116,7 @@ class _Arrays:
 
     @contextlib.contextmanager
     def installed(self):
-        import torch.nn.functional as F
-
-        handles, sdpa = [], F.scaled_dot_product_attention
+        handles = []
         for i, block in enumerate(self.blocks):
             attn = self.family.attention(block)
             handles.append(attn.register_forward_pre_hook(lambda m, a, i=i: setattr(self, "layer", i)))
@@ -131,13 +131,8 @@ class _Arrays:
                 raise CaptureError("quality: a causal, dropout or grouped-query attention is not an array's")
             return self._attention(query, key, value, attn_mask, scale)
 
-        F.scaled_dot_product_attention = wrapped
-        try:
+        with attention_kernel(wrapped, handles):
             yield self
-        finally:
-            F.scaled_dot_product_attention = sdpa
-            for h in handles:
-                h.remove()
 
     def _attention(self, query, key, value, mask, scale):
         import torch

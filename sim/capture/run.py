@@ -36,7 +36,7 @@ from sim.chip.vdits import flow_sigmas
 
 from .families import Family
 
-__all__ = ["CaptureError", "capture", "clip_latent", "placed", "prepared", "video_tokens"]
+__all__ = ["CaptureError", "capture", "clip_latent", "placed", "prepared", "video_tokens", "attention_kernel"]
 
 
 class CaptureError(ValueError):
@@ -67,6 +67,22 @@ def _checked(name: str, x) -> np.ndarray:
     if not np.isfinite(a).all():
         raise CaptureError(f"{name} has NaN or infinite values; nothing was written")
     return a
+
+
+@contextlib.contextmanager
+def attention_kernel(replacement, handles=()):
+    """torch's attention kernel (``F.scaled_dot_product_attention``, which every
+    family's attention calls) replaced by ``replacement`` while the block runs;
+    after it, the kernel is torch's again and the hooks ``handles`` are removed."""
+    import torch.nn.functional as F
+
+    original, F.scaled_dot_product_attention = F.scaled_dot_product_attention, replacement
+    try:
+        yield
+    finally:
+        F.scaled_dot_product_attention = original
+        for h in handles:
+            h.remove()
 
 
 class _Hooks:
@@ -101,13 +117,8 @@ class _Hooks:
                     self.seen[(self.current, role)] = _checked(f"layer {self.current} {role}", x[self.heads])
             return sdpa(query, key, value, *args, **kwargs)
 
-        F.scaled_dot_product_attention = wrapped
-        try:
+        with attention_kernel(wrapped, handles):
             yield self
-        finally:
-            F.scaled_dot_product_attention = sdpa
-            for h in handles:
-                h.remove()
 
     def _enter(self, layer):
         self.current = layer

@@ -91,7 +91,7 @@ def _check(args) -> list[tuple[int, int]]:
 
 
 def cmd_quality(args) -> int:
-    from golden import Config, ConfigError
+    from golden import ConfigError
 
     from ..capture import CaptureError, family
     from ..capture.quality import (
@@ -100,6 +100,7 @@ def cmd_quality(args) -> int:
         measure_reduction,
         output_quality,
         prepared,
+        quality_config,
         run_loop,
         write_archive,
     )
@@ -110,9 +111,7 @@ def cmd_quality(args) -> int:
     try:
         model, shape, x0, noise, text = prepared(fam, grid, args.clip, args.model_path, args.seed, args.device,
                                                  args.dtype)
-        base = Config(partition=fam.partition(model), grid=grid)
-        if args.window is not None:
-            base = base.with_(window=args.window)
+        base = quality_config(fam, model, grid, args.window)
     except (CaptureError, ConfigError) as exc:
         raise UserError(str(exc)) from None
     except OSError as exc:
@@ -120,8 +119,8 @@ def cmd_quality(args) -> int:
             raise UserError(f"--model-path {args.model_path}: {str(exc).splitlines()[0]}") from None
         raise
     tokens = int(math.prod(grid))
-    runs = [("float", None), ("int8", Arithmetic(True, None, args.where))]
-    runs += [(f"reuse {f},{p}", Arithmetic(True, base.with_(full_bits=f, partial_bits=p), args.where))
+    runs = [("float", None), ("int8", Arithmetic(None, args.where))]
+    runs += [(f"reuse {f},{p}", Arithmetic(base.with_(full_bits=f, partial_bits=p), args.where))
              for f, p in pairs]
     done = {}
     for name, arith in runs:

@@ -9,15 +9,12 @@ import pytest
 
 from golden import Config
 from synth.kits import KITS, NANGATE45, OSU018, LibraryError, kit, liberty_path
+from tests.synth.libraries import fetched
 from tests.synth.test_liberty import FF_LIBRARY
 
 
 def _fetched(name: str) -> bool:
-    try:
-        liberty_path(name)
-    except LibraryError:
-        return False
-    return True
+    return fetched(name) is not None
 
 
 needs_nangate = pytest.mark.skipif(not _fetched("nangate45") or shutil.which("sta") is None,

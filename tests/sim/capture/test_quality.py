@@ -10,7 +10,6 @@ import pytest
 pytest.importorskip("torch")
 pytest.importorskip("diffusers")
 
-from golden import Config  # noqa: E402
 from sim.capture import family  # noqa: E402
 from sim.capture.quality import (  # noqa: E402
     Arithmetic,
@@ -18,6 +17,7 @@ from sim.capture.quality import (  # noqa: E402
     measure_reduction,
     output_quality,
     prepared,
+    quality_config,
     run_loop,
     write_archive,
 )
@@ -32,7 +32,7 @@ GRID, STEPS = (2, 4, 4), 3
 def _setup(name: str):
     fam = family(name)
     model, shape, x0, noise, text = prepared(fam, GRID, "bikes", None, 0, "cpu", "float32")
-    cfg = Config(partition=fam.partition(model), grid=GRID)
+    cfg = quality_config(fam, model, GRID)
     return fam, model, shape, (x0, noise, text), cfg
 
 
@@ -51,7 +51,7 @@ def test_thresholds_that_reuse_nothing_leave_the_int8_run_as_it_was(wan, where):
     cfg = wan[4]
     # Full reuse only where the values are equal; a one-token window has no partner.
     nothing = cfg.with_(full_bits=8, partial_bits=8, window=1)
-    int8, none = _run(wan, Arithmetic(True, None, where)), _run(wan, Arithmetic(True, nothing, where))
+    int8, none = _run(wan, Arithmetic(None, where)), _run(wan, Arithmetic(nothing, where))
     assert np.array_equal(int8.latent, none.latent)
     assert all(np.array_equal(a, b) for a, b in zip(int8.velocities, none.velocities))
     # ... and int8 is not float: the test would see a run that changed nothing.
@@ -59,18 +59,20 @@ def test_thresholds_that_reuse_nothing_leave_the_int8_run_as_it_was(wan, where):
     assert not np.array_equal(float_run.latent, int8.latent)
 
 
-def test_reuse_costs_quality_beyond_int8(wan):
+@pytest.mark.parametrize("where", ["attention", "all"])
+def test_reuse_costs_quality_beyond_int8(wan, where):
+    # Attention alone changes the output too: a run that skipped Q~, K~, V~ would not.
     float_run = _run(wan, None)
-    int8 = output_quality(_run(wan, Arithmetic(True, None, "all")), float_run)
-    reuse = output_quality(_run(wan, Arithmetic(True, wan[4].with_(full_bits=4, partial_bits=2), "all")), float_run)
-    print("int8", int8["latent"], "reuse 4,2", reuse["latent"])
+    int8 = output_quality(_run(wan, Arithmetic(None, where)), float_run)
+    reuse = output_quality(_run(wan, Arithmetic(wan[4].with_(full_bits=4, partial_bits=2), where)), float_run)
+    print(where, "int8", int8["latent"], "reuse 4,2", reuse["latent"])
     assert reuse["latent"]["psnr_db"] < int8["latent"]["psnr_db"]
     assert len(reuse["steps"]) == STEPS and all(s["cosine"] > 0.9 for s in reuse["steps"])
 
 
 def test_the_reduction_is_the_estimates_on_the_same_steps(wan, tmp_path):
     fam, model, shape, _, cfg = wan
-    run = _run(wan, Arithmetic(True, cfg, "all"))
+    run = _run(wan, Arithmetic(cfg, "all"))
     mine = measure_reduction(run, cfg)
     path = str(tmp_path / "acts")
     write_archive(run, path, archive_manifest(fam, model, shape, GRID, STEPS))
@@ -89,7 +91,7 @@ def test_the_reduction_is_the_estimates_on_the_same_steps(wan, tmp_path):
 def test_every_family_runs_through_the_arrays(name):
     setup = _setup(name)
     float_run = _run(setup, None)
-    run = _run(setup, Arithmetic(True, setup[4], "all"))
+    run = _run(setup, Arithmetic(setup[4], "all"))
     q = output_quality(run, float_run)
     assert np.isfinite(run.latent).all() and 0.9 < q["latent"]["cosine"] < 1.0
     red = measure_reduction(run, setup[4])
