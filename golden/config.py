@@ -173,7 +173,10 @@ class PEConfig:
         they arrive; the Kaleido PE decodes their control while they arrive
         and registers it, so no decode stands before its multipliers: a second
         cycle of drain; the default, ``golden.pe.DEFAULT_PE_STAGES``, the
-        shallowest depth at which the whole Kaleido engine meets the chip clock).
+        shallowest depth at which the whole Kaleido engine meets the chip clock)
+        or 4 (the FPGA variant, ``golden.pe.FPGA_PE_STAGES``: besides, each
+        lane's selected operands, and the baseline's, are registered before the
+        multiplier, as a DSP block takes them: a third cycle of drain).
     max_channels : int or None
         The longest reduction a dense accumulator (the baseline PE's) must hold.
         :class:`Config` fills in ``D``.
@@ -198,7 +201,8 @@ class PEConfig:
                            "baseline's, from operands to accumulators: 1; 2 (products registered first: a shorter "
                            "critical path, one more "
                            "cycle of drain); 3 (besides, the Kaleido PE's control decoded a cycle ahead: two "
-                           "more cycles of drain)", choices=PE_STAGES)
+                           "more cycles of drain); 4 (the FPGA variant: besides, the multipliers' operands "
+                           "registered: three)", choices=PE_STAGES)
     max_channels: int | None = _knob(None, Part.ACCUMULATOR, "longest reduction a dense accumulator holds",
                                      metavar="N", shown="the head dimension")
     acc_bits: int | None = _knob(None, Part.ACCUMULATOR, "dense accumulator width", metavar="BITS",

@@ -31,27 +31,33 @@ from dataclasses import dataclass, field
 from .pe_encoding import Load, Mode, Need, Target, lane_adds, need_lanes
 from .pe_kinds import pe_kind_of
 
-__all__ = ["PE_STAGES", "DEFAULT_PE_STAGES", "activity_lag",
+__all__ = ["PE_STAGES", "DEFAULT_PE_STAGES", "FPGA_PE_STAGES", "activity_lag",
            "RowIn", "ColIn", "LaneOp", "Decoded", "decode",
            "PEModel", "BaselinePEModel", "step_need", "wrap"]
 
 
 #: Register stages of a PE from its operands to its accumulators (``Config.pe_stages``):
 #: 1; 2, the products registered first; 3, besides, the PE decodes each step's
-#: control a cycle ahead, from what it forwards, and multiplies what it forwarded.
-PE_STAGES = (1, 2, 3)
+#: control a cycle ahead, from what it forwards, and multiplies what it forwarded;
+#: 4, besides, the lanes' selected operands are registered before the multipliers
+#: (an FPGA's DSP block takes its operands from a register: :data:`FPGA_PE_STAGES`).
+PE_STAGES = (1, 2, 3, 4)
 
 #: The default depth: the least at which every block and the whole Kaleido engine,
 #: with its matcher, meet the chip clock (at one stage the Kaleido PE's multiply and
 #: add in one cycle holds the engine near 126 MHz; at two, near 193).
 DEFAULT_PE_STAGES = 3
 
+#: The depth of the FPGA variant: on an ECP5 the lane select before a MULT18
+#: holds the PE near 100 MHz, so the select gets a cycle of its own.
+FPGA_PE_STAGES = 4
+
 
 def activity_lag(stages: int) -> int:
     """Cycles by which a Kaleido PE's activity (its lanes and enables) follows
-    the operands it receives: one at three stages, where it multiplies what it
-    forwards."""
-    return 1 if stages == 3 else 0
+    the operands it receives: one from three stages on, where it decodes a
+    cycle ahead and multiplies what it forwards."""
+    return 1 if stages >= 3 else 0
 
 
 def step_need(mode: Mode, sq: int, sk: int, kind=3) -> tuple[Need, tuple[Target, ...]]:
@@ -199,7 +205,7 @@ class PEModel:
 
     With ``stages = 2`` the cycle's products, enables, hand-over and drain are
     registered first and act on the accumulators one edge later; with 3, two
-    edges later. ``kind`` is the PE's kind (:mod:`golden.pe_kinds`): a kind,
+    edges later; with 4, three. ``kind`` is the PE's kind (:mod:`golden.pe_kinds`): a kind,
     its name, or a built-in kind's register count."""
 
     acc_bits: int

@@ -23,11 +23,15 @@ from .adders import full_adders
 from .held import COL_FORWARDED, ROW_FORWARDED, SharedEnable, forward, held
 
 __all__ = ["row_layout", "col_layout", "baseline_row_layout", "drain_signature", "PE", "BaselinePE",
-           "LANES", "ROW_FORWARDED", "COL_FORWARDED"]
+           "LANES", "LANE_IN_BITS", "ROW_FORWARDED", "COL_FORWARDED"]
 
 #: 4x8 multiplier lanes of the augmented PE. (Its accumulators, R0..R2 or
 #: R0..R3, are ``Config.accumulators``.)
 LANES = 2
+
+#: Bits of one lane's registered operands in the FPGA variant (``pe_stages = 4``):
+#: the 8-bit operand, the signed nibble and the nibble's side.
+LANE_IN_BITS = 8 + 5 + 1
 
 #: What travels along a row of augmented PEs.
 row_layout = data.StructLayout({
@@ -103,6 +107,17 @@ def _stage(m, stages: int, prefix: str, *values, enable=None):
     return tuple(out)
 
 
+def _copies(m, signals, prefix, shared):
+    """``signals`` a cycle later: :func:`hw.held.held` copies that load when any of
+    ``shared``'s groups changes, or, with no ``shared``, registers that load every
+    cycle (both reset to zeros)."""
+    if shared is not None:
+        return held(m, signals, prefix, shared=shared)
+    copies = [Signal(Value.cast(s).shape(), name=f"{prefix}{getattr(s, 'name', i)}_q") for i, s in enumerate(signals)]
+    m.d.sync += [c.eq(s) for c, s in zip(copies, signals)]
+    return copies
+
+
 def _drain_link(m, self, value, drain, gated_valid=False):
     """One link of the upward drain chain: capture ``value`` when ``drain``, or pass on
     the one below. A link that carries nothing, and is given nothing, keeps its
@@ -166,6 +181,8 @@ class PE(wiring.Component):
         This cycle's lanes serve two channel steps, one each (for the overflow proof).
     acc_en : Out(LANES * accumulators)
         Bit ``LANES*k + i``: lane ``i``'s product (or its tap) is added into register ``k``.
+    lane_in : Out(LANES * LANE_IN_BITS)
+        The FPGA variant's (four stages) registered lane operands, for the overflow proof.
 
     Control encoding (``row.mode``, ``row.steps``, flags; decoded inside the PE,
     and identical to :func:`golden.pe.decode`). ``p`` is ``a0*b``, ``H`` its high
@@ -230,6 +247,8 @@ class PE(wiring.Component):
             "drain_out": Out(drain_signature(cfg.pe_acc_bits)),
             **regs,
             "lanes": Out(LANES), "split": Out(1), "acc_en": Out(LANES * self.registers),
+            # The FPGA variant's registered lane operands, for the overflow proof.
+            **({"lane_in": Out(LANES * LANE_IN_BITS)} if cfg.pe_stages == 4 else {}),
         })
 
     def _step_decode(self, m, mode, sq, sk, prefix):
@@ -272,33 +291,43 @@ class PE(wiring.Component):
         # with no step (or one of two) their registers hold, clock gated.
         forward(m, row, col, self.row_out, self.col_out)
         stages = self.cfg.pe_stages
-        # With three stages the PE decodes the control of what arrives, registers
+        # From three stages on the PE decodes the control of what arrives, registers
         # the decode beside the operands it forwards (row_out, col_out), and
         # multiplies those a cycle later: no decode stands before the multipliers.
-        ahead = stages == 3
+        # With four, the lanes' selected operands are registered too, and the
+        # multipliers take them from there (an FPGA's DSP block, registered in).
+        ahead = stages >= 3
         # No reset: every score starts with a clearing hand-over, and a register
         # without one can have its clock gated where it holds (synth.flow).
         r = [Signal(signed(self.cfg.pe_acc_bits), name=f"reg{k}", reset_less=True) for k in range(n)]
         m.d.comb += [getattr(self, f"r{k}").eq(r[k]) for k in range(n)]
 
         # The decode a cycle ahead and its copy a stage later change together (with
-        # the pass or the flags): one enable, one clock gate, for both.
-        control = SharedEnable("control_load")
+        # the pass or the flags): one enable, one clock gate, for both. The FPGA
+        # variant registers them plainly instead: there the comparison that finds a
+        # change, and the enable it fans out to every copy, were the array's slowest
+        # path, and a clock gate saves nothing.
+        control = SharedEnable("control_load") if stages < 4 else None
         decoded = self._decode(m, row, col, ahead, control)
-        prods, taps = self._lanes(m, decoded, exact)
         lane_on, en, tap, row = decoded.lane_on, decoded.en, decoded.tap, decoded.row
+        operand_stage = stages == 4
+        prods, taps = self._lanes(m, decoded, exact, operand_stage)
+        flat_en = [e for k in range(n) for e in (*en[k], *tap[k])]
+        control_now = [*flat_en, row.load, row.drain]
+        if operand_stage:
+            # Everything the lanes' operands wait for waits a cycle with them.
+            lane_on = _copies(m, lane_on, "run_", control)
+            control_now = _copies(m, control_now, "wait_", control)
 
         # --- with two PE stages, what reaches the accumulators is registered here ------
-        flat_en = [e for k in range(n) for e in (*en[k], *tap[k])]
         # A lane's product (and tap) is registered only when the lane runs: its
         # staged enables are then 0, so what it holds is never added.
         lanes = [_stage(m, stages, f"stage_lane{lane}_", prods[lane], *taps[lane:lane + 1], enable=lane_on[lane])
                  for lane in range(2)]
         prods, taps = [h[0] for h in lanes], [h[1] for h in lanes if len(h) > 1]
         # Enables, hand-over and drain change only when the pass does: held between.
-        staged = ([*flat_en, row.load, row.drain] if stages == 1 else
-                  held(m, [*flat_en, row.load, row.drain], "stage_", shared=control))
-        if control.changes:
+        staged = control_now if stages == 1 else _copies(m, control_now, "stage_", control)
+        if control is not None and control.changes:
             control.drive(m)
         flat_en = staged[:-2]
         en = [list(flat_en[4 * k:4 * k + 2]) for k in range(n)]
@@ -361,7 +390,7 @@ class PE(wiring.Component):
             # The decode changes only when the pass or the flags do: held, clock gated, between.
             flat = [*lane_on, *lane_hi, *lane_row, *second, split_now,
                     *(x for k in range(n) for x in (*en[k], *tap[k]))]
-            q = iter(held(m, flat, "", shared=enable))
+            q = iter(_copies(m, flat, "", enable))
             lane_on, lane_hi, lane_row, second = ([next(q) for _ in range(2)] for _ in range(4))
             split_now = next(q)
             pairs = [([next(q) for _ in range(2)], [next(q) for _ in range(2)]) for _ in range(n)]
@@ -373,11 +402,25 @@ class PE(wiring.Component):
 
         return _Decoded(lane_on, lane_hi, lane_row, second, en, tap, row, col)
 
-    def _lanes(self, m, decoded, exact):
-        """The datapath: two 4x8 lanes' products (and, on the exact PE, their taps)."""
+    def _lanes(self, m, decoded, exact, operand_stage=False):
+        """The datapath: two 4x8 lanes' products (and, on the exact PE, their taps).
+        With ``operand_stage`` each lane's selected operands (and its nibble's
+        side) are registered before it multiplies, loading only when the lane
+        runs: an idle lane's multiplier then holds still on its last operands."""
         lane_on, lane_hi, lane_row, second = decoded.lane_on, decoded.lane_hi, decoded.lane_row, decoded.second
         row, col = decoded.row, decoded.col
-        prods, taps = [], []
+        prods, taps, held_in = [], [], []
+
+        def registered(lane, *values):
+            if not operand_stage:
+                return values
+            regs = [Signal(Value.cast(v).shape(), name=f"lane{lane}_in{i}", reset_less=True)
+                    for i, v in enumerate(values)]
+            with m.If(lane_on[lane]):
+                m.d.sync += [r.eq(v) for r, v in zip(regs, values)]
+            held_in.extend(regs)
+            return regs
+
         for lane in range(2):
             # Operand isolation: a lane that does not multiply sees zeros, so its
             # multiplier holds still instead of computing a product that is then
@@ -389,10 +432,11 @@ class PE(wiring.Component):
             nv = Signal(signed(5), name=f"lane{lane}_nib")
             if not exact:
                 m.d.comb += nv.eq(Mux(lane_hi[lane], nib.as_signed(), nib))
+                a_in, nv_in, hi = registered(lane, a, nv, lane_hi[lane])
                 prod = Signal(signed(13), name=f"lane{lane}_prod")
                 p = Signal(signed(17), name=f"lane{lane}_p")
-                m.d.comb += prod.eq(a * nv)
-                m.d.comb += p.eq(Mux(lane_hi[lane], prod << 4, prod))      # 0 when off: isolated
+                m.d.comb += prod.eq(a_in * nv_in)
+                m.d.comb += p.eq(Mux(hi, prod << 4, prod))      # 0 when off: isolated
                 prods.append(p)
                 continue
             # The exact PE splits each lane by its 8-bit operand's nibbles, so the
@@ -402,18 +446,21 @@ class PE(wiring.Component):
             wide = Signal(signed(8), name=f"lane{lane}_wide")
             m.d.comb += [wide.eq(Mux(swap, b.as_signed(), a)),
                          nv.eq(Mux(swap, a[0:4], Mux(lane_hi[lane], nib.as_signed(), nib)))]
+            wide_in, nv_in, hi = registered(lane, wide, nv, lane_hi[lane])
             hp = Signal(signed(9), name=f"lane{lane}_hp")        # hi(wide) * nibble
             lp = Signal(signed(10), name=f"lane{lane}_lp")       # lo(wide) * nibble
-            m.d.comb += [hp.eq(wide[4:8].as_signed() * nv), lp.eq(wide[0:4] * nv)]
+            m.d.comb += [hp.eq(wide_in[4:8].as_signed() * nv_in), lp.eq(wide_in[0:4] * nv_in)]
             p = Signal(signed(17), name=f"lane{lane}_p")
             t = Signal(signed(17), name=f"lane{lane}_t")
             m.d.comb += [
-                p.eq(Mux(lane_hi[lane], ((hp << 4) + lp) << 4, (hp << 4) + lp)),     # 0 when off
-                t.eq(Mux(lane_hi[lane], hp << 8, hp << 4)),
+                p.eq(Mux(hi, ((hp << 4) + lp) << 4, (hp << 4) + lp)),     # 0 when off
+                t.eq(Mux(hi, hp << 8, hp << 4)),
             ]
             prods.append(p)
             taps.append(t)
 
+        if operand_stage:
+            m.d.comb += self.lane_in.eq(Cat(*held_in))
         return prods, taps
 
     def _pick(self, m, sel, cases, default):
@@ -546,21 +593,34 @@ class BaselinePE(wiring.Component):
         m = Module()
         row, col = self.row_in, self.col_in
         m.d.sync += [self.row_out.eq(row), self.col_out.eq(col)]
-        if self.cfg.pe_stages == 3:
-            # As the Kaleido PE does at three stages: multiply what it forwards, a
+        stages = self.cfg.pe_stages
+        a, b, valid, clear, drain = row.a, col, row.valid, row.clear, row.drain
+        if stages >= 3:
+            # As the Kaleido PE does from three stages: multiply what it forwards, a
             # cycle late (the baseline has no decode to take out of the way; it
             # keeps the same latency, so the two arrays keep the same schedule).
-            row, col = self.row_out, self.col_out
+            a, b, valid, clear, drain = (self.row_out.a, self.col_out, self.row_out.valid, self.row_out.clear,
+                                         self.row_out.drain)
+        if stages == 4:
+            # And as its lanes do at four: the multiplier's operands registered (a
+            # DSP block's input registers), loading only with a product.
+            a_in, b_in = Signal(signed(8), name="mult_a", reset_less=True), Signal(signed(8), name="mult_b",
+                                                                                  reset_less=True)
+            with m.If(valid):
+                m.d.sync += [a_in.eq(a), b_in.eq(b)]
+            a, b = a_in, b_in
+            valid, clear, drain = _stage(m, 2, "wait", valid, clear, drain)
         acc = Signal(signed(self.acc_bits), reset_less=True)     # every score starts with a clear
         m.d.comb += self.acc.eq(acc)
         prod = Signal(signed(16))
         # No operand isolation here: the baseline's multiplier is idle only when the
         # whole PE is, and then (held operands) isolating it costs more than it saves:
         # measured at 198 MHz, a full MAC 57.9 pJ isolated against 49.9 pJ not.
-        m.d.comb += prod.eq(Mux(row.valid, row.a * col, 0))
-        clear, drain, valid = _stage(m, self.cfg.pe_stages, "stage", row.clear, row.drain, row.valid)
-        (prod,) = _stage(m, self.cfg.pe_stages, "stage_product", prod, enable=row.valid)
-        if self.cfg.pe_stages > 1:
+        m.d.comb += prod.eq(Mux(valid, a * b, 0))
+        valid_now = valid
+        clear, drain, valid = _stage(m, stages, "stage", clear, drain, valid)
+        (prod,) = _stage(m, stages, "stage_product", prod, enable=valid_now)
+        if stages > 1:
             prod = Mux(valid, prod, 0)          # a held product is not this cycle's
         _drain_link(m, self, acc, drain)
         with m.If(clear | valid):          # else it holds (a gated clock after synthesis)

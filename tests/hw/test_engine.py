@@ -151,14 +151,16 @@ def test_matcher_saves_cycles_on_nibble_work(rng):
     assert runs["pe-m"]["lane_work"] == runs["pe"]["lane_work"]      # same work, fewer cycles
 
 
-DEEP_PES = [(3, 0, 2), (4, 0, 2), (4, 4, 2), (3, 0, 3), (4, 4, 3)]       # (accumulators, window, stages)
+# (accumulators, window, stages)
+DEEP_PES = [(3, 0, 2), (4, 0, 2), (4, 4, 2), (3, 0, 3), (4, 4, 3), (3, 0, 4), (4, 4, 4)]
 
 
 @sweep("case, pe", NEVER_SLOWER[::3], DEEP_PES, ids=_case_id, keep=cover(NEVER_SLOWER[::3], DEEP_PES))
 def test_deeper_pes_keep_scores_cycles_and_the_baseline_bound(case, pe, rng):
     """With ``pe_stages`` 2 every PE (Kaleido's and the baseline's) registers its
-    products first, and with 3 it also multiplies what it forwards (Kaleido's
-    decoded a cycle ahead): scores stay exact, cycles stay the model's (one more
+    products first, with 3 it also multiplies what it forwards (Kaleido's
+    decoded a cycle ahead), and with 4 (the FPGA variant) it registers the
+    multipliers' operands too: scores stay exact, cycles stay the model's (one more
     cycle of tail a stage), and Kaleido stays no slower than the baseline built
     the same way; with a channel window too."""
     accumulators, window, stages = pe

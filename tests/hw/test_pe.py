@@ -133,14 +133,14 @@ def check_random_sequences(cfg: Config, rnd: random.Random, cycles: int = 4000) 
     return driven
 
 
-@sweep("run, accumulators, stages", [1, 2], [3, 4], [1, 2, 3])
+@sweep("run, accumulators, stages", [1, 2], [3, 4], [1, 2, 3, 4])
 def test_random_sequences_match_golden_pe(run, accumulators, stages, seed):
     # A narrow accumulator, so wrapping is exercised.
     check_random_sequences(Config(partition=(2, 1, 1), accumulators=accumulators, pe_stages=stages),
                            random.Random(seed))
 
 
-@sweep("run, stages", [1, 2], [1, 2, 3])
+@sweep("run, stages", [1, 2], [1, 2, 3, 4])
 def test_baseline_pe_matches_model(run, stages, seed):
     rnd = random.Random(seed)
     cfg = CFG.with_(pe_stages=stages)

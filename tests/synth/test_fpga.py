@@ -4,6 +4,7 @@ routed, with the resources each design's PE is built from."""
 import pytest
 
 from golden import Config
+from golden.pe import FPGA_PE_STAGES
 from synth.fpga import FpgaError, fpga_blocks, fpga_build
 
 
@@ -21,6 +22,15 @@ def test_each_pe_takes_what_it_is_built_from(pes):
         lo, hi = r["fmax_mhz"]
         assert 20 < lo == hi < 400 and r["device"] == "LFE5U-85K" and r["runs"][0]["seed"] == 1
     assert b["fmax_mhz"][0] > k["fmax_mhz"][0]
+
+
+def test_the_fpga_variant_takes_the_select_out_of_the_multipliers_path(pes):
+    # At four stages the lanes' operands are registered before the MULT18s: the
+    # PE still uses two of them, and the same seed places it at a faster clock
+    # (measured: 98.6-102.3 MHz at three stages, 124.6-125.8 at four, seeds 1-3).
+    fpga = fpga_build("pe", Config(pe_stages=FPGA_PE_STAGES), "85k", seeds=(1,))
+    assert fpga["mult18"] == 2 and fpga["ffs"] > pes["kaleido"]["ffs"]
+    assert fpga["fmax_mhz"][0] > 1.1 * pes["kaleido"]["fmax_mhz"][0]
 
 
 def test_a_device_it_does_not_know_is_refused():

@@ -17,13 +17,13 @@ def _check(result):
     print(f"{result.name}: proven in {result.seconds:.1f} s")
 
 
-@pytest.mark.parametrize("stages", [1, 2, 3])
+@pytest.mark.parametrize("stages", [1, 2, 3, 4])
 @pytest.mark.parametrize("accumulators", [3, 4])
 def test_augmented_equals_baseline_with_flags_off(tmp_path, accumulators, stages):
     _check(prove("equivalence", CFG.with_(accumulators=accumulators, pe_stages=stages), str(tmp_path)))
 
 
-@pytest.mark.parametrize("stages", [1, 2, 3])
+@pytest.mark.parametrize("stages", [1, 2, 3, 4])
 @pytest.mark.parametrize("accumulators", [3, 4])
 def test_accumulators_never_overflow(tmp_path, accumulators, stages):
     _check(prove("overflow", CFG.with_(accumulators=accumulators, pe_stages=stages), str(tmp_path)))

@@ -4,7 +4,7 @@ holds it): a new figure is its module, declaring a
 
 from __future__ import annotations
 
-from . import fig7, fig9, fig18, fig19, fig20, fig21, fig23, pv, speed, table2, workloads
+from . import fig7, fig9, fig18, fig19, fig20, fig21, fig23, fpga, pv, speed, table2, workloads
 from . import whole_model as chip
 
 __all__ = ["FIGURES"]
@@ -25,4 +25,5 @@ FIGURES = (
     fig18.POWER,            # every block's energy per action
     fig18.FIGURE,           # energy and throughput at one clock
     chip.FIGURE,            # the whole models on the paper's chip
+    fpga.FIGURE,            # both designs on an FPGA
 )
