@@ -23,7 +23,8 @@ from amaranth.lib.wiring import In, Out
 from golden.config import Config, require_config
 from golden.pe import activity_lag
 
-from .pe import LANES, PE, BaselinePE, baseline_row_layout, col_layout, drain_signature, row_layout
+from .baseline_pe import BaselinePE, baseline_row_layout
+from .pe import LANES, PE, col_layout, drain_signature, row_layout
 from .window_pe import WindowPE, window_col_layout, window_row_layout
 
 __all__ = ["KaleidoArray", "BaselineArray"]

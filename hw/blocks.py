@@ -24,11 +24,12 @@ from golden.pe_kinds import PEKindModel
 
 from . import dispatchers as hw_dispatchers
 from .array import BaselineArray, KaleidoArray
+from .baseline_pe import BaselinePE
 from .cache import cached_text
 from .channel_window import ChannelWindow
 from .engine import AttentionEngine
 from .matcher import Matcher
-from .pe import PE, BaselinePE
+from .pe import PE
 from .scheduler import Scheduler
 from .softmax import SoftmaxUnit
 from .top import SystemTop

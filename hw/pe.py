@@ -1,4 +1,5 @@
-"""Processing elements: Kaleido's augmented MAC and the baseline MAC (docs/design.md, "How the PE works").
+"""Kaleido's augmented processing element (docs/design.md, "How the PE works"); the
+baseline MAC it augments is :mod:`hw.baseline_pe`.
 
 Both are output-stationary and tile into a systolic array: each registers what
 it receives from the left (``row``) and from above (``col``) and passes it on to
@@ -22,7 +23,7 @@ from golden.reuse import State
 from .adders import full_adders
 from .held import COL_FORWARDED, ROW_FORWARDED, SharedEnable, forward, held
 
-__all__ = ["row_layout", "col_layout", "baseline_row_layout", "drain_signature", "PE", "BaselinePE",
+__all__ = ["row_layout", "col_layout", "drain_signature", "stage", "drain_link", "PE",
            "LANES", "LANE_IN_BITS", "ROW_FORWARDED", "COL_FORWARDED"]
 
 #: 4x8 multiplier lanes of the augmented PE. (Its accumulators, R0..R2 or
@@ -54,15 +55,6 @@ col_layout = data.StructLayout({
     "steps": 2,            # the slot's steps, as the rows' ``steps`` (a superset of every row's)
 })
 
-#: What travels along a row of baseline PEs.
-baseline_row_layout = data.StructLayout({
-    "a":     signed(8),
-    "valid": 1,
-    "clear": 1,            # start a new score: the accumulator restarts from this product
-    "drain": 1,
-})
-
-
 def drain_signature(acc_bits: int) -> wiring.Signature:
     """One link of a drain chain of ``acc_bits``-bit scores, as its sender sees it.
 
@@ -88,7 +80,7 @@ class _Decoded(NamedTuple):
     row: object         #: the row operands the decode belongs to
     col: object         #: the column operands the decode belongs to
 
-def _stage(m, stages: int, prefix: str, *values, enable=None):
+def stage(m, stages: int, prefix: str, *values, enable=None):
     """``values`` as the accumulators see them: themselves with one PE stage, or
     each registered once (pipeline registers ``{prefix}{i}``) with more. With
     ``enable`` the registers load only when it is high and have no reset (a
@@ -118,7 +110,7 @@ def _copies(m, signals, prefix, shared):
     return copies
 
 
-def _drain_link(m, self, value, drain, gated_valid=False):
+def drain_link(m, self, value, drain, gated_valid=False):
     """One link of the upward drain chain: capture ``value`` when ``drain``, or pass on
     the one below. A link that carries nothing, and is given nothing, keeps its
     (invalid) score: its register then has no reason to load, and synthesis gates
@@ -322,7 +314,7 @@ class PE(wiring.Component):
         # --- with two PE stages, what reaches the accumulators is registered here ------
         # A lane's product (and tap) is registered only when the lane runs: its
         # staged enables are then 0, so what it holds is never added.
-        lanes = [_stage(m, stages, f"stage_lane{lane}_", prods[lane], *taps[lane:lane + 1], enable=lane_on[lane])
+        lanes = [stage(m, stages, f"stage_lane{lane}_", prods[lane], *taps[lane:lane + 1], enable=lane_on[lane])
                  for lane in range(2)]
         prods, taps = [h[0] for h in lanes], [h[1] for h in lanes if len(h) > 1]
         # Enables, hand-over and drain change only when the pass does: held between.
@@ -334,7 +326,7 @@ class PE(wiring.Component):
         tap = [list(flat_en[4 * k + 2:4 * k + 4]) for k in range(n)]
         load = Signal(Load, name="load_now")
         m.d.comb += load.eq(staged[-2])
-        _drain_link(m, self, r[0], staged[-1], gated_valid=True)
+        drain_link(m, self, r[0], staged[-1], gated_valid=True)
 
         base = self._handover(m, r, load, exact)
         if exact:
@@ -549,80 +541,3 @@ class PE(wiring.Component):
             mine = any_add if k else Cat(en[0][0], en[0][1], tap[0][0], tap[0][1]).any()
             with m.If((load != Load.KEEP) | mine):
                 m.d.sync += r[k].eq((sums + carries)[:width])
-
-
-class BaselinePE(wiring.Component):
-    """The canonical output-stationary 8-bit MAC that Kaleido augments.
-
-    ``acc <- (clear ? 0 : acc) + (valid ? a*b : 0)``; ``drain`` copies ``acc`` (as
-    it was before this cycle) into the same upward drain chain as :class:`PE`.
-
-    Parameters
-    ----------
-    cfg : Config
-        Takes ``acc_bits``.
-    acc_bits : int or None
-        Overrides ``cfg.acc_bits`` (the formal equivalence proof sets it to the
-        Kaleido PE's width).
-
-    Members
-    -------
-    row_in, row_out : In / Out(baseline_row_layout)
-        Operand and control from the left; registered to the right.
-    col_in, col_out : In / Out(signed(8))
-        Operand from above; registered downward.
-    drain_in, drain_out : In / Out(drain_signature(acc_bits))
-        The drain chain, as in :class:`PE`.
-    acc : Out(signed(acc_bits))
-        The accumulator, for tests and proofs.
-    """
-
-    def __init__(self, cfg: Config, acc_bits: int | None = None):
-        self.cfg = require_config(cfg, self)
-        self.acc_bits = cfg.acc_bits if acc_bits is None else acc_bits
-        acc = signed(self.acc_bits)
-        super().__init__({
-            "row_in": In(baseline_row_layout), "row_out": Out(baseline_row_layout),
-            "col_in": In(signed(8)), "col_out": Out(signed(8)),
-            "drain_in": In(drain_signature(self.acc_bits)),
-            "drain_out": Out(drain_signature(self.acc_bits)),
-            "acc": Out(acc),
-        })
-
-    def elaborate(self, platform):
-        m = Module()
-        row, col = self.row_in, self.col_in
-        m.d.sync += [self.row_out.eq(row), self.col_out.eq(col)]
-        stages = self.cfg.pe_stages
-        a, b, valid, clear, drain = row.a, col, row.valid, row.clear, row.drain
-        if stages >= 3:
-            # As the Kaleido PE does from three stages: multiply what it forwards, a
-            # cycle late (the baseline has no decode to take out of the way; it
-            # keeps the same latency, so the two arrays keep the same schedule).
-            a, b, valid, clear, drain = (self.row_out.a, self.col_out, self.row_out.valid, self.row_out.clear,
-                                         self.row_out.drain)
-        if stages == 4:
-            # And as its lanes do at four: the multiplier's operands registered (a
-            # DSP block's input registers), loading only with a product.
-            a_in, b_in = Signal(signed(8), name="mult_a", reset_less=True), Signal(signed(8), name="mult_b",
-                                                                                  reset_less=True)
-            with m.If(valid):
-                m.d.sync += [a_in.eq(a), b_in.eq(b)]
-            a, b = a_in, b_in
-            valid, clear, drain = _stage(m, 2, "wait", valid, clear, drain)
-        acc = Signal(signed(self.acc_bits), reset_less=True)     # every score starts with a clear
-        m.d.comb += self.acc.eq(acc)
-        prod = Signal(signed(16))
-        # No operand isolation here: the baseline's multiplier is idle only when the
-        # whole PE is, and then (held operands) isolating it costs more than it saves:
-        # measured at 198 MHz, a full MAC 57.9 pJ isolated against 49.9 pJ not.
-        m.d.comb += prod.eq(Mux(valid, a * b, 0))
-        valid_now = valid
-        clear, drain, valid = _stage(m, stages, "stage", clear, drain, valid)
-        (prod,) = _stage(m, stages, "stage_product", prod, enable=valid_now)
-        if stages > 1:
-            prod = Mux(valid, prod, 0)          # a held product is not this cycle's
-        _drain_link(m, self, acc, drain)
-        with m.If(clear | valid):          # else it holds (a gated clock after synthesis)
-            m.d.sync += acc.eq(Mux(clear, 0, acc) + prod)
-        return m

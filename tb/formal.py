@@ -49,7 +49,8 @@ from amaranth.lib.wiring import In
 from golden.config import Config
 from golden.pe import activity_lag
 from golden.pe_encoding import Load, Mode
-from hw.pe import PE, BaselinePE, col_layout, drain_signature, row_layout
+from hw.baseline_pe import BaselinePE
+from hw.pe import PE, col_layout, drain_signature, row_layout
 
 __all__ = ["PROOFS", "prove", "ProofResult"]
 

@@ -74,7 +74,7 @@ def test_bad_block_and_liberty(tmp_path):
     (["verilog", "--block", "pe", "--head-dim", "16", "--out", "{tmp}/v"], "--head-dim goes with --model"),
     (["verilog", "--block", "pe", "--out", "{tmp}/junk.lib"], "is a file; name a folder"),
     (["verilog", "--block", "matcher", "--lookahead", "0", "--out", "{tmp}/v"], "lookahead must be between 1 and 64"),
-    (["verilog", "--block", "pe", "--pe-stages", "4", "--out", "{tmp}/v"], "--pe-stages: invalid choice: 4"),
+    (["verilog", "--block", "pe", "--pe-stages", "5", "--out", "{tmp}/v"], "--pe-stages: invalid choice: 5"),
 ])
 def test_refusals_are_one_line(tmp_path, args, message):
     (tmp_path / "junk.lib").write_text("not a liberty file\n")
