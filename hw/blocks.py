@@ -25,6 +25,7 @@ from golden.pe_kinds import PEKindModel
 from . import dispatchers as hw_dispatchers
 from .array import BaselineArray, KaleidoArray
 from .baseline_pe import BaselinePE
+from .board import BoardTop
 from .cache import cached_text
 from .channel_window import ChannelWindow
 from .engine import AttentionEngine
@@ -45,7 +46,8 @@ def _windowed(component):
     return build
 
 
-__all__ = ["Block", "BLOCKS", "UNITS", "ENGINE_WORDS", "build", "top_name", "verilog", "engine_verilog", "engine_top"]
+__all__ = ["Block", "BLOCKS", "UNITS", "ENGINE_WORDS", "build", "top_name", "verilog", "engine_verilog", "engine_top",
+           "board_top", "board_verilog"]
 
 #: Words in each operand buffer of an engine emitted as a block (``engine``,
 #: ``baseline-engine``): the whole engine a chip holds, timed as one netlist.
@@ -246,6 +248,18 @@ def top_verilog(cfg: Config, design: str, q_words: int, k_words: int, out_rows: 
     return _emitted(system_top(design), f"{design} system top: AXI4-Lite registers, AXI4 DMA, buffers of "
                     f"{q_words} and {k_words} words, {out_rows} result rows", cfg,
                     lambda: SystemTop(cfg, design, q_words, k_words, out_rows))
+
+
+def board_top(design: str) -> str:
+    return "kaleido_board" if design == "kaleido" else "kaleido_baseline_board"
+
+
+def board_verilog(cfg: Config, design: str, divisor: int, mem_words: int, q_words: int, k_words: int,
+                  out_rows: int) -> str:
+    """Verilog of the system top on a board (:class:`hw.board.BoardTop`): serial link, block-RAM memory."""
+    return _emitted(board_top(design), f"{design} system top on a board: a serial link at {divisor} clocks a bit, "
+                    f"{mem_words} words of memory, buffers of {q_words} and {k_words} words, {out_rows} result rows",
+                    cfg, lambda: BoardTop(cfg, design, divisor, mem_words, q_words, k_words, out_rows))
 
 
 def engine_verilog(cfg: Config, design: str, q_words: int, k_words: int,

@@ -1,0 +1,45 @@
+"""The board top on the simulated RTL, as a library: a product run by the host
+driver over the serial pins (:mod:`tb.board_tb`), on a board top sized for it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+
+from golden.config import Config
+from golden.cycle_model import kaleido_cycles, kaleido_tables
+from hw import blocks
+from hw.board import memory_words
+from hw.engine_image import baseline_image, driver_image
+from hw.host_driver import top_size
+from hw.uart import MIN_DIVISOR
+from sim.rtl import runner
+from sim.rtl.simulate import bench_failed
+
+__all__ = ["run_board"]
+
+
+def run_board(cfg: Config, q, k, design: str, simulator: str, work: Path, seed: int = 1,
+              divisor: int = MIN_DIVISOR) -> dict:
+    """``S~`` (or ``Q K^T``) of ``q``, ``k`` over the line; the bench checks it bit for
+    bit and cycle for cycle. Returns the run's counters, the line's bytes and the sizes."""
+    if design == "kaleido":
+        tables = kaleido_tables(q, k, cfg)
+        image = driver_image(q, k, cfg, kaleido_cycles(q, k, cfg, tables), tables)
+    else:
+        image = baseline_image(q, k, cfg)
+    size = top_size([image], cfg)
+    words = memory_words(cfg, design, **size)
+    work = Path(work).resolve()
+    work.mkdir(parents=True, exist_ok=True)
+    np.save(work / "q.npy", q)
+    np.save(work / "k.npy", k)
+    (work / "job.json").write_text(json.dumps({"design": design, "divisor": divisor, "mem_words": words}))
+    text = blocks.board_verilog(cfg, design, divisor, words, **size)
+    result = runner.run("board", cfg, simulator, "tb.board_tb", work, testcase="run_over_the_line",
+                        env={"KALEIDO_WORK": str(work)}, verilog_text=text, top=blocks.board_top(design), seed=seed)
+    if not result.ok:
+        raise bench_failed("board top", simulator, result)
+    return {**json.loads((work / "board.json").read_text()), "size": size, "mem_words": words, "result": result}
