@@ -27,11 +27,54 @@ def parse_seeds(text: str) -> tuple[int, ...]:
     return seeds
 
 
+def _bitstream(args, cfg, seeds) -> int:
+    from synth.bitstream import bitstream, divisor_for
+    from synth.boards import BOARDS
+    from synth.fpga import FpgaError
+
+    design = "kaleido" if args.block == "top" else "baseline"
+    board = BOARDS[args.board]
+    try:
+        divisor_for(board, args.baud)               # a rate it cannot make is refused before any work
+        if args.device not in board.devices:
+            raise FpgaError(f"the {board.name} comes with the {', '.join(board.devices)} parts, not the {args.device}")
+    except FpgaError as exc:
+        raise UserError(str(exc)) from None
+    print(f"kaleido: a bitstream of the {design} system top for the {board.name} (LFE5U-{args.device.upper()}), "
+          f"seed {seeds[0]}: synthesis, then place and route at the board's {board.clock_mhz:g} MHz "
+          "(minutes to an hour; cached after)", file=sys.stderr)
+    try:
+        r = bitstream(cfg, design, args.board, args.out, args.device, seeds[0], args.baud)
+    except FpgaError as exc:
+        raise UserError(str(exc)) from None
+    if args.json:
+        print_json(r)
+        return 0
+    print(f"{design} system top on the {r['board']} ({r['device']} {r['package']}), seed {r['seed']}: "
+          f"{r['luts']:,} LUT4, {r['ffs']:,} FF, {r['mult18']} MULT18, {r['bram']} DP16KD; closes at "
+          f"{r['fmax_mhz']:.1f} MHz against the board's {r['clock_mhz']:g}")
+    print(f"  host link: {r['baud']:,} baud 8N1 on the board's USB serial port; memory {r['mem_words'] * 4:,} bytes")
+    for f in r["files"]:
+        print(f"  wrote {f}")
+    print(f"  load it with: openFPGALoader -b {r['board']} {r['files'][0]}")
+    return 0
+
+
 def cmd_fpga(args) -> int:
     from synth.fpga import FpgaError, fpga_blocks
 
     seeds = parse_seeds(args.seeds)
+    bitstream_args = [f"--{n}" for n in ("board", "out", "baud") if getattr(args, n) is not None]
+    if not args.bitstream and bitstream_args:
+        raise UserError(f"{', '.join(bitstream_args)} {'go' if len(bitstream_args) > 1 else 'goes'} with --bitstream")
+    if args.bitstream and args.block not in ("top", "baseline-top"):
+        raise UserError(f"--bitstream is for a system top (--block top or baseline-top), not --block {args.block}")
+    if args.bitstream and args.out is None:
+        raise UserError("--bitstream needs --out DIR, the folder for the bitstream")
     cfg = block_config(args, signoff=False)
+    if args.bitstream:
+        args.board, args.baud = args.board or "ulx3s", args.baud or _default_baud()
+        return _bitstream(args, cfg, seeds)
     print(f"kaleido: placing {args.block} of both designs on LFE5U-{args.device.upper()}, seeds "
           f"{', '.join(map(str, seeds))} (each a synthesis and a place and route; cached after)", file=sys.stderr)
     try:
@@ -58,7 +101,13 @@ def cmd_fpga(args) -> int:
     return 0
 
 
+def _default_baud() -> int:
+    from synth.bitstream import BAUD
+    return BAUD
+
+
 def register(sub, parser_class) -> None:
+    from synth.boards import BOARDS
     from synth.fpga import DEVICES, TWINS
 
     p = sub.add_parser("fpga", help="a block of both designs on an ECP5 FPGA: LUTs, FFs, multipliers, block RAMs "
@@ -67,4 +116,11 @@ def register(sub, parser_class) -> None:
     p.add_argument("--device", default="85k", choices=DEVICES, help="the ECP5 part, by its LUTs (default 85k)")
     p.add_argument("--seeds", default="1,2,3", metavar="S,S,..", help="placement seeds (default 1,2,3)")
     p.add_argument("--json", action="store_true", help="print the figures as one JSON object")
+    b = p.add_argument_group("a bitstream (--block top or baseline-top)")
+    b.add_argument("--bitstream", action="store_true",
+                   help="write the system top on a board (serial host link, memory in block RAM) as an ECP5 "
+                        "bitstream, placed with the first of --seeds")
+    b.add_argument("--board", choices=list(BOARDS), help="the board (default ulx3s)")
+    b.add_argument("--baud", type=int, metavar="N", help="the host link's baud rate (default 1000000)")
+    b.add_argument("--out", metavar="DIR", help="folder for the .bit, .lpf and .json (made if missing)")
     p.set_defaults(func=cmd_fpga)

@@ -14,7 +14,7 @@ POINT = Config(partition=(3, 2, 3), grid=(2, 2, 4), rows=3, cols=2, max_channels
 
 
 @sweep("simulator, design", [("verilator", "kaleido"), ("icarus", "kaleido"), ("verilator", "baseline")],
-       keep=[("verilator", "kaleido")])
+       keep=[("verilator", "kaleido"), ("icarus", "kaleido")])
 def test_a_product_over_the_line(tmp_path, simulator, design, rng, seed):
     why = runner.missing(simulator)
     if why:
