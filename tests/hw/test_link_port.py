@@ -1,0 +1,59 @@
+"""The host's end of the link on its own, against a recorded byte channel: requests
+as the protocol frames them, long transfers cut at the count field's limit, a
+refusal from the board named in one line, and a serial port without pyserial."""
+
+import asyncio
+import importlib.util
+
+import pytest
+
+from hw.link import HEADER, MAX_COUNT, Answer, Command
+from hw.link_port import LinkError, LinkPort, SerialLink
+
+
+class Recorded:
+    """A byte channel that keeps every request and answers each with ``status``
+    after the words a read asks for (zeros)."""
+
+    def __init__(self, status=Answer.OKAY):
+        self.status, self.requests, self.pending = status, [], b""
+
+    async def send(self, data):
+        command = Command(data[0])
+        addr, count = int.from_bytes(data[1:5], "little"), int.from_bytes(data[5:7], "little")
+        self.requests.append((command, addr, count, len(data) - HEADER))
+        words = {Command.READ_MEM: count, Command.READ_REG: 1, Command.IRQ: 1}.get(command, 0)
+        self.pending = bytes(4 * words) + bytes([self.status.value])
+
+    async def receive(self, count):
+        assert count == len(self.pending), f"asked for {count} bytes, the answer has {len(self.pending)}"
+        return self.pending
+
+
+def test_requests_are_framed_as_the_protocol_says():
+    link = Recorded()
+    port = LinkPort(link, 1 << 20, 25)
+    asyncio.run(port.write_reg(0x14, 7))
+    asyncio.run(port.read_reg(0x18))
+    asyncio.run(port.write_mem(0x1000, bytes(4 * (MAX_COUNT + 5))))
+    assert link.requests == [(Command.WRITE_REG, 0x14, 1, 4), (Command.READ_REG, 0x18, 1, 0),
+                             (Command.WRITE_MEM, 0x1000, MAX_COUNT, 4 * MAX_COUNT),
+                             (Command.WRITE_MEM, 0x1000 + 4 * MAX_COUNT, 5, 20)]
+
+
+def test_a_partial_word_is_read_before_it_is_written():
+    link = Recorded()
+    asyncio.run(LinkPort(link, 1024, 25).write_mem(0x102, b"\x01\x02\x03"))
+    assert [r[:3] for r in link.requests] == [(Command.READ_MEM, 0x100, 2), (Command.WRITE_MEM, 0x100, 2)]
+
+
+def test_a_refusal_names_the_request_and_the_answer():
+    port = LinkPort(Recorded(Answer.SLVERR), 1024, 25)
+    with pytest.raises(LinkError, match="WRITE_REG at 0x8: the board answered SLVERR"):
+        asyncio.run(port.write_reg(8, 1))
+
+
+@pytest.mark.skipif(importlib.util.find_spec("serial") is not None, reason="pyserial is installed here")
+def test_a_serial_port_without_pyserial_says_how_to_get_it():
+    with pytest.raises(LinkError, match="pip install pyserial"):
+        SerialLink("/dev/ttyUSB0", 1_000_000)
