@@ -348,7 +348,9 @@ class Sequencer:
         with m.Elif(self.issue & go):
             m.d.sync += first_slot.eq(0)
             with m.If(self.dense_pass):
-                m.d.sync += chan.eq(chan + self.have)
+                # ``have`` is ``chan < dg`` here; said directly, so that the counter does not
+                # sit (for timing) behind the dispatcher's search that ``have`` muxes in.
+                m.d.sync += chan.eq(chan + (chan < self.dg))
             with m.Else():
                 m.d.sync += [r.eq(self.match.rest[gr]) for gr, r in enumerate(self.rest)]
             with m.If(~self.more):                # the pass's last slot
