@@ -49,16 +49,17 @@ from .regmap import BEATS, CTRL, DESIGN, MAGIC, OP, SHAPE, SOFTMAX, STATUS, Erro
 from .sequencer import GROUP_SLOTS, MAX_PARTNERS
 from .softmax import SoftmaxUnit
 
-__all__ = ["SystemTop", "TOP_WORDS", "TOP_ROWS", "REG_ADDR_BITS", "MAX_TOP_TOKENS", "top_beats"]
+__all__ = ["SystemTop", "TOP_WORDS", "TOP_ROWS", "REG_ADDR_BITS", "CHECK_CYCLES", "MAX_TOP_TOKENS", "top_beats"]
 
 TOP_WORDS = 64              # words of each operand buffer of an emitted top
 TOP_ROWS = 256              # drained rows the result scratchpad holds
 REG_ADDR_BITS = 8           # the register port decodes 256 bytes
+CHECK_CYCLES = 3            # a start's check: its sums registered, then its error, then the decision
 
 
 class Phase(enum.Enum, shape=4):
     IDLE = 0
-    CHECK = 1               # the settings are checked, one cycle
+    CHECK = 1               # the settings are checked, CHECK_CYCLES cycles
     Q_GO = 2                # the DMA is told to read the Q image
     LOAD_Q = 3
     K_GO = 4
@@ -84,6 +85,7 @@ class _Run(NamedTuple):
     done: Signal                 #: STATUS.done
     busy_start: Signal           #: a start came while busy
     counters: dict               #: the bus and run counters, by name
+    check_wait: Signal           #: cycles of ``CHECK`` left before it decides
 
 def _pack(m, layout, **fields):
     """A register's read value: ``fields`` placed by ``layout`` (the others read 0)."""
@@ -210,7 +212,7 @@ class SystemTop(wiring.Component):
         done = Signal()
         busy_start = Signal()          # a start came while busy
         counters = {n: Signal(32, name=n) for n in ("run_cycles", "read_beats", "write_beats", "bus_wait")}
-        run = _Run(phase, r, error, done, busy_start, counters)
+        run = _Run(phase, r, error, done, busy_start, counters, Signal(range(CHECK_CYCLES), name="check_wait"))
         self._register_port(m, regs, engine, run)
         banks, drained = self._capture(m, engine, run)
         read_failed = self._load(m, dma, engine, soft, phase)
@@ -256,7 +258,7 @@ class SystemTop(wiring.Component):
                     m.d.sync += r["irq_enable"].eq(ctrl.irq_enable)
                     with m.If(ctrl.start & idle):
                         m.d.sync += [run.phase.eq(Phase.CHECK), run.done.eq(0), run.error.eq(Error.NONE),
-                                     run.busy_start.eq(0)]
+                                     run.busy_start.eq(0), run.check_wait.eq(CHECK_CYCLES - 1)]
                         m.d.sync += [c.eq(0) for c in run.counters.values()]
                     with m.Elif(ctrl.start):
                         m.d.sync += run.busy_start.eq(1)
@@ -293,8 +295,20 @@ class SystemTop(wiring.Component):
     # -- what a start checks ----------------------------------------------------------------
 
     def _checks(self, m, r) -> dict:
-        """Per op, the first error the settings in ``r`` give (Error.NONE if none), combinational."""
+        """Per op, the first error the settings in ``r`` give (Error.NONE if none).
+
+        Pipelined over :data:`CHECK_CYCLES`: the products and sums are registered,
+        then the error; the ``CHECK`` phase waits for both. In one cycle the check was
+        both tops' slowest path on an FPGA (a multiply, an add, a compare and an
+        OR of some forty terms), and a start pays the two cycles once. The settings
+        cannot change under it: the host wrote them before ``CTRL.start``."""
         b = self.beats
+
+        def staged(value, name):
+            reg = Signal(value.shape(), name=f"check_{name}")
+            m.d.sync += reg.eq(value)
+            return reg
+
         engine_size = [~r["q_len"].any(), r["q_len"] > self.q_words, ~r["k_len"].any(), r["k_len"] > self.k_words,
                        ~r["out_len"].any(), r["out_len"] > self.out_rows,
                        ~r["groups"].any(), r["groups"] > GROUP_SLOTS]
@@ -304,17 +318,17 @@ class SystemTop(wiring.Component):
             used = r["groups"] > g
             dg = regs["dg"][:chan]
             runs = Mux(r["linear"] & (regs["partners"] > 1), regs["partners"][:2], 1)
+            q_last = staged(regs["q_base"] + regs["q_tiles"][:tiles] * dg, f"g{g}_q_last")
+            k_last = staged(regs["k_base"] + regs["k_tiles"][:tiles] * dg * runs, f"g{g}_k_last")
             wrong = [~regs["dg"].any(), regs["dg"] > self.channels, ~regs["q_tiles"].any(), ~regs["k_tiles"].any(),
                      regs["q_tiles"] > self.q_words, regs["k_tiles"] > self.k_words,
-                     regs["partners"] > MAX_PARTNERS,
-                     regs["q_base"] + regs["q_tiles"][:tiles] * dg > r["q_len"],
-                     regs["k_base"] + regs["k_tiles"][:tiles] * dg * runs > r["k_len"]]
+                     regs["partners"] > MAX_PARTNERS, q_last > r["q_len"], k_last > r["k_len"]]
             engine_size += [used & w for w in wrong]
-        q_end = r["src"] + r["q_len"][:16] * (b["q"] * BEAT_BYTES)
-        k_end = r["kaddr"] + r["k_len"][:16] * (b["k"] * BEAT_BYTES)
-        out_end = r["dst"] + r["out_len"][:16] * (b["out"] * BEAT_BYTES)
+        q_end = staged(r["src"] + r["q_len"][:16] * (b["q"] * BEAT_BYTES), "q_end")
+        k_end = staged(r["kaddr"] + r["k_len"][:16] * (b["k"] * BEAT_BYTES), "k_end")
+        out_end = staged(r["dst"] + r["out_len"][:16] * (b["out"] * BEAT_BYTES), "out_end")
         rows_bytes = r["out_len"][:16] * (b["row"] * BEAT_BYTES)
-        s_end, p_end = r["src"] + rows_bytes, r["dst"] + rows_bytes
+        s_end, p_end = staged(r["src"] + rows_bytes, "s_end"), staged(r["dst"] + rows_bytes, "p_end")
 
         def overlap(a, a_end, c, c_end):
             return (a < c_end) & (c < a_end)
@@ -328,7 +342,7 @@ class SystemTop(wiring.Component):
                                                                                    r["out_len"][16:].any()],
                                                                        soft_addr)):
             err = Signal(Error, name=f"check_{op.name.lower()}")
-            m.d.comb += err.eq(Mux(Cat(*size).any(), Error.SIZE, Mux(Cat(*addr).any(), Error.ADDRESS, Error.NONE)))
+            m.d.sync += err.eq(Mux(Cat(*size).any(), Error.SIZE, Mux(Cat(*addr).any(), Error.ADDRESS, Error.NONE)))
             out[op] = err
         return out
 
@@ -356,7 +370,9 @@ class SystemTop(wiring.Component):
                                          r["out_len"][:16] * b["row"]))]
         with m.Switch(phase):
             with m.Case(Phase.CHECK):
-                with m.If(r["op"] == Op.ENGINE):
+                with m.If(run.check_wait != 0):
+                    m.d.sync += run.check_wait.eq(run.check_wait - 1)
+                with m.Elif(r["op"] == Op.ENGINE):
                     with m.If(checks[Op.ENGINE] != Error.NONE):
                         self._finish(m, run, checks[Op.ENGINE])
                     with m.Else():
