@@ -32,7 +32,7 @@ def _bitstream(args, cfg, seeds) -> int:
     from synth.boards import BOARDS
     from synth.fpga import FpgaError
 
-    design = "kaleido" if args.block == "top" else "baseline"
+    design = args.design
     board = BOARDS[args.board]
     try:
         divisor_for(board, args.baud)               # a rate it cannot make is refused before any work
@@ -64,16 +64,17 @@ def cmd_fpga(args) -> int:
     from synth.fpga import FpgaError, fpga_blocks
 
     seeds = parse_seeds(args.seeds)
-    bitstream_args = [f"--{n}" for n in ("board", "out", "baud") if getattr(args, n) is not None]
+    bitstream_args = [f"--{n}" for n in ("design", "board", "out", "baud") if getattr(args, n) is not None]
     if not args.bitstream and bitstream_args:
         raise UserError(f"{', '.join(bitstream_args)} {'go' if len(bitstream_args) > 1 else 'goes'} with --bitstream")
-    if args.bitstream and args.block not in ("top", "baseline-top"):
-        raise UserError(f"--bitstream is for a system top (--block top or baseline-top), not --block {args.block}")
+    if args.bitstream and args.block != "top":
+        raise UserError(f"--bitstream is for the system top (--block top), not --block {args.block}")
     if args.bitstream and args.out is None:
         raise UserError("--bitstream needs --out DIR, the folder for the bitstream")
     cfg = block_config(args, signoff=False)
     if args.bitstream:
-        args.board, args.baud = args.board or "ulx3s", args.baud or _default_baud()
+        args.design, args.board = args.design or "kaleido", args.board or "ulx3s"
+        args.baud = args.baud or _default_baud()
         return _bitstream(args, cfg, seeds)
     print(f"kaleido: placing {args.block} of both designs on LFE5U-{args.device.upper()}, seeds "
           f"{', '.join(map(str, seeds))} (each a synthesis and a place and route; cached after)", file=sys.stderr)
@@ -116,10 +117,11 @@ def register(sub, parser_class) -> None:
     p.add_argument("--device", default="85k", choices=DEVICES, help="the ECP5 part, by its LUTs (default 85k)")
     p.add_argument("--seeds", default="1,2,3", metavar="S,S,..", help="placement seeds (default 1,2,3)")
     p.add_argument("--json", action="store_true", help="print the figures as one JSON object")
-    b = p.add_argument_group("a bitstream (--block top or baseline-top)")
+    b = p.add_argument_group("a bitstream (--block top)")
     b.add_argument("--bitstream", action="store_true",
                    help="write the system top on a board (serial host link, memory in block RAM) as an ECP5 "
                         "bitstream, placed with the first of --seeds")
+    b.add_argument("--design", choices=("kaleido", "baseline"), help="whose top (default kaleido)")
     b.add_argument("--board", choices=list(BOARDS), help="the board (default ulx3s)")
     b.add_argument("--baud", type=int, metavar="N", help="the host link's baud rate (default 1000000)")
     b.add_argument("--out", metavar="DIR", help="folder for the .bit, .lpf and .json (made if missing)")

@@ -135,7 +135,8 @@ def test_power_json_and_refusals(tmp_path):
     (["--block", "pe", "--seeds", "0"], "each at least 1"),
     (["--block", "matcher"], "invalid choice: 'matcher'"),
     (["--block", "pe", "--device", "12k"], "invalid choice: '12k'"),
-    (["--block", "pe", "--bitstream", "--out", "x"], "--bitstream is for a system top (--block top or baseline-top)"),
+    (["--block", "pe", "--bitstream", "--out", "x"], "--bitstream is for the system top (--block top), not --block pe"),
+    (["--block", "top", "--design", "baseline"], "--design goes with --bitstream"),
     (["--block", "top", "--bitstream"], "--bitstream needs --out DIR"),
     (["--block", "pe", "--board", "ulx3s", "--baud", "9600"], "--board, --baud go with --bitstream"),
     (["--block", "top", "--bitstream", "--out", "x", "--baud", "10000000"], "--baud 10000000: the ulx3s's 25 MHz"),
@@ -226,8 +227,8 @@ def test_fpga_bitstream_says_what_it_wrote(tmp_path, monkeypatch, capsys):
                 "mem_words": 16384, "files": [f"{out}/kaleido_board-ulx3s.bit"]}
     monkeypatch.setattr(synth.bitstream, "bitstream", fake)
     assert main(["fpga", "--block", "top", "--bitstream", "--out", str(tmp_path), "--device", "45k",
-                 "--seeds", "3,1", "--baud", "115200"]) == 0
-    assert seen == {"design": "kaleido", "board": "ulx3s", "out": str(tmp_path), "device": "45k", "seed": 3,
+                 "--seeds", "3,1", "--baud", "115200", "--design", "baseline"]) == 0
+    assert seen == {"design": "baseline", "board": "ulx3s", "out": str(tmp_path), "device": "45k", "seed": 3,
                     "baud": 115200}
     out = capsys.readouterr().out
     assert "12,345 LUT4" in out and "closes at 41.7 MHz against the board's 25" in out
