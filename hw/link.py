@@ -140,26 +140,7 @@ class HostBridge(wiring.Component):
                 m.d.comb += self.mem_we.eq(1)
                 m.d.sync += [addr.eq(addr + 1), left.eq(left - 1)]
                 m.next = "GET_WORD"
-            with m.State("REG_WRITE"):
-                # Address and data offered together; each is dropped once taken.
-                aw_done, w_done = Signal(), Signal()
-                m.d.comb += [bus.awvalid.eq(~aw_done), bus.wvalid.eq(~w_done), bus.bready.eq(1)]
-                with m.If(bus.awvalid & bus.awready):
-                    m.d.sync += aw_done.eq(1)
-                with m.If(bus.wvalid & bus.wready):
-                    m.d.sync += w_done.eq(1)
-                with m.If(bus.bvalid):
-                    m.d.sync += [answer.eq(bus.bresp), aw_done.eq(0), w_done.eq(0), left.eq(0)]
-                    m.next = "ANSWER"
-            with m.State("REG_READ"):
-                m.d.comb += bus.arvalid.eq(1)
-                with m.If(bus.arready):
-                    m.next = "REG_DATA"
-            with m.State("REG_DATA"):
-                m.d.comb += bus.rready.eq(1)
-                with m.If(bus.rvalid):
-                    m.d.sync += [word.eq(bus.rdata), answer.eq(bus.rresp), got.eq(BEAT_BYTES), left.eq(1)]
-                    m.next = "SEND_WORD"
+            self._register_states(m, word, answer, left, got)
             with m.State("MEM_READ"):
                 with m.If(left == 0):
                     m.next = "ANSWER"
@@ -184,3 +165,29 @@ class HostBridge(wiring.Component):
                 with m.If(self.tx.ready):
                     m.next = "HEADER"
         return m
+
+    def _register_states(self, m, word, answer, left, got) -> None:
+        """The FSM's states for one register: a write (address and data offered
+        together, each dropped once taken, then the response) or a read (the
+        address, then the data, sent on as a word)."""
+        bus = self.axil
+        with m.State("REG_WRITE"):
+            # Address and data offered together; each is dropped once taken.
+            aw_done, w_done = Signal(), Signal()
+            m.d.comb += [bus.awvalid.eq(~aw_done), bus.wvalid.eq(~w_done), bus.bready.eq(1)]
+            with m.If(bus.awvalid & bus.awready):
+                m.d.sync += aw_done.eq(1)
+            with m.If(bus.wvalid & bus.wready):
+                m.d.sync += w_done.eq(1)
+            with m.If(bus.bvalid):
+                m.d.sync += [answer.eq(bus.bresp), aw_done.eq(0), w_done.eq(0), left.eq(0)]
+                m.next = "ANSWER"
+        with m.State("REG_READ"):
+            m.d.comb += bus.arvalid.eq(1)
+            with m.If(bus.arready):
+                m.next = "REG_DATA"
+        with m.State("REG_DATA"):
+            m.d.comb += bus.rready.eq(1)
+            with m.If(bus.rvalid):
+                m.d.sync += [word.eq(bus.rdata), answer.eq(bus.rresp), got.eq(BEAT_BYTES), left.eq(1)]
+                m.next = "SEND_WORD"
