@@ -45,7 +45,7 @@ from hw.regmap import (
 )
 from hw.sequencer import GROUP_SLOTS
 
-__all__ = ["Port", "DeviceError", "Driver", "Run"]
+__all__ = ["Port", "DeviceError", "Driver", "Run", "attention_image"]
 
 ALIGN = 64                 # where the driver puts each tensor: a burst's worth
 
@@ -186,12 +186,7 @@ class Driver:
     async def attention(self, q: np.ndarray, k: np.ndarray, schedule: str = "auto"):
         """``S~`` (Kaleido) or ``Q K^T`` (baseline) of int8 ``q``, ``k``; with the cycle model's report."""
         cfg = self.cfg
-        if self.design == "kaleido":
-            tables = kaleido_tables(q, k, cfg)
-            model = kaleido_cycles(q, k, cfg, tables, schedule)
-            image = driver_image(q, k, cfg, model, tables)
-        else:
-            model, image = baseline_cycles(q.shape[0], k.shape[0], cfg), baseline_image(q, k, cfg)
+        image, model = attention_image(q, k, cfg, self.design, schedule)
         scores, run = await self.product(image, cfg, q.shape[0], k.shape[0])
         return scores, run, model
 
@@ -269,6 +264,15 @@ class Driver:
         out, run = await self.product(image, engine_cfg, outputs, n)
         return out.T, run, model
 
+
+
+def attention_image(q, k, cfg: Config, design: str, schedule: str = "auto"):
+    """The engine image of ``S~`` (Kaleido) or ``Q K^T`` (baseline), and the cycle model's report of it."""
+    if design == "kaleido":
+        tables = kaleido_tables(q, k, cfg)
+        model = kaleido_cycles(q, k, cfg, tables, schedule)
+        return driver_image(q, k, cfg, model, tables), model
+    return baseline_image(q, k, cfg), baseline_cycles(q.shape[0], k.shape[0], cfg)
 
 
 def head_images(q, k, v, cfg: Config, design: str, scale: float, schedule: str = "auto") -> list[EngineImage]:

@@ -26,7 +26,7 @@ from hw.top import TOP_ROWS, TOP_WORDS
 from hw.uart import MIN_DIVISOR
 
 from .boards import BOARDS, Board, lpf
-from .fpga import CACHE, RESOURCES, FpgaError, ecp5_netlist, ecp5_tool, nextpnr_command, run_tool, tools_version
+from .fpga import CACHE, FpgaError, ecp5_netlist, ecp5_tool, nextpnr_command, nextpnr_report, run_tool, tools_version
 
 __all__ = ["BAUD", "bitstream", "divisor_for"]
 
@@ -98,10 +98,8 @@ def _place_and_pack(netlist: str, constraints: str, spec: Board, device: str, se
               "--timing-allow-fail", "--seed", str(seed), "--report", "report.json", "--quiet"], work)
         with open(os.path.join(work, "report.json")) as fh:
             r = json.load(fh)
-        fmax = [c["achieved"] for c in r.get("fmax", {}).values()]
-        report = {**dict.fromkeys(RESOURCES.values(), 0),
-                  **{RESOURCES[k]: v["used"] for k, v in r["utilization"].items() if k in RESOURCES},
-                  "fmax_mhz": min(fmax) if fmax else 0.0, "clock_mhz": spec.clock_mhz}
+        report = nextpnr_report(r)
+        report.update(fmax_mhz=report["fmax_mhz"] or 0.0, clock_mhz=spec.clock_mhz)
         if report["fmax_mhz"] >= spec.clock_mhz:
             run_tool([ecp5_tool("ecppack"), "--compress", "board.config", "board.bit"], work)
             shutil.copyfile(os.path.join(work, "board.bit"), cached.with_suffix(".bit"))

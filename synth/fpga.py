@@ -26,7 +26,7 @@ from hw.cache import cached_json, cached_text
 from .flow import SynthError, venv_tool, yosys_command
 
 __all__ = ["DEVICES", "TWINS", "RESOURCES", "FpgaError", "ecp5_tool", "nextpnr_command", "tools_version",
-           "ecp5_netlist", "run_tool", "fpga_build", "fpga_blocks"]
+           "ecp5_netlist", "run_tool", "nextpnr_report", "fpga_build", "fpga_blocks"]
 
 #: ECP5 parts nextpnr knows by a flag, by their LUT count.
 DEVICES = ("25k", "45k", "85k")
@@ -110,12 +110,18 @@ def _place(netlist: str, device: str, seed: int) -> dict:
               "--freq", f"{_ASK_MHZ:g}", "--report", "report.json", "--quiet"], work)
         with open(os.path.join(work, "report.json")) as fh:
             r = json.load(fh)
+    return {**nextpnr_report(r), "seed": seed}
+
+
+def nextpnr_report(r: dict) -> dict:
+    """What a nextpnr ``--report`` says of a design: resources, fmax (the slowest
+    clock's, None without one) and the critical path's first and last cells, as
+    synthesis named them: where to look."""
     used = {RESOURCES[k]: v["used"] for k, v in r["utilization"].items() if k in RESOURCES}
     fmax = [c["achieved"] for c in r.get("fmax", {}).values()]
     path = (r.get("critical_paths") or [{}])[0].get("path") or []
-    # The critical path's first and last cells, as synthesis named them: where to look.
     ends = [path[0]["from"]["cell"], path[-1]["to"]["cell"]] if path else None
-    return {**dict.fromkeys(RESOURCES.values(), 0), **used, "fmax_mhz": min(fmax) if fmax else None, "seed": seed,
+    return {**dict.fromkeys(RESOURCES.values(), 0), **used, "fmax_mhz": min(fmax) if fmax else None,
             "critical_path": ends, "critical_path_nets": len(path)}
 
 

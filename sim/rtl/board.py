@@ -9,11 +9,9 @@ from pathlib import Path
 import numpy as np
 
 from golden.config import Config
-from golden.cycle_model import kaleido_cycles, kaleido_tables
 from hw import blocks
 from hw.board import memory_words
-from hw.engine_image import baseline_image, driver_image
-from hw.host_driver import top_size
+from hw.host_driver import attention_image, top_size
 from hw.uart import MIN_DIVISOR
 from sim.rtl import runner
 from sim.rtl.simulate import bench_failed
@@ -25,11 +23,7 @@ def run_board(cfg: Config, q, k, design: str, simulator: str, work: Path, seed: 
               divisor: int = MIN_DIVISOR) -> dict:
     """``S~`` (or ``Q K^T``) of ``q``, ``k`` over the line; the bench checks it bit for
     bit and cycle for cycle. Returns the run's counters, the line's bytes and the sizes."""
-    if design == "kaleido":
-        tables = kaleido_tables(q, k, cfg)
-        image = driver_image(q, k, cfg, kaleido_cycles(q, k, cfg, tables), tables)
-    else:
-        image = baseline_image(q, k, cfg)
+    image, _ = attention_image(q, k, cfg, design)
     size = top_size([image], cfg)
     words = memory_words(cfg, design, **size)
     work = Path(work).resolve()
