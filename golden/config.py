@@ -15,14 +15,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, fields, replace
-from enum import Enum
 
 from .channel_window import WINDOW_WIDTHS
 from .dispatchers import DISPATCHERS
 from .errors import ConfigError
+from .knobs import SIZE_LIMITS, Part, knob, repr_shown, shown_fields, within_limits
 from .pe import DEFAULT_PE_STAGES, PE_STAGES
 from .pe_kinds import ACCUMULATORS, PE_KINDS, pe_kind_of
-from .rope import DIRECTIONS, GROUPS, MODELS, model_partition
+from .rope import BANDS, DIRECTIONS, GROUPS, MODELS, model_partition
 from .variants import VARIANTS
 
 #: How the dispatcher's scheduler orders a batch of pairs: ``weight`` (heaviest work
@@ -41,12 +41,6 @@ CLUSTER_RULES = ("weight", "pivots")
 #: block that misses the chip clock sets its run's clock.
 CHIP_CLOCK_MHZ = 720.0
 
-#: The largest value each size takes: beyond them the generator would build (and a
-#: model would allocate) for minutes or hours before anything useful, so they are
-#: refused at once. Each is far past any design point the paper or this project uses.
-SIZE_LIMITS = {"rows": 256, "cols": 256, "queue_depth": 4096, "clusters": 64, "cluster_capacity": 4096,
-               "string_bits": 64, "lookahead": 64, "window": 64, "vector_lanes": 256}
-
 #: The widest accumulator a design point takes (``acc_bits``, ``pe_acc_bits``): far
 #: above what any head needs (2 x 8 bits and log2 of the reduction), and what the
 #: simulators and the drivers read as one integer.
@@ -55,52 +49,12 @@ MAX_ACC_BITS = 64
 #: A clock no 180 nm block here approaches; anything above is a typo.
 MAX_CLOCK_MHZ = 2000.0
 
-__all__ = ["Config", "ConfigError", "ReuseConfig", "PEConfig", "ArrayConfig", "DispatchConfig", "ChipConfig", "PARTS",
+__all__ = ["Config", "ConfigError", "ReuseConfig", "PEConfig", "ArrayConfig", "DispatchConfig", "ChipConfig",
+           "WorkloadConfig", "PARTS",
            "Part", "KNOBS", "knob_help", "CLUSTER_RULES", "VARIANTS", "CHIP_CLOCK_MHZ", "MAX_CLOCK_MHZ", "SIZE_LIMITS",
            "MAX_ACC_BITS",
            "MODELS", "model_partition", "GROUPS", "DIRECTIONS",
            "require_config"]
-
-
-class Part(str, Enum):
-    """The piece of hardware (or of the workload) a knob of :class:`Config` sets.
-
-    A command refuses a knob given for a design point or block without its part,
-    instead of ignoring it: this is the one place that says which part it is.
-    """
-    KALEIDO_PE = "the Kaleido PE"
-    PE = "a PE"
-    ARRAY = "an array of PEs"
-    ACCUMULATOR = "a dense accumulator (the baseline PE's or the softmax unit's scores)"
-    DISPATCHER = "the data dispatcher"
-    SCHEDULER = "the scheduler"
-    MATCHER = "the matcher"
-    WINDOW = "the channel window"
-    SOFTMAX = "the softmax unit"
-    REUSE = "the reuse rule"
-    LINEAR = "a linear layer"
-    CHIP = "the chip"
-
-
-def _shown(part) -> list:
-    """The fields of a sub-config that its repr and :meth:`Config.to_json` show: a
-    *quiet* field at its default is left out, so that the Verilog's header, and
-    every cache keyed by the design point, read as they did before the field."""
-    return [f for f in fields(part) if not (f.metadata.get("quiet") and getattr(part, f.name) == f.default)]
-
-
-def _repr_shown(part) -> str:
-    return f"{type(part).__name__}({', '.join(f'{f.name}={getattr(part, f.name)!r}' for f in _shown(part))})"
-
-
-def _knob(default, part: Part, help: str, choices=None, metavar: str | None = None, shown=None, quiet=False):
-    """A :class:`Config` field a user sets: ``part`` it configures, the ``help`` a
-    command line shows for it, its ``choices`` and ``metavar``; ``shown``: what the
-    help says the default is, when not the value itself. A ``quiet`` field is left
-    out of :meth:`Config.to_json` at its default, so that the design points (and the
-    results cached under them) from before it was added read as they did."""
-    return field(default=default, metadata={"part": part, "help": help, "choices": choices,
-                                             "metavar": metavar, "shown": shown, "quiet": quiet})
 
 
 def require_config(cfg, owner) -> "Config":
@@ -109,15 +63,6 @@ def require_config(cfg, owner) -> "Config":
         name = owner if isinstance(owner, str) else type(owner).__name__
         raise TypeError(f"{name} takes a Config, not {type(cfg).__name__}")
     return cfg
-
-
-def _within_limits(part) -> None:
-    """Refuse a size of ``part`` outside :data:`SIZE_LIMITS`."""
-    for f in fields(part):
-        most = SIZE_LIMITS.get(f.name)
-        value = getattr(part, f.name)
-        if most is not None and not 1 <= value <= most:
-            raise ConfigError(f"{f.name.replace('_', ' ')} must be between 1 and {most}, got {value}")
 
 
 @dataclass(frozen=True)
@@ -132,9 +77,9 @@ class ReuseConfig:
         Linear-layer reuse window ``w``, in tokens.
     """
 
-    full_bits: int = _knob(5, Part.REUSE, "full reuse when the top F bits of two values agree", metavar="F")
-    partial_bits: int = _knob(3, Part.REUSE, "partial reuse when the top P bits agree", metavar="P")
-    window: int = _knob(4, Part.LINEAR, "reuse window of a linear layer, in tokens", metavar="W")
+    full_bits: int = knob(5, Part.REUSE, "full reuse when the top F bits of two values agree", metavar="F")
+    partial_bits: int = knob(3, Part.REUSE, "partial reuse when the top P bits agree", metavar="P")
+    window: int = knob(4, Part.LINEAR, "reuse window of a linear layer, in tokens", metavar="W")
 
     def __post_init__(self):
         for name, v in (("full bits", self.full_bits), ("partial bits", self.partial_bits)):
@@ -143,7 +88,7 @@ class ReuseConfig:
         if self.partial_bits > self.full_bits:
             raise ConfigError(
                 f"partial bits ({self.partial_bits}) must not exceed full bits ({self.full_bits})")
-        _within_limits(self)
+        within_limits(self)
 
 
 @dataclass(frozen=True)
@@ -195,20 +140,20 @@ class PEConfig:
 
     data_bits: int = 8
     nibble_bits: int = 4
-    accumulators: int = _knob(3, Part.KALEIDO_PE, "registers of the Kaleido PE: 3 (the paper's PE) or 4 (the exact "
+    accumulators: int = knob(3, Part.KALEIDO_PE, "registers of the Kaleido PE: 3 (the paper's PE) or 4 (the exact "
                               "PE, which executes exactly the oracle's MACs)", choices=ACCUMULATORS)
-    pe_stages: int = _knob(DEFAULT_PE_STAGES, Part.PE, "register stages of every PE, Kaleido's and the "
+    pe_stages: int = knob(DEFAULT_PE_STAGES, Part.PE, "register stages of every PE, Kaleido's and the "
                            "baseline's, from operands to accumulators: 1; 2 (products registered first: a shorter "
                            "critical path, one more "
                            "cycle of drain); 3 (besides, the Kaleido PE's control decoded a cycle ahead: two "
                            "more cycles of drain); 4 (the FPGA variant: besides, the multipliers' operands "
                            "registered: three)", choices=PE_STAGES)
-    max_channels: int | None = _knob(None, Part.ACCUMULATOR, "longest reduction a dense accumulator holds",
+    max_channels: int | None = knob(None, Part.ACCUMULATOR, "longest reduction a dense accumulator holds",
                                      metavar="N", shown="the head dimension")
-    acc_bits: int | None = _knob(None, Part.ACCUMULATOR, "dense accumulator width", metavar="BITS",
+    acc_bits: int | None = knob(None, Part.ACCUMULATOR, "dense accumulator width", metavar="BITS",
                                  shown="the least that cannot overflow")
     pe_acc_bits: int | None = None
-    pe_kind: str = _knob("", Part.KALEIDO_PE, "the Kaleido PE's kind, by name (paper, exact or one registered "
+    pe_kind: str = knob("", Part.KALEIDO_PE, "the Kaleido PE's kind, by name (paper, exact or one registered "
                          "in golden.pe_kinds)", metavar="NAME",
                          shown="by --accumulators: paper with 3, exact with 4", quiet=True)
 
@@ -229,7 +174,7 @@ class PEConfig:
                 f"Kaleido fixes 8-bit data and 4-bit lanes, got {self.data_bits} and {self.nibble_bits}")
 
     def __repr__(self) -> str:
-        return _repr_shown(self)
+        return repr_shown(self)
 
     @property
     def kind(self):
@@ -247,11 +192,11 @@ class ArrayConfig:
         PEs per array.
     """
 
-    rows: int = _knob(4, Part.ARRAY, "PE rows of an array", metavar="R")
-    cols: int = _knob(4, Part.ARRAY, "PE columns of an array", metavar="C")
+    rows: int = knob(4, Part.ARRAY, "PE rows of an array", metavar="R")
+    cols: int = knob(4, Part.ARRAY, "PE columns of an array", metavar="C")
 
     def __post_init__(self):
-        _within_limits(self)
+        within_limits(self)
 
 
 @dataclass(frozen=True)
@@ -289,7 +234,7 @@ class DispatchConfig:
         (:func:`golden.dispatchers.dispatcher_of`).
     """
 
-    variant: str = _knob("full", Part.DISPATCHER, "the dispatcher in the loop: pe (reconfigurable PEs, channel "
+    variant: str = knob("full", Part.DISPATCHER, "the dispatcher in the loop: pe (reconfigurable PEs, channel "
                          "steps in natural order), pe-sh (+ the scheduler, which clusters pairs with alike reuse), "
                          "pe-m (+ the matcher, which pairs nibble steps into one cycle), full (both)",
                          choices=tuple(VARIANTS))
@@ -297,16 +242,16 @@ class DispatchConfig:
     clusters: int = 4
     cluster_capacity: int = 16
     string_bits: int = 16
-    cluster_rule: str = _knob("weight", Part.SCHEDULER, "how the scheduler orders a batch of pairs: weight "
+    cluster_rule: str = knob("weight", Part.SCHEDULER, "how the scheduler orders a batch of pairs: weight "
                               "(heaviest work first, which evens a tile's columns and rows) or pivots (the "
                               "paper's Hamming clustering)", choices=CLUSTER_RULES)
-    lookahead: int = _knob(4, Part.MATCHER, "channel steps the matcher sees at once: the head and the N-1 after it",
+    lookahead: int = knob(4, Part.MATCHER, "channel steps the matcher sees at once: the head and the N-1 after it",
                            metavar="N")
-    issue_window: int = _knob(0, Part.WINDOW, "the matcher's pairing: 0 pairs steps for every PE at once; W in 2..8 "
+    issue_window: int = knob(0, Part.WINDOW, "the matcher's pairing: 0 pairs steps for every PE at once; W in 2..8 "
                               "carries W channels a slot of passes B-D, from which each column (B, D) or row (C) "
                               "takes its own one or two (the channel window, wider ports)", choices=WINDOW_WIDTHS,
                               metavar="W")
-    dispatcher: str = _knob("", Part.DISPATCHER, "the unit in the matcher's place, by name (matcher, channel-window "
+    dispatcher: str = knob("", Part.DISPATCHER, "the unit in the matcher's place, by name (matcher, channel-window "
                             "or one registered in golden.dispatchers)", metavar="NAME",
                             shown="the channel window with --issue-window, else the matcher", quiet=True)
 
@@ -318,7 +263,7 @@ class DispatchConfig:
                               f"got {self.issue_window}")
         if self.cluster_rule not in CLUSTER_RULES:
             raise ConfigError(f"cluster rule must be one of {', '.join(CLUSTER_RULES)}, got {self.cluster_rule!r}")
-        _within_limits(self)
+        within_limits(self)
         if self.dispatcher:
             unit = DISPATCHERS.get(self.dispatcher)
             if unit is None or not unit.paired:
@@ -331,7 +276,7 @@ class DispatchConfig:
                 f"{self.clusters} clusters of {self.cluster_capacity} cannot hold a queue of {self.queue_depth}")
 
     def __repr__(self) -> str:
-        return _repr_shown(self)
+        return repr_shown(self)
 
     @property
     def parts(self) -> tuple[bool, bool]:
@@ -354,20 +299,55 @@ class ChipConfig:
         Scores the softmax vector unit takes per cycle (:mod:`golden.softmax`).
     """
 
-    clock_mhz: float = _knob(0.0, Part.CHIP, "the chip clock: every block is mapped for it and timed at it, and a "
+    clock_mhz: float = knob(0.0, Part.CHIP, "the chip clock: every block is mapped for it and timed at it, and a "
                              "run takes it if its blocks all meet it, else its slowest block's clock", metavar="F",
                              shown=f"{CHIP_CLOCK_MHZ:g}, where the baseline array closes on NanGate45")
-    vector_lanes: int = _knob(4, Part.SOFTMAX, "scores the softmax unit takes per cycle", metavar="L")
+    vector_lanes: int = knob(4, Part.SOFTMAX, "scores the softmax unit takes per cycle", metavar="L")
 
     def __post_init__(self):
         object.__setattr__(self, "clock_mhz", float(self.clock_mhz or CHIP_CLOCK_MHZ))
         if not 1.0 <= self.clock_mhz <= MAX_CLOCK_MHZ:
             raise ConfigError(f"clock must be between 1 and {MAX_CLOCK_MHZ:g} MHz, got {self.clock_mhz:g}")
-        _within_limits(self)
+        within_limits(self)
+
+
+@dataclass(frozen=True)
+class WorkloadConfig:
+    """The structure the synthetic model gives its activations (:func:`golden.workload.token_common`):
+    a token-common part, as a trained DiT's massive hidden channels give it. No
+    hardware reads it, so the Verilog and, at its defaults, :meth:`Config.to_json` leave it out.
+
+    Parameters
+    ----------
+    common_strength : float
+        Its energy over the content's, in Q and K before RoPE (their common share is
+        ``s / (1 + s)``); 0, the default, is the model without it, figure for figure.
+    common_band : str
+        The RoPE band it lands in (:data:`golden.rope.BANDS`): ``low`` (the default), ``mid``, ``high`` or ``all``.
+    """
+
+    common_strength: float = knob(0.0, Part.WORKLOAD, "energy of the token-common part (a few massive hidden channels "
+                                   "shared by every token, modulated by the step) over the content's, in Q and K "
+                                   "before RoPE; 0 is the model without it", metavar="S", quiet=True)
+    common_band: str = knob("low", Part.WORKLOAD, "the RoPE frequencies the token-common part lands in: each group's "
+                             "channel pairs in thirds, low (slowest-turning), mid, high, or all", choices=BANDS,
+                             quiet=True)
+
+    def __post_init__(self):
+        s = self.common_strength
+        if isinstance(s, bool) or not isinstance(s, (int, float)) or not math.isfinite(s) or s < 0:
+            raise ConfigError(f"common strength must be a finite number of 0 or more, got {s!r}")
+        object.__setattr__(self, "common_strength", float(s))
+        if self.common_band not in BANDS:
+            raise ConfigError(f"unknown common band {self.common_band!r}; choose one of {', '.join(BANDS)}")
+
+    def __repr__(self) -> str:
+        return repr_shown(self)
 
 
 #: The sub-configs of a design point, by the :class:`Config` field that holds each.
-PARTS = {"reuse": ReuseConfig, "pe": PEConfig, "array": ArrayConfig, "dispatch": DispatchConfig, "chip": ChipConfig}
+PARTS = {"reuse": ReuseConfig, "pe": PEConfig, "array": ArrayConfig, "dispatch": DispatchConfig, "chip": ChipConfig,
+         "workload": WorkloadConfig}
 
 #: Each sub-config field's name -> the sub-config that holds it.
 _HOLDER = {f.name: part for part, cls in PARTS.items() for f in fields(cls)}
@@ -392,10 +372,10 @@ class Config:
         Token grid ``(T, H, W)`` of one head; ``N = T*H*W``.
     seed : int
         Seed of the scheduler's pivot LFSR and of the proxy workload.
-    reuse, pe, array, dispatch, chip : sub-config, dict or None
+    reuse, pe, array, dispatch, chip, workload : sub-config, dict or None
         :class:`ReuseConfig`, :class:`PEConfig`, :class:`ArrayConfig`,
-        :class:`DispatchConfig`, :class:`ChipConfig` (a dict is its fields;
-        None, its defaults).
+        :class:`DispatchConfig`, :class:`ChipConfig`, :class:`WorkloadConfig`
+        (a dict is its fields; None, its defaults).
     **knobs
         Any field of a sub-config by its own name, over the sub-config given.
     """
@@ -409,10 +389,13 @@ class Config:
     array: ArrayConfig
     dispatch: DispatchConfig
     chip: ChipConfig
+    # No hardware reads the workload's structure: the Verilog's header (the repr) leaves it out,
+    # so that every block, and every cache keyed by its Verilog, is the same at any strength.
+    workload: WorkloadConfig = field(repr=False)
 
     def __init__(self, partition=(44, 42, 42), grid=(8, 16, 16), seed: int = 1, reuse=None, pe=None, array=None,
-                 dispatch=None, chip=None, **knobs):
-        given = {"reuse": reuse, "pe": pe, "array": array, "dispatch": dispatch, "chip": chip}
+                 dispatch=None, chip=None, workload=None, **knobs):
+        given = {"reuse": reuse, "pe": pe, "array": array, "dispatch": dispatch, "chip": chip, "workload": workload}
         changes = {part: {} for part in PARTS}
         for name, value in knobs.items():
             if name not in _HOLDER:
@@ -484,7 +467,11 @@ class Config:
         from dataclasses import asdict
         out = asdict(self)
         for part in PARTS:
-            out[part] = {f.name: out[part][f.name] for f in _shown(getattr(self, part))}
+            out[part] = {f.name: out[part][f.name] for f in shown_fields(getattr(self, part))}
+        if not out["workload"]:           # the synthetic model without structure: as before the part existed
+            del out["workload"]
+        else:                             # with it, every field of it, so a reader need not know the defaults
+            out["workload"] = asdict(self.workload)
         return json.dumps(out, sort_keys=True)
 
     @classmethod
@@ -556,7 +543,7 @@ for _name, _part in _HOLDER.items():
     setattr(Config, _name, _read_through(_part, _name))
 del _name, _part
 
-#: The fields a user sets, by name: each with its part, help and choices (:func:`_knob`).
+#: The fields a user sets, by name: each with its part, help and choices (:func:`knob`).
 KNOBS = {f.name: f for cls in PARTS.values() for f in fields(cls) if "part" in f.metadata}
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from .errors import ConfigError
 
-__all__ = ["GROUPS", "DIRECTIONS", "MODELS", "model_partition"]
+__all__ = ["GROUPS", "DIRECTIONS", "MODELS", "model_partition", "BANDS", "band_pairs"]
 
 #: Channel groups in the order they sit inside a head (docs/concepts.md, "Channel groups and reuse directions").
 GROUPS = ("t", "y", "x")
@@ -14,6 +14,24 @@ GROUPS = ("t", "y", "x")
 #: The grid axis (0 = t, 1 = y, 2 = x) along which each group reuses (paper §4.1):
 #: t-channels reuse along x, y-channels along t, x-channels along y.
 DIRECTIONS = {"t": 2, "y": 0, "x": 1}
+
+
+#: RoPE frequency bands of a channel group, by name: its channel pairs ``i``
+#: (frequency ``10000**(-2i/Dg)``, fastest first) split in thirds, ``high`` the
+#: fastest-turning, ``low`` the slowest; ``all`` every pair.
+BANDS = ("low", "mid", "high", "all")
+
+
+def band_pairs(width: int, band: str) -> range:
+    """The channel pairs of a group of ``width`` channels that ``band`` holds
+    (pair ``i`` is channels ``2i`` and ``2i+1`` of the group). Thirds are cut at
+    ``round(half/3)`` and ``round(2*half/3)``; a group of one pair is all bands."""
+    half = width // 2
+    cuts = (0, round(half / 3), round(2 * half / 3), half)
+    if band == "all" or half <= 1:
+        return range(half)
+    index = {"high": 0, "mid": 1, "low": 2}[band]
+    return range(cuts[index], cuts[index + 1])
 
 
 def _hunyuan(d: int) -> tuple[int, int, int]:

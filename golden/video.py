@@ -24,7 +24,9 @@ comes from:
    latent 1x2x2 (:data:`PATCH`), so one token is 2x2 latent pixels (64
    numbers) and covers 16x16 pixels of 4 frames; from there the proxy's
    synthetic model (:func:`golden.workload.embed_tokens`: seeded embedding,
-   projections, 3-D RoPE) makes Q, K and V.
+   projections, 3-D RoPE) makes Q, K and V; with ``cfg.common_strength``, a
+   token-common part modulated by ``sigma`` as a timestep embedding would
+   (:func:`golden.workload.token_common`).
 """
 
 from __future__ import annotations
@@ -192,4 +194,4 @@ def video_workload(cfg: Config, clip: str = "bigbuckbunny", start: int = 0,
         z = (1.0 - noise) * z + noise * eps
     T, H, W = cfg.grid
     tokens = z.reshape(T, H, PATCH, W, PATCH, LATENT_CHANNELS).transpose(0, 1, 3, 2, 4, 5)
-    return embed_tokens(tokens.reshape(T * H * W, -1), cfg, np.random.default_rng(seed))
+    return embed_tokens(tokens.reshape(T * H * W, -1), cfg, np.random.default_rng(seed), sigma=noise)

@@ -9,10 +9,10 @@ from typing import NamedTuple
 import numpy as np
 
 from .config import Config
-from .rope import GROUPS
+from .rope import GROUPS, band_pairs
 
 __all__ = ["Operand", "WorkloadError", "quantize", "load_operand", "proxy_workload",
-           "embed_tokens", "rope", "INT8_SCALE"]
+           "embed_tokens", "token_common", "token_coords", "rope", "INT8_SCALE", "MASSIVE_CHANNELS"]
 
 #: Scale assumed for operands that arrive already as int8: the codes span ±1.
 INT8_SCALE = 1.0 / 127
@@ -209,7 +209,73 @@ def proxy_workload(cfg: Config, patch: int = 4, token_px: float = 6.0, pan: floa
     return embed_tokens(tokens, cfg, rng)
 
 
-def embed_tokens(tokens: np.ndarray, cfg: Config, rng: np.random.Generator) -> dict:
+def token_coords(grid: tuple[int, int, int]) -> np.ndarray:
+    """Each token's ``(t, y, x)``, t-major (docs/concepts.md's token order), as float ``[N, 3]``."""
+    T, H, W = grid
+    t, y, xx = np.meshgrid(np.arange(T), np.arange(H), np.arange(W), indexing="ij")
+    return np.stack([t.ravel(), y.ravel(), xx.ravel()], axis=1).astype(np.float64)
+
+
+#: Hidden channels that carry the token-common part (the "massive activations"
+#: of a trained DiT: a handful of channels, the same for every token).
+MASSIVE_CHANNELS = 4
+
+#: Frequencies of the sinusoidal timestep embedding that modulates them, as a
+#: DiT's timestep embedder feeds its adaLN (timestep ``1000 * sigma``).
+TIME_FREQUENCIES = 8
+
+
+def _timestep_embedding(sigma: float) -> np.ndarray:
+    t = 1000.0 * sigma
+    freq = 10000.0 ** (-np.arange(TIME_FREQUENCIES) / TIME_FREQUENCIES)
+    return np.concatenate([np.cos(t * freq), np.sin(t * freq)])
+
+
+def _scaled(v: np.ndarray, energy: float) -> np.ndarray:
+    norm = float(np.sum(v * v))
+    return v * math.sqrt(energy / norm) if norm > 0 else v
+
+
+def token_common(cfg: Config, rng: np.random.Generator, sigma: float, x: np.ndarray, q: np.ndarray,
+                 k: np.ndarray) -> dict:
+    """The token-common part of the hidden state ``x`` and of ``q`` and ``k``
+    (before RoPE): ``{"x": [C], "q": [D], "k": [D]}``, each one vector shared by
+    every token, of ``cfg.common_strength`` times the mean token's energy of the
+    content it joins.
+
+    :data:`MASSIVE_CHANNELS` hidden channels carry it, with amplitudes a fixed
+    random map of the timestep embedding at ``sigma`` modulates (each within a
+    factor of 3 of its base). ``W_q`` and ``W_k`` take those channels into
+    ``cfg.common_band``'s channel pairs of every group (one random map, so that
+    K's part lies along Q's), so only the pairs of that band carry Q's and K's
+    common part. Draws from
+    ``rng`` after everything else, so the content is the same at any strength.
+    """
+    D, C = q.shape[1], x.shape[1]
+    channels = rng.choice(C, MASSIVE_CHANNELS, replace=False)
+    base = rng.choice((-1.0, 1.0), MASSIVE_CHANNELS) * (1.0 + rng.random(MASSIVE_CHANNELS))
+    modulation = rng.standard_normal((2 * TIME_FREQUENCIES, MASSIVE_CHANNELS)) / math.sqrt(TIME_FREQUENCIES)
+    amplitude = base * (1.0 + 0.5 * np.tanh(_timestep_embedding(sigma) @ modulation))
+    in_band = np.zeros(D, bool)
+    for name in GROUPS:
+        sl = cfg.group_slices[name]
+        for i in band_pairs(sl.stop - sl.start, cfg.common_band):
+            in_band[sl.start + 2 * i: sl.start + 2 * i + 2] = True
+    # One map for both: K's common part sits in Q's pairs at Q's phases, so q_c . R(d) k_c, a sum of
+    # cos(theta_i d) over the band's pairs, peaks at d = 0: attention favours near tokens, as a trained
+    # model's does (the paper's Fig. 5). Independent maps would put that peak anywhere.
+    shared = rng.standard_normal((MASSIVE_CHANNELS, D)) * in_band
+    hidden = np.zeros(C)
+    hidden[channels] = amplitude
+    s = cfg.common_strength
+
+    def energy(m):
+        return s * float(np.mean(np.sum(m * m, axis=1)))
+    return {"x": _scaled(hidden, energy(x)), "q": _scaled(amplitude @ shared, energy(q)),
+            "k": _scaled(amplitude @ shared, energy(k))}
+
+
+def embed_tokens(tokens: np.ndarray, cfg: Config, rng: np.random.Generator, sigma: float = 0.0) -> dict:
     """Q, K, V (float32 ``[N, D]``) of patch vectors ``tokens [N, P]``, t-major,
     and ``x``, the embedded tokens they are projected from (``[N, max(64, D)]``).
 
@@ -217,17 +283,25 @@ def embed_tokens(tokens: np.ndarray, cfg: Config, rng: np.random.Generator) -> d
     to ``max(64, D)`` channels, normalized; seeded random ``W_q``, ``W_k``,
     ``W_v``; 3-D RoPE on Q and K per the partition (V has none, as in the
     models). ``rng`` is drawn from in a fixed order, so a seed fixes the model.
+
+    With ``cfg.common_strength`` above 0 the hidden state carries a
+    token-common part (:func:`token_common`, modulated by the step's noise
+    level ``sigma``): ``x`` and so ``V`` have it, and Q and K have theirs in
+    ``cfg.common_band`` before RoPE turns it with each token's position. At 0
+    nothing is added and nothing more is drawn: the workloads of before.
     """
-    T, H, W = cfg.grid
     D = cfg.head_dim
     model_dim = max(64, D)
     embed = rng.standard_normal((tokens.shape[1], model_dim)) / math.sqrt(tokens.shape[1])
     x = tokens @ embed
     x = (x - x.mean(axis=0)) / (x.std() + 1e-6)
     wq, wk, wv = (rng.standard_normal((model_dim, D)) / math.sqrt(model_dim) for _ in range(3))
-    t, y, xx = np.meshgrid(np.arange(T), np.arange(H), np.arange(W), indexing="ij")
-    coords = np.stack([t.ravel(), y.ravel(), xx.ravel()], axis=1).astype(np.float64)
-    q = rope(x @ wq, cfg, coords)
-    k = rope(x @ wk, cfg, coords)
+    coords = token_coords(cfg.grid)
+    q, k = x @ wq, x @ wk
+    if cfg.common_strength > 0:
+        common = token_common(cfg, rng, sigma, x, q, k)
+        x, q, k = x + common["x"], q + common["q"], k + common["k"]
+    q = rope(q, cfg, coords)
+    k = rope(k, cfg, coords)
     return {"q": q.astype(np.float32), "k": k.astype(np.float32), "v": (x @ wv).astype(np.float32),
             "x": x.astype(np.float32)}

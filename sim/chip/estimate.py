@@ -39,6 +39,7 @@ from golden import Config, proxy_workload, quantize
 from golden.cycle_model import kaleido_tables, matcher_trace
 from golden.dispatchers import design_blocks
 from golden.softmax import row_cycles, softmax_spec
+from golden.structure import SHUFFLE_SEED, structure
 from golden.video import video_workload
 from synth.area import block_area
 from synth.clock_gate import clock_gate_cost
@@ -56,7 +57,7 @@ from .qk_schedule import fastest as qk_fastest
 from .reuse_where import reuse_where
 from .vdits import VDiT, flow_sigmas
 
-__all__ = ["WORKLOADS", "ACTIVATIONS", "workload_tag", "representative_trace", "computed_steps",
+__all__ = ["WORKLOADS", "ACTIVATIONS", "workload_tag", "structure_by_step", "representative_trace", "computed_steps",
            "shard_config", "shard_operands", "run_shard", "plan_shards", "signoffs", "run_estimate",
            "summarize", "layer_pricer", "iso_area_arrays", "compute_shards"]
 
@@ -71,9 +72,10 @@ ACTIVATIONS = "activations"
 DEFAULT_CLIP = "bigbuckbunny"
 
 #: What a shard holds, in its file's name: P V~ and the linear layers beside Q K^T,
-#: and every Q K^T schedule's figures for the chip to choose between (a shard
-#: written before them is computed again, not read as dense or as fixed).
-SHARD_FORMAT = "qk-options"
+#: every Q K^T schedule's figures for the chip to choose between, and the head's
+#: structure (:mod:`golden.structure`); a shard written before them is computed
+#: again, not read as dense or as fixed.
+SHARD_FORMAT = "qk-options-structure"
 
 #: The head size the softmax unit's sign-off figures are measured at (:func:`signoffs`).
 SOFTMAX_REFERENCE_GRID = (8, 16, 16)
@@ -111,8 +113,13 @@ def run_shard(model: VDiT, cfg: Config, workload: str, shard: tuple[int, int, in
               clip: str = DEFAULT_CLIP) -> dict:
     """One shard's head work (a Dask task: arguments and result are plain data)."""
     start = time.perf_counter()
-    out = shard_work(cfg, shard, shard_operands(model, cfg, workload, *shard, clip), samples)
-    return {**out, "seconds": time.perf_counter() - start}
+    operands = shard_operands(model, cfg, workload, *shard, clip)
+    out = shard_work(cfg, shard, operands, samples)
+    middle = time.perf_counter()
+    # The structure the head's reuse rests on, beside its oracle (its shuffle is the control).
+    found = structure(operands[0], operands[1], cfg, SHUFFLE_SEED)
+    end = time.perf_counter()
+    return {**out, "structure": found, "seconds": end - start, "structure_seconds": end - middle}
 
 
 def shard_work(cfg: Config, shard: tuple[int, int, int], operands: tuple, samples: int | None) -> dict:
@@ -412,6 +419,7 @@ def summarize(model: VDiT, resolution: str, chip: Chip, cfg: Config, results: li
         "dispatcher_energy_share": k["energy_by_unit_j"].get("dispatcher", 0.0) / k["energy_j"],
         "qk_operation_reduction": {"hardware": 1 - executed / dense, "oracle": 1 - oracle / dense},
         "shards": len(results), "computed_steps": computed, "memory_table": MEMORY_TABLE,
+        "structure": structure_by_step(results, weights),
         "pv": _pv_summary(coupled, weights, model.head_dim, chip.cols, tokens),
         "reuse": reuse_where(results, tokens, model.head_dim, decided),
         "qk_objective": objective,
@@ -426,6 +434,28 @@ def summarize(model: VDiT, resolution: str, chip: Chip, cfg: Config, results: li
                   "chip says serial; each operation bound by the busiest of its arrays, SRAM banks and DRAM. "
                   "The workloads are this project's, not the models' activations."),
     }
+
+
+def structure_by_step(results: list[dict], weights: dict) -> dict | None:
+    """The heads' structure (:func:`golden.structure.structure`) per computed step,
+    and over the model's steps (each computed step weighted by the steps it
+    stands for): the oracle, the shuffled oracle, the structured reuse, and the
+    common share of Q and K with RoPE undone. None where a shard lacks it."""
+    if not results or any("structure" not in r for r in results):
+        return None
+    by_step = {}
+    for r in results:
+        by_step.setdefault(r["shard"][0], []).append(r["structure"])
+
+    def figures(found):
+        return {**{k: float(np.mean([f["reuse"][k] for f in found])) for k in ("oracle", "shuffled", "structured")},
+                **{f"{op}_common_share": float(np.mean([f[op]["derotated"]["all"] or 0.0 for f in found]))
+                   for op in ("q", "k")}}
+    steps = {step: figures(found) for step, found in sorted(by_step.items())}
+    total = sum(weights[s] for s in steps)
+    mean = {k: sum(weights[s] * v[k] for s, v in steps.items()) / total for k in next(iter(steps.values()))}
+    seconds = sum(r.get("structure_seconds", 0.0) for r in results)
+    return {"by_step": steps, "mean": mean, "seed": results[0]["structure"]["reuse"]["seed"], "seconds": seconds}
 
 
 def _linear_summary(heads: dict, weights: dict) -> dict:

@@ -30,7 +30,8 @@ from .chip import Chip, balanced, baseline_head
 from .estimate import summarize
 from .vdits import VDiT
 
-__all__ = ["REUSE_LEVELS", "SHARES", "COUPLED", "SCOPES", "chip_presets", "measured_levels", "at_level", "price_point",
+__all__ = ["REUSE_LEVELS", "SHARES", "COUPLED", "SCOPES", "STRENGTHS", "chip_presets", "measured_levels", "at_level",
+           "price_point", "strength_point", "strength_break_even", "plot_strength",
            "break_even", "explore", "plot_map"]
 
 #: Reuse levels the map prices: the share of the baseline's Q K^T slots saved.
@@ -213,6 +214,69 @@ def plot_map(found: dict, path: str) -> None:
                  f"{found['chip']} chip, against a baseline chip of the same area\n"
                  "solid (o): the level in Q K^T, P V and linear at their own; dashed (x): in every product, a bound; "
                  "grey: the workload's own steps",
+                 fontsize=9)
+    fig.tight_layout()
+    tmp = f"{path}.{os.getpid()}.tmp"
+    fig.savefig(tmp, dpi=110, format="png")
+    plt.close(fig)
+    os.replace(tmp, path)
+
+
+#: Strengths of the token-common part ``kaleido explore --strengths`` prices by
+#: default (:class:`golden.config.WorkloadConfig`): the common share of Q's and K's
+#: energy is ``s / (1 + s)``, so 0, 20 %, 50 %, 67 % and 80 %.
+STRENGTHS = (0.0, 0.25, 1.0, 2.0, 4.0)
+
+#: The figures of a strength point that :func:`strength_break_even` reads.
+_EVEN_KEYS = ("speedup", "energy_ratio", "iso_speedup", "iso_energy_ratio")
+
+
+def strength_point(summary: dict, strength: float) -> dict:
+    """What the strength sweep keeps of one estimate's summary (:func:`sim.chip.estimate.summarize`)."""
+    st = summary.get("structure") or {}
+    mean = st.get("mean") or {}
+    qk = summary["qk_operation_reduction"]
+    return {"level": strength, "strength": strength, "speedup": summary["speedup"],
+            "energy_ratio": summary["energy_ratio"], "iso_speedup": summary["iso_area"]["speedup"],
+            "iso_energy_ratio": summary["iso_area"]["energy_ratio"], "area_overhead": summary["area_overhead"],
+            "oracle": qk["oracle"], "hardware": qk["hardware"], "structured": mean.get("structured"),
+            "shuffled": mean.get("shuffled"), "q_common_share": mean.get("q_common_share"),
+            "k_common_share": mean.get("k_common_share")}
+
+
+def strength_break_even(points: list[dict]) -> dict:
+    """The strength at which Kaleido's chip becomes as fast, and as cheap, as the
+    baseline chip with its arrays and as the baseline chip of its area
+    (:func:`break_even` over the strengths priced; None: not within them)."""
+    return {key: break_even(points, key) for key in _EVEN_KEYS}
+
+
+def plot_strength(found: dict, path: str) -> None:
+    """The verdict over the strength: Kaleido's chip over the baseline's (left)
+    and the reuse on offer and taken (right)."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    pts = sorted(found["points"], key=lambda p: p["strength"])
+    xs = [p["strength"] for p in pts]
+    fig, axes = plt.subplots(1, 2, figsize=(11, 3.9))
+    for key, label, style in (("speedup", "speed, same arrays", "o-"), ("energy_ratio", "energy, same arrays", "s-"),
+                              ("iso_speedup", "speed, equal area", "o--"),
+                              ("iso_energy_ratio", "energy, equal area", "s--")):
+        axes[0].plot(xs, [p[key] for p in pts], style, ms=4, label=label)
+    axes[0].axhline(1.0, color="k", lw=0.8)
+    axes[0].set_xlabel("token-common strength s (common share s/(1+s))")
+    axes[0].set_ylabel("Kaleido's chip / the baseline's")
+    axes[0].legend(fontsize=7)
+    for key, label, style in (("oracle", "Q K^T oracle", "o-"), ("shuffled", "oracle, tokens shuffled", "x--"),
+                              ("structured", "structured reuse", "d-"), ("hardware", "Q K^T saved by the chip", "s-")):
+        axes[1].plot(xs, [100 * (p[key] or 0.0) for p in pts], style, ms=4, label=label)
+    axes[1].set_xlabel("token-common strength s")
+    axes[1].set_ylabel("operations (%)")
+    axes[1].legend(fontsize=7)
+    fig.suptitle(f"The verdict as a function of structure: {found['model']} {found['resolution']}, "
+                 f"{found['workload']} workload, common part in the {found['band']} RoPE band, {found['chip']} chip",
                  fontsize=9)
     fig.tight_layout()
     tmp = f"{path}.{os.getpid()}.tmp"

@@ -130,4 +130,29 @@ def cmd_capture(args) -> int:
           f"steps {','.join(str(s['index']) for s in m['steps'])} of {m['total_steps']}, layers "
           f"{','.join(map(str, m['layers']))}, heads {','.join(map(str, m['heads']))}; "
           f"{len(m['tensors'])} int8 files", file=sys.stdout)
+    for line in structure_lines(args.out):
+        print(line)
     return 0
+
+
+def structure_lines(path: str) -> list[str]:
+    """Per captured step, its heads' structure beside their oracle (``kaleido structure``'s figures)."""
+    from golden.structure import SHUFFLE_SEED, structure
+
+    from .structure_cmd import heads_of, summarize_heads
+
+    _, cfg, heads = heads_of(path)
+    if min(cfg.grid) < 2:
+        return [f"structure: grid {'x'.join(map(str, cfg.grid))} has an axis of one token: not measured"]
+    steps = {}
+    for (step, _, _), q, k in heads():
+        steps.setdefault(step, []).append(structure(q, k, cfg, SHUFFLE_SEED))
+    lines = []
+    for step, rows in steps.items():
+        m = summarize_heads(rows)
+        r = m["reuse"]
+        lines.append(f"step {step}: Q K^T oracle {100 * r['oracle']:.1f} %, tokens shuffled (seed {SHUFFLE_SEED}) "
+                     f"{100 * r['shuffled']:.1f} %, structured reuse {100 * r['structured']:+.1f} points; "
+                     f"token-common share of Q {100 * m['q']['derotated']['all']:.1f} %, "
+                     f"of K {100 * m['k']['derotated']['all']:.1f} % (RoPE undone; kaleido structure {path})")
+    return lines

@@ -18,12 +18,14 @@ from pathlib import Path
 import numpy as np
 
 from golden import Config, expected_scores, run_attention
+from golden.config import Part
 from golden.presets import PRESETS, preset
 from golden.workload import quantize
 from hw import blocks
 
 from ..workload import DEFAULT_CLIP, make_workload
-from .workload_cmd import write_workload
+from .options import knobs_of
+from .workload_cmd import structure_meta, write_workload
 
 
 def demo_config() -> Config:
@@ -38,7 +40,7 @@ def demo_workload(cfg: Config, out: str, workload: str = DEFAULT_CLIP) -> dict:
     reproduces the demo's figures."""
     arrays = make_workload(cfg, workload)
     write_workload(out, arrays, {"source": workload, "grid": list(cfg.grid),
-                                 "partition": list(cfg.partition), "seed": cfg.seed})
+                                 "partition": list(cfg.partition), "seed": cfg.seed, **structure_meta(cfg)})
     return {name: quantize(x) for name, x in arrays.items()}
 
 
@@ -51,14 +53,15 @@ def cmd_demo(args) -> int:
     check_output_dir(args.out)
     simulator = pick_simulator(args.simulator)
     out = Path(args.out)
-    cfg = demo_config()
+    cfg = demo_config().with_(**{name: getattr(args, name) for name in knobs_of(Part.WORKLOAD)
+                                 if getattr(args, name, None) is not None})
     T, H, W = cfg.grid
     what = ("the proxy workload (a photograph panned and zoomed)" if args.workload == "proxy"
             else f"video {args.workload} (real motion through a synthetic model)")
     print(f"kaleido demo: {what}, not a vDiT's activations; "
           f"grid {T}x{H}x{W}, {PRESETS['demo'].model} partition {cfg.partition} "
           f"(D={cfg.head_dim}), F={cfg.full_bits} P={cfg.partial_bits}, "
-          f"{cfg.rows}x{cfg.cols} PEs")
+          f"{cfg.rows}x{cfg.cols} PEs, token-common strength {cfg.common_strength:g} ({cfg.common_band} band)")
     ops = demo_workload(cfg, str(out), args.workload)
     (q, sq), (k, sk), (v, sv) = ops["q"], ops["k"], ops["v"]
     res = run_attention(q, k, cfg, v=v, scales=(sq, sk, sv))

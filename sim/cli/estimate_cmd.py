@@ -25,13 +25,17 @@ from .options import (
     refuse_unused,
 )
 
-__all__ = ["register", "add_run_arguments", "prepare", "claimed", "progress_bar", "use_archive"]
+__all__ = ["register", "add_run_arguments", "prepare", "claimed", "progress_bar", "use_archive", "structure_lines"]
 
 
 #: The design knobs an estimate takes, for Kaleido's heads and sign-off (the
 #: array's rows and columns come from the chip, the clock from the chip too).
 DESIGN_KNOBS = knobs_of(Part.REUSE, Part.KALEIDO_PE, Part.PE, Part.DISPATCHER, Part.SCHEDULER, Part.MATCHER,
-                        Part.WINDOW)
+                        Part.WINDOW,
+                        Part.WORKLOAD)
+
+#: The knobs of the synthetic workload's structure: read by every synthetic workload, by no archive.
+WORKLOAD_KNOBS = knobs_of(Part.WORKLOAD)
 
 
 def register(sub, parser_class) -> None:
@@ -184,6 +188,11 @@ def prepare(args, sign: bool = True):
     variant = knobs.get("variant", KNOBS["variant"].default)
     reads = design_knobs("kaleido", variant, knobs.get("issue_window", 0),
                          dispatcher=knobs.get("dispatcher", "")) & set(DESIGN_KNOBS)
+    if args.workload != "activations":           # an archive's tensors have the structure they have
+        reads |= set(WORKLOAD_KNOBS)
+    elif any(getattr(args, name, None) is not None for name in WORKLOAD_KNOBS):
+        raise UserError("--common-strength and --common-band shape the synthetic workload: an archive's activations "
+                        "have their own structure (give --workload too to run the synthetic one on its shape)")
     refuse_unread_by_unit(args, reads, variant, knobs.get("issue_window", 0))
     refuse_unused(args, reads, f"--variant {variant}", having=HAVING)
     out = check_output_dir(args.out)
@@ -220,6 +229,26 @@ def prepare(args, sign: bool = True):
     # blocks are signed off at the library's.
     signs = signoffs(at_signoff(cfg, liberty), liberty, trace)
     return model, chip, cfg, knobs, out, liberty, signs
+
+
+def structure_lines(summary: dict) -> list[str]:
+    """The heads' structure beside their oracle (:func:`sim.chip.estimate.structure_by_step`):
+    the model's mean, then each computed step."""
+    st = summary.get("structure")
+    if not st:
+        return []
+    knobs = summary["config"].get("workload") or {}
+    assumed = (f"token-common strength {knobs.get('common_strength', 0.0):g} ({knobs.get('common_band', 'low')} band)"
+               if summary.get("workload") != "activations" else "the archive's own structure")
+    m = st["mean"]
+    lines = [f"structure ({assumed}; shuffle seed {st['seed']}, {st['seconds']:.1f} s of "
+             f"{summary.get('shard_seconds', 0.0):.1f} s of shards): Q K^T oracle {100 * m['oracle']:.1f} %, tokens "
+             f"shuffled {100 * m['shuffled']:.1f} %, structured reuse {100 * m['structured']:+.1f} points; common "
+             f"share of Q {100 * m['q_common_share']:.1f} %, of K {100 * m['k_common_share']:.1f} %"]
+    for step, f in st["by_step"].items():
+        lines.append(f"  step {step}: oracle {100 * f['oracle']:.1f} %, shuffled {100 * f['shuffled']:.1f} %, "
+                     f"structured {100 * f['structured']:+.1f}")
+    return lines
 
 
 def use_archive(args) -> None:
@@ -314,6 +343,8 @@ def cmd_estimate(args) -> int:
               f"({chip.schedule}; serially {summary['serial_speedup']:.3f}x). Against a baseline chip of its area "
               f"({iso['arrays']:,} arrays): {iso['speedup']:.3f}x the speed, {iso['energy_ratio']:.3f}x the energy; "
               f"{out}/summary.json")
+        for line in structure_lines(summary):
+            print(line)
         pv = summary["pv"]
         if pv["shared_heads"] is not None:
             print(f"P V~: V's folds run on {100 * pv['shared_heads']:.0f} % of heads, the arrays step through "

@@ -6,6 +6,7 @@ arrays, on Dask and on the same shards as ``kaleido estimate``
 from __future__ import annotations
 
 import json
+import math
 import os
 from argparse import Namespace
 
@@ -31,6 +32,11 @@ def register(sub, parser_class) -> None:
     p.add_argument("--designs", metavar="NAME[,NAME...]",
                    help=f"map several designs side by side, each on its own heads and sign-off: "
                         f"{', '.join(DESIGNS)} (default: the one the knobs give)")
+    p.add_argument("--strengths", metavar="S[,S...]",
+                   help="sweep the synthetic model's token-common strength instead of the reuse level: an estimate "
+                        "of the chip as given at each strength (its own heads, its own shards), the break-even "
+                        "strengths, strength.json and strength.png (default strengths: "
+                        "0,0.25,1,2,4 with --strengths default)")
     p.add_argument("--json", action="store_true", help="print the map as JSON on stdout")
     p.add_argument("--out", required=True, metavar="DIR",
                    help="output folder: explore.json, explore.png and shards/ (shared with estimate: a run "
@@ -40,9 +46,107 @@ def register(sub, parser_class) -> None:
 
 #: What a map writes into its folder (an estimate's, whose figures it leaves alone).
 OUTPUTS = ("explore.json", "explore.png", *(f"explore-{name}.png" for name in DESIGNS))
+#: What a strength sweep writes there.
+STRENGTH_OUTPUTS = ("strength.json", "strength.png")
+
+
+def _strengths(spec: str) -> list[float]:
+    from sim.chip.explore import STRENGTHS
+
+    if spec == "default":
+        return list(STRENGTHS)
+    try:
+        values = [float(v) for v in spec.split(",")]
+    except ValueError:
+        raise UserError(f"--strengths {spec!r}: a comma list of numbers (or default)") from None
+    if any(not math.isfinite(v) or v < 0 for v in values):
+        raise UserError(f"--strengths {spec}: every strength a finite number of 0 or more")
+    if len(set(values)) != len(values) or len(values) < 2:
+        raise UserError(f"--strengths {spec}: at least two strengths, each once")
+    return sorted(values)
+
+
+def cmd_strengths(args) -> int:
+    """``explore --strengths``: the chip as given at each strength of the token-common part."""
+    from sim.chip.cluster import dask_client
+    from sim.chip.estimate import compute_shards, summarize
+    from sim.chip.explore import plot_strength, strength_break_even, strength_point
+
+    strengths = _strengths(args.strengths)
+    if args.common_strength is not None:
+        raise UserError("--common-strength and --strengths: the sweep sets the strength; give one")
+    if args.designs:
+        raise UserError("--designs and --strengths: the strength sweep maps the design the knobs give")
+    use_archive(args)
+    if args.workload == "activations":
+        raise UserError("--strengths sweeps the synthetic workload's structure: an archive has its own; give "
+                        "--workload too to run the synthetic one on its shape")
+    model, chip, cfg, knobs, out, _, signs = prepare(args)
+    points = []
+    with claimed(out, STRENGTH_OUTPUTS), dask_client(args.scheduler, args.workers) as client:
+        for s in strengths:
+            bar = progress_bar(f"heads at strength {s:g}")
+            cfg_s, results = compute_shards(client, model, args.resolution, chip, args.workload, out, args.sample,
+                                            args.tile_samples or None, args.seed, args.clip, bar, args.steps,
+                                            **{**knobs, "common_strength": s})
+            bar(None, None)
+            summary = summarize(model, args.resolution, chip, cfg_s, results, signs, objective=args.objective)
+            points.append(strength_point(summary, s))
+        band = cfg.common_band
+        found = {"model": model.name, "resolution": args.resolution, "chip": chip.name, "workload": args.workload,
+                 "clip": args.clip, "band": band, "per_step": args.sample, "steps": args.steps,
+                 "tile_samples": args.tile_samples or None, "knobs": knobs, "points": points,
+                 "break_even": strength_break_even(points),
+                 "assumption": "the sign-off's matcher energy is measured on the workload at the strength the knobs "
+                               "give (default 0), and each strength's heads priced with it"}
+        with atomic_output(os.path.join(out, "strength.json"), ".json") as tmp:
+            with open(tmp, "w") as fh:
+                json.dump(json_safe(found), fh, indent=2, sort_keys=True)
+        plot_strength(found, os.path.join(out, "strength.png"))
+    if args.record:
+        from sim.experiments.published import record
+        record(args.record, *strength_figures(found))
+    if args.json:
+        print_json(found)
+        return 0
+    for p in points:
+        print(f"strength {p['strength']:g}: Q K^T oracle {100 * p['oracle']:.1f} %, structured "
+              f"{100 * (p['structured'] or 0):+.1f} points, saved by the chip {100 * p['hardware']:.1f} %; "
+              f"{p['speedup']:.3f}x the speed at {p['energy_ratio']:.3f}x the energy, at equal area "
+              f"{p['iso_speedup']:.3f}x at {p['iso_energy_ratio']:.3f}x")
+    print(f"break-even strengths ({band} band): " + say_strengths(found["break_even"], strengths[-1]))
+    print(f"{out}/strength.json, {out}/strength.png")
+    return 0
+
+
+def say_strengths(even: dict, most: float) -> str:
+    """The break-even strengths in words."""
+    def at(x):
+        return f"never (up to {most:g})" if x is None else f"from {x:.2f}"
+    return (f"as fast {at(even['speedup'])}, as cheap {at(even['energy_ratio'])}; at equal area as fast "
+            f"{at(even['iso_speedup'])}, as cheap {at(even['iso_energy_ratio'])}")
+
+
+def strength_figures(found: dict) -> tuple[dict, dict]:
+    """What a strength sweep publishes: the break-even strengths and each point as a table row."""
+    most = max(p["strength"] for p in found["points"])
+    even = found["break_even"]
+    fmt = lambda x: f"never (up to {most:g})" if x is None else f"{x:.2f}"
+    figures = {f"{k}_even": fmt(v) for k, v in even.items()}
+    figures["band"] = found["band"]
+    rows = [["strength", "common share", "Q K^T oracle", "structured", "saved by the chip", "speed", "energy",
+             "speed, equal area", "energy, equal area"]]
+    for p in sorted(found["points"], key=lambda p: p["strength"]):
+        rows.append([f"{p['strength']:g}", f"{100 * p['strength'] / (1 + p['strength']):.0f} %",
+                     f"{100 * p['oracle']:.1f} %", f"{100 * (p['structured'] or 0):+.1f}",
+                     f"{100 * p['hardware']:.1f} %", f"{p['speedup']:.3f}x", f"{p['energy_ratio']:.2f}x",
+                     f"{p['iso_speedup']:.3f}x", f"{p['iso_energy_ratio']:.2f}x"])
+    return figures, {"strengths": rows}
 
 
 def cmd_explore(args) -> int:
+    if args.strengths is not None:
+        return cmd_strengths(args)
     from sim.chip.cluster import dask_client
     from sim.chip.estimate import compute_shards, summarize
     from sim.chip.explore import explore, plot_map

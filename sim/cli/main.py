@@ -16,6 +16,7 @@ import re
 import sys
 
 from golden import ConfigError, plugins
+from golden.config import Part
 from golden.workload import WorkloadError
 from sim.errors import UserError
 
@@ -32,8 +33,10 @@ from . import (
     plugin_cmd,
     quality_cmd,
     report_cmd,
+    structure_cmd,
     workload_cmd,
 )
+from .options import add_knobs, knobs_of
 
 __all__ = ["main", "build_parser"]
 
@@ -92,6 +95,7 @@ def build_parser() -> argparse.ArgumentParser:
     linear_cmd.register(attention_cmd.register(sub, _Parser), _Parser)
     report_cmd.register(sub)
     workload_cmd.register(sub, _Parser)
+    structure_cmd.register(sub, _Parser)
     estimate_cmd.register(sub, _Parser)
     explore_cmd.register(sub, _Parser)
     capture_cmd.register(sub, _Parser)
@@ -105,6 +109,7 @@ def build_parser() -> argparse.ArgumentParser:
                          f"(default {DEFAULT_CLIP})")
     dm.add_argument("--simulator", choices=["verilator", "icarus"],
                     help="default: verilator when it can run here, else icarus")
+    add_knobs(dm, *knobs_of(Part.WORKLOAD))
     dm.set_defaults(func=_lazy("sim.cli.demo", "cmd_demo"))
     return p
 

@@ -15,6 +15,7 @@ point of ``sim attention`` or ``sim linear`` those of its design and variant
 from __future__ import annotations
 
 import argparse
+import math
 
 from golden.config import KNOBS, MAX_CLOCK_MHZ, DispatchConfig, Part, knob_help
 from golden.dispatchers import DISPATCHERS, dispatcher_of
@@ -48,6 +49,17 @@ def _clock(text: str) -> float:
     return value
 
 
+def _ratio(text: str) -> float:
+    """A finite number of 0 or more (a knob that is a ratio)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not math.isfinite(value) or value < 0:
+        raise argparse.ArgumentTypeError(f"{text}: must be a finite number of 0 or more")
+    return value
+
+
 def add_knobs(p, *names: str, notes: dict | None = None) -> None:
     """Add each knob ``names`` names to parser ``p``, as its field describes it
     (``notes``: a sentence per knob that this command adds to its help)."""
@@ -56,7 +68,7 @@ def add_knobs(p, *names: str, notes: dict | None = None) -> None:
         meta = field.metadata
         choices = meta["choices"]
         kind = (_clock if name == "clock_mhz" else type(choices[0]) if choices
-                else str if isinstance(field.default, str) else int)
+                else str if isinstance(field.default, str) else _ratio if isinstance(field.default, float) else int)
         extra = {"choices": choices} if choices and kind is str else {}
         if choices and kind is int:
             extra = {"choices": choices, "metavar": "{" + ",".join(map(str, choices)) + "}"}

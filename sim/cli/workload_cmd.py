@@ -16,6 +16,7 @@ import sys
 import numpy as np
 
 from golden import Config, model_partition
+from golden.config import Part
 from golden.reuse_stats import reuse_stats
 from golden.rope import GROUPS
 from golden.workload import load_operand, quantize
@@ -24,9 +25,9 @@ from sim.cli.outputs import atomic_output, check_output_dir, check_output_file, 
 from sim.errors import UserError
 
 from ..workload import DEFAULT_CLIP, operands_of
-from .options import add_knobs, add_preset, design_point
+from .options import add_knobs, add_preset, design_point, knobs_of
 
-__all__ = ["register", "workload_config", "write_workload"]
+__all__ = ["register", "workload_config", "write_workload", "structure_meta"]
 
 WORKLOAD_FILE = "workload.json"
 
@@ -43,7 +44,13 @@ def workload_config(args, seed: int | None = None) -> Config:
         raise UserError("--head-dim goes with --model (a --partition gives the head dimension itself)")
     partition = (triple(args.partition, "partition") if args.partition
                  else model_partition(args.model, 128 if args.head_dim is None else args.head_dim))
-    return Config(partition=partition, grid=grid, **({} if seed is None else {"seed": seed}))
+    structure = {name: getattr(args, name) for name in knobs_of(Part.WORKLOAD) if getattr(args, name, None) is not None}
+    return Config(partition=partition, grid=grid, **({} if seed is None else {"seed": seed}), **structure)
+
+
+def structure_meta(cfg: Config) -> dict:
+    """What ``workload.json`` says of the synthetic model's structure: its knobs."""
+    return {name: getattr(cfg, name) for name in knobs_of(Part.WORKLOAD)}
 
 
 def write_workload(out: str, arrays: dict, meta: dict) -> None:
@@ -86,7 +93,7 @@ def cmd_workload_proxy(args) -> int:
     cfg = workload_config(args, seed=args.seed)
     arrays = operands_of(proxy_workload(cfg))
     write_workload(args.out, arrays, {"source": "proxy", "grid": list(cfg.grid),
-                                      "partition": list(cfg.partition), "seed": args.seed})
+                                      "partition": list(cfg.partition), "seed": args.seed, **structure_meta(cfg)})
     _report(arrays, cfg, args.out, "proxy workload", args.json)
     return 0
 
@@ -115,7 +122,7 @@ def cmd_workload_video(args) -> int:
     write_workload(args.out, arrays, {
         "source": "video", "clip": clip, "grid": list(cfg.grid), "partition": list(cfg.partition),
         "seed": args.seed, "start": args.start, "crop": None if crop is None else list(crop),
-        "noise": args.noise})
+        "noise": args.noise, **structure_meta(cfg)})
     _report(arrays, cfg, args.out, f"video workload ({args.clip}, noise {args.noise:g})", args.json)
     return 0
 
@@ -198,6 +205,7 @@ def register(sub, parser_class) -> None:
     wp = wsub.add_parser("proxy", help="a photograph panned and zoomed: Q, K, V with 3-D RoPE")
     _add_shape_args(wp)
     wp.add_argument("--seed", type=int, default=1, help="seed of the synthetic model (default 1)")
+    add_knobs(wp, *knobs_of(Part.WORKLOAD))
     wp.add_argument("--json", action="store_true", help="print the workload's reuse statistics")
     wp.add_argument("--out", required=True, metavar="DIR", help="folder for q.npy, k.npy, v.npy")
     wp.set_defaults(func=cmd_workload_proxy)
@@ -215,6 +223,7 @@ def register(sub, parser_class) -> None:
     wv.add_argument("--noise", type=float, default=0.0, metavar="SIGMA",
                     help="flow-matching noise (1-s)*x + s*eps on the latent, 0..1 (default 0)")
     wv.add_argument("--seed", type=int, default=1, help="seed of the synthetic model and noise (default 1)")
+    add_knobs(wv, *knobs_of(Part.WORKLOAD))
     wv.add_argument("--json", action="store_true", help="print the workload's reuse statistics")
     wv.add_argument("--out", required=True, metavar="DIR", help="folder for q.npy, k.npy, v.npy")
     wv.set_defaults(func=cmd_workload_video)

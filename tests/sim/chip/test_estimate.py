@@ -3,6 +3,7 @@ resuming, and the summary's figures against the chip model."""
 
 import json
 
+import numpy as np
 import pytest
 
 from sim.chip.chip import Chip, SignOff, Unit
@@ -161,3 +162,27 @@ def test_the_published_area_table_is_every_unit_beside_table_2(estimate):
         CHIP.arrays * FEATURE_BUFFER_KIB / 1024 * sram_mm2_per_mib(), abs=0.05) and rows["feature buffers"][1] == "0.0"
     assert float(rows["total"][0]) == pytest.approx(k["total"], abs=0.05) and rows["total"][2] == "94.8"
     assert float(rows["pe arrays"][1]) == pytest.approx(b["pe_arrays"], abs=0.05)
+
+
+def test_each_step_reports_its_structure(estimate):
+    # Every shard carries its head's structure; the summary's steps are their means,
+    # and the model's mean weighs each computed step by the steps it stands for.
+    out, s, _ = estimate
+    st = s["structure"]
+    shards = [json.loads(p.read_text()) for p in (out / "shards").glob("*.json")]
+    for step, figures in st["by_step"].items():
+        mine = [r["structure"]["reuse"] for r in shards if r["shard"][0] == int(step)]
+        assert figures["structured"] == pytest.approx(np.mean([m["structured"] for m in mine]))
+        assert figures["oracle"] == pytest.approx(figures["shuffled"] + figures["structured"])
+    assert st["seed"] == 1 and 0 < st["seconds"] < s["shard_seconds"]
+    assert min(f["oracle"] for f in st["by_step"].values()) <= st["mean"]["oracle"] <= max(
+        f["oracle"] for f in st["by_step"].values())
+
+
+def test_the_strength_reaches_the_heads(tmp_path):
+    # A token-common part: its own shards, its strength in the summary's config, and the common
+    # share of Q and K (RoPE undone) s / (1 + s), less what int8 rounding moves.
+    s = run_estimate(TINY, "480p", CHIP, "proxy", str(tmp_path), per_step=1, samples=300, signs=SIGNS, workers=2,
+                     steps=1, common_strength=1.0)
+    assert s["config"]["workload"] == {"common_band": "low", "common_strength": 1.0}
+    assert s["structure"]["mean"]["q_common_share"] == pytest.approx(0.5, abs=0.02)
