@@ -468,9 +468,9 @@ class Config:
         out = asdict(self)
         for part in PARTS:
             out[part] = {f.name: out[part][f.name] for f in shown_fields(getattr(self, part))}
-        if not out["workload"]:           # the synthetic model without structure: as before the part existed
+        if not self.workload.common_strength:      # no common part, whatever its band: as before the part existed
             del out["workload"]
-        else:                             # with it, every field of it, so a reader need not know the defaults
+        else:                                      # with it, every field of it, so a reader need not know the defaults
             out["workload"] = asdict(self.workload)
         return json.dumps(out, sort_keys=True)
 

@@ -215,11 +215,7 @@ def plot_map(found: dict, path: str) -> None:
                  "solid (o): the level in Q K^T, P V and linear at their own; dashed (x): in every product, a bound; "
                  "grey: the workload's own steps",
                  fontsize=9)
-    fig.tight_layout()
-    tmp = f"{path}.{os.getpid()}.tmp"
-    fig.savefig(tmp, dpi=110, format="png")
-    plt.close(fig)
-    os.replace(tmp, path)
+    _save(fig, path)
 
 
 #: Strengths of the token-common part ``kaleido explore --strengths`` prices by
@@ -266,6 +262,9 @@ def plot_strength(found: dict, path: str) -> None:
                               ("iso_energy_ratio", "energy, equal area", "s--")):
         axes[0].plot(xs, [p[key] for p in pts], style, ms=4, label=label)
     axes[0].axhline(1.0, color="k", lw=0.8)
+    for ax in axes:                         # strengths span decades: linear near 0, logarithmic beyond
+        ax.set_xscale("symlog", linthresh=0.25)
+        ax.set_xticks(xs, [f"{x:g}" for x in xs])
     axes[0].set_xlabel("token-common strength s (common share s/(1+s))")
     axes[0].set_ylabel("Kaleido's chip / the baseline's")
     axes[0].legend(fontsize=7)
@@ -278,6 +277,13 @@ def plot_strength(found: dict, path: str) -> None:
     fig.suptitle(f"The verdict as a function of structure: {found['model']} {found['resolution']}, "
                  f"{found['workload']} workload, common part in the {found['band']} RoPE band, {found['chip']} chip",
                  fontsize=9)
+    _save(fig, path)
+
+
+def _save(fig, path: str) -> None:
+    """Write ``fig`` as a PNG at ``path`` whole or not at all (a scratch name, then a rename)."""
+    import matplotlib.pyplot as plt
+
     fig.tight_layout()
     tmp = f"{path}.{os.getpid()}.tmp"
     fig.savefig(tmp, dpi=110, format="png")

@@ -214,10 +214,12 @@ def cmd_power(args) -> int:
     res = _signoff(args, energy_per_action)
     if args.json:
         print_json({k: res[k] for k in ("block", "liberty", "energy_pj", "split_pj", "leakage_uw", "clock_mhz",
-                                        "method")})
+                                        "measured_at_mhz", "at_chip_clock", "method")})
     else:
+        where = ("at that clock" if res["at_chip_clock"] else
+                 f"at {res['measured_at_mhz']:.1f} MHz, the block's own clock: it misses {res['clock_mhz']:g} MHz")
         print(f"{args.block} mapped for {res['clock_mhz']:g} MHz, leakage {res['leakage_uw']:.3f} uW; "
-              f"energy per action (pJ per cycle, gate-level):")
+              f"energy per action (pJ per cycle, gate-level, {where}):")
         for action, e in res["energy_pj"].items():
             print(f"  {action:15s} {e:8.2f}")
     return 0

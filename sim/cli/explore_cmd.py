@@ -131,7 +131,7 @@ def strength_figures(found: dict) -> tuple[dict, dict]:
     """What a strength sweep publishes: the break-even strengths and each point as a table row."""
     most = max(p["strength"] for p in found["points"])
     even = found["break_even"]
-    fmt = lambda x: f"never (up to {most:g})" if x is None else f"{x:.2f}"
+    fmt = lambda x: f"never (up to {most:g})" if x is None else f"from {x:.2f}"
     figures = {f"{k}_even": fmt(v) for k, v in even.items()}
     figures["band"] = found["band"]
     rows = [["strength", "common share", "Q K^T oracle", "structured", "saved by the chip", "speed", "energy",

@@ -73,3 +73,27 @@ def test_the_map_runs_on_dask(estimate):  # noqa: F811  (the fixture, imported a
         assert every["time_s"] <= qk["time_s"] * (1 + 1e-12)
         if qk["level"] == 0:
             assert every["time_s"] == pytest.approx(qk["time_s"])
+
+
+def test_the_verdict_over_the_strength(tmp_path):
+    """Each strength's heads on their own shards, priced as an estimate prices
+    them: the oracle and the common share rise with the strength, and the
+    break-even strengths are where the priced ratios cross 1."""
+    from sim.chip.estimate import run_estimate
+    from sim.chip.explore import plot_strength, strength_break_even, strength_point
+
+    points = []
+    for s in (0.0, 4.0):
+        summary = run_estimate(TINY, "480p", CHIP, "proxy", str(tmp_path), per_step=1, samples=300, signs=SIGNS,
+                               workers=2, steps=1, common_strength=s, common_band="all")
+        points.append(strength_point(summary, s))
+    low, high = points
+    assert high["oracle"] > low["oracle"] and high["q_common_share"] > 0.7 > 0.05 > low["q_common_share"]
+    assert low["speedup"] > 0 and high["iso_energy_ratio"] > 0
+    assert len(list((tmp_path / "shards").glob("*.json"))) == 2          # one head a strength, each its own
+    even = strength_break_even([dict(low, speedup=0.9), dict(high, speedup=1.1)])
+    assert even["speedup"] == pytest.approx(2.0)                         # halfway between 0 and 4
+    found = {"model": TINY.name, "resolution": "480p", "workload": "proxy", "band": "all", "chip": CHIP.name,
+             "points": points}
+    plot_strength(found, str(tmp_path / "strength.png"))
+    assert (tmp_path / "strength.png").stat().st_size > 1000

@@ -121,7 +121,8 @@ def test_power_json_and_refusals(tmp_path):
     r = run("power", "--block", "pe", "--partition", "2,1,1", "--json")
     assert r.returncode == 0, r.stderr
     rep = json.loads(r.stdout)
-    assert set(rep) == {"block", "liberty", "energy_pj", "split_pj", "leakage_uw", "clock_mhz", "method"}
+    assert set(rep) == {"block", "liberty", "energy_pj", "split_pj", "leakage_uw", "clock_mhz", "measured_at_mhz",
+                        "at_chip_clock", "method"}
     assert rep["energy_pj"]["full_mac"] > rep["energy_pj"]["idle"] > 0
     r = run("power", "--block", "array")           # power --help offers only what it measures
     assert r.returncode == 2 and "invalid choice: 'array'" in r.stderr

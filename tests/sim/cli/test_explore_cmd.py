@@ -39,3 +39,20 @@ def test_a_knob_a_design_overrides_is_refused(tmp_path, designs, knob, message):
     r = subprocess.run(EXPLORE + ["--designs", designs, *knob, "--out", str(out)], capture_output=True, text=True)
     assert r.returncode == 2 and message in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
     assert not out.exists()
+
+
+@pytest.mark.parametrize("extra, message", [
+    (["--strengths", "0,x"], "a comma list of numbers"),
+    (["--strengths", "0,-1"], "every strength a finite number of 0 or more"),
+    (["--strengths", "0,nan"], "every strength a finite number of 0 or more"),
+    (["--strengths", "1"], "at least two strengths"),
+    (["--strengths", "0,1", "--common-strength", "2"], "the sweep sets the strength"),
+    (["--strengths", "0,1", "--designs", "full"], "--designs and --strengths"),
+    (["--common-strength", "-2"], "must be a finite number of 0 or more"),
+    (["--common-band", "ir"], "invalid choice: 'ir'"),
+])
+def test_a_bad_strength_sweep_is_one_line(tmp_path, extra, message):
+    out = tmp_path / "out"
+    r = subprocess.run(EXPLORE + [*extra, "--out", str(out)], capture_output=True, text=True)
+    assert r.returncode == 2 and message in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    assert not out.exists()
