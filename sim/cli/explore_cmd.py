@@ -13,7 +13,7 @@ from argparse import Namespace
 from sim.cli.outputs import atomic_output, json_safe, print_json
 from sim.errors import UserError
 
-from .estimate_cmd import add_record, add_run_arguments, claimed, prepare, progress_bar, use_archive
+from .estimate_cmd import add_record, add_run_arguments, claimed, prepare, progress_bar, structure_lines, use_archive
 from .options import given
 
 __all__ = ["register", "DESIGNS"]
@@ -177,8 +177,9 @@ def cmd_explore(args) -> int:
             # The chip as given, on the workload's own heads: each head's Q K^T schedule as it chose.
             own = summarize(model, args.resolution, chip, cfg, results, signs, objective=mine[name].objective)
             found[name].update(qk_objective=own["qk_objective"], schedules=own["reuse"]["schedules"],
-                               qk_operation_reduction=own["qk_operation_reduction"])
-            found[name]["schedule_lines"] = [schedule_line(own), *format_steps(own["reuse"])]
+                               qk_operation_reduction=own["qk_operation_reduction"], structure=own["structure"])
+            own.update(workload=args.workload, shard_seconds=sum(r["seconds"] for r in results))
+            found[name]["schedule_lines"] = [schedule_line(own), *format_steps(own["reuse"]), *structure_lines(own)]
         with atomic_output(os.path.join(out, "explore.json"), ".json") as tmp:
             with open(tmp, "w") as fh:
                 json.dump(json_safe({"designs": found}), fh, indent=2, sort_keys=True)
