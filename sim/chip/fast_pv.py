@@ -113,6 +113,10 @@ def risky_rows(q: np.ndarray, k: np.ndarray, cfg: Config, scale: float, block: i
     return np.concatenate(out) if out else np.zeros(0, np.int64)
 
 
+#: Rows of a head's softmax codes computed at once for the fold check (:func:`pv_work`).
+PROB_ROWS = 1024
+
+
 def pv_work(q: np.ndarray, k: np.ndarray, v: np.ndarray, cfg: Config, scale: float, reuse=None) -> PvWork:
     """:class:`PvWork` of a head of int8 ``q``, ``k``, ``v`` (``[N, D]``) whose
     softmax scale is ``scale`` (``sQ sK / sqrt(D)``); ``reuse``, the three
@@ -120,10 +124,14 @@ def pv_work(q: np.ndarray, k: np.ndarray, v: np.ndarray, cfg: Config, scale: flo
     rq, rk, rv = reuse or (pair_reuse(q, cfg), pair_reuse(k, cfg), pair_reuse(v, cfg))
     rows = risky_rows(q, k, cfg, scale, reuse=(rq, rk))
     if len(rows):
-        probs = head_probs(int_gemm(rq.approx[rows], rk.approx), cfg, scale)
+        # The risky rows' codes, a block of rows at a time (the softmax is row by row): a peaked head
+        # can have most of its 32,760 rows risky, whose int64 scores alone would take gigabytes.
+        blocks = [head_probs(int_gemm(rq.approx[part], rk.approx), cfg, scale)
+                  for part in np.array_split(rows, -(-len(rows) // PROB_ROWS))]
 
         def fits(_group, partners, refs):
-            return fold_fits(probs, partners, refs)
+            # A pair fits when it fits on every row: on every block of rows.
+            return np.logical_and.reduce([fold_fits(p, partners, refs) for p in blocks])
     else:
         def fits(_group, partners, refs):
             return np.ones(len(partners), bool)

@@ -39,7 +39,9 @@ def head(rng, cfg, kind):
 
 @pytest.mark.parametrize("grid, part, cols", CASES)
 @pytest.mark.parametrize("kind", list(SCALES))
-def test_fast_pv_equals_the_exact_model(rng, grid, part, cols, kind):
+@pytest.mark.parametrize("prob_rows", [3, 1024])        # the risky rows in blocks of 3, or whole
+def test_fast_pv_equals_the_exact_model(rng, monkeypatch, grid, part, cols, kind, prob_rows):
+    monkeypatch.setattr("sim.chip.fast_pv.PROB_ROWS", prob_rows)
     cfg = Config(grid=grid, partition=part, cols=cols)
     q, k = head(rng, cfg, kind)
     v = values(rng, cfg)
