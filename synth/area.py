@@ -22,19 +22,26 @@ from hw.scheduler import Scheduler
 
 from .flow import cache_key, synthesize
 from .liberty import cells as liberty_cells
+from .shipped import folder, what
 
-__all__ = ["block_area", "area_table", "table_markdown"]
+__all__ = ["block_area", "area_path", "area_table", "table_markdown"]
 
 CACHE = Path(__file__).resolve().parent.parent / ".cache" / "synth"
 
 
-def block_area(name: str, cfg: Config, liberty: str | None) -> dict:
-    """Area figures of one block (from the cache when its Verilog is unchanged)."""
+def area_path(name: str, cfg: Config, liberty: str | None) -> Path:
+    """Where block ``name``'s area at ``cfg`` on ``liberty`` is cached (its name: what it depends on)."""
     text = blocks.verilog(name, cfg)
-    key = cache_key(text, liberty, cfg.clock_mhz if liberty else None)
-    path = CACHE / f"{name}-{key}.json"
-    return cached_json(path, lambda: {**synthesize(text, blocks.top_name(name), liberty, cfg.clock_mhz),
-                                      "block": name})
+    return CACHE / f"{name}-{cache_key(text, liberty, cfg.clock_mhz if liberty else None)}.json"
+
+
+def block_area(name: str, cfg: Config, liberty: str | None) -> dict:
+    """Area figures of one block (from the cache when its Verilog is unchanged, or
+    shipped with the project, :mod:`synth.shipped`)."""
+    text = blocks.verilog(name, cfg)
+    return cached_json(area_path(name, cfg, liberty),
+                       lambda: {**synthesize(text, blocks.top_name(name), liberty, cfg.clock_mhz), "block": name},
+                       folder("area"), what("area", name, cfg, liberty))
 
 
 def _job(args):

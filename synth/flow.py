@@ -28,13 +28,26 @@ class SynthError(RuntimeError):
 
 
 def default_liberty() -> str | None:
-    """The default kit's library (NanGate45) as ``make setup`` fetched it, or
-    ``$KALEIDO_LIBERTY`` (a kit's name or a file), if present."""
+    """The default kit's library (NanGate45) as ``make setup`` fetched it (None
+    where it could not be), or what ``$KALEIDO_LIBERTY`` names: a kit's name or a
+    liberty file the flow has a kit for. Anything else there is refused
+    (:class:`~synth.kits.LibraryError`), never passed over for the default: a run
+    signed off on another library than the one asked for is a wrong answer."""
     env = os.environ.get("KALEIDO_LIBERTY")
-    if env and os.path.isfile(env):
+    if env:
+        if env in KITS:
+            return liberty_path(env)
+        if not os.path.isfile(env):
+            what = "a folder" if os.path.isdir(env) else "no such file"
+            raise LibraryError(f"KALEIDO_LIBERTY={env}: {what}; name a library ({', '.join(KITS)}) "
+                               "or a liberty file")
+        try:
+            kit(env)
+        except (OSError, ValueError) as exc:
+            raise LibraryError(f"KALEIDO_LIBERTY={env}: {exc}") from None
         return env
     try:
-        return liberty_path(env if env in KITS else DEFAULT.name)
+        return liberty_path(DEFAULT.name)
     except LibraryError:
         return None
 

@@ -21,12 +21,13 @@ from pathlib import Path
 
 from golden.config import Config
 from hw import blocks
-from hw.cache import cached_json, cached_text
+from hw.cache import cached_json, cached_text, shipping
 
 from .flow import SynthError, venv_tool, yosys_command
+from .shipped import folder, what
 
 __all__ = ["DEVICES", "TWINS", "RESOURCES", "FpgaError", "ecp5_tool", "nextpnr_command", "tools_version",
-           "ecp5_netlist", "run_tool", "nextpnr_report", "fpga_build", "fpga_blocks"]
+           "ecp5_netlist", "run_tool", "nextpnr_report", "placement_path", "placed", "fpga_build", "fpga_blocks"]
 
 #: ECP5 parts nextpnr knows by a flag, by their LUT count.
 DEVICES = ("25k", "45k", "85k")
@@ -125,11 +126,28 @@ def nextpnr_report(r: dict) -> dict:
             "critical_path": ends, "critical_path_nets": len(path)}
 
 
-def fpga_build(name: str, cfg: Config, device: str = "85k", seeds=(1, 2, 3)) -> dict:
+def placement_path(name: str, cfg: Config, device: str, seed: int) -> Path:
+    """Where block ``name``'s placement at ``cfg`` on ``device`` with ``seed`` is cached."""
+    text = blocks.verilog(name, cfg)
+    options = _SYNTH_OPTIONS.get(name, "")
+    key = hashlib.sha256(f"{text}\0{device}\0{seed}\0{tools_version()}{options and chr(0) + options}"
+                         .encode()).hexdigest()[:16]
+    return CACHE / f"{name}-{key}.json"
+
+
+def placed(name: str, cfg: Config, device: str, seeds) -> bool:
+    """Whether every seed's placement of ``name`` is at hand, in the cache or shipped
+    (:mod:`synth.shipped`): :func:`fpga_build` then takes seconds, not minutes a seed."""
+    paths = [placement_path(name, cfg, device, seed) for seed in seeds]
+    return all(p.is_file() or (shipping() and (folder("fpga") / p.name).is_file()) for p in paths)
+
+
+def fpga_build(name: str, cfg: Config, device: str = "85k", seeds=(1, 2, 3), recorded: bool = True) -> dict:
     """``name`` (a block of :mod:`hw.blocks`) at ``cfg`` on the ECP5 ``device``: per
     seed, LUT4s, FFs, 18x18 multipliers, block RAMs and nextpnr's fmax; the
     resources (the same every seed, synthesis being unseeded) and the fmax's
-    range."""
+    range. ``recorded``: a placement shipped with the project (:mod:`synth.shipped`)
+    stands for placing it again (the same Verilog, device, seed and tools)."""
     if device not in DEVICES:
         raise FpgaError(f"device {device!r}: choose one of {', '.join(DEVICES)}")
     text = blocks.verilog(name, cfg)
@@ -137,17 +155,18 @@ def fpga_build(name: str, cfg: Config, device: str = "85k", seeds=(1, 2, 3)) -> 
     options = _SYNTH_OPTIONS.get(name, "")
     runs = []
     for seed in seeds:
-        key = hashlib.sha256(f"{text}\0{device}\0{seed}\0{tools_version()}{options and chr(0) + options}"
-                             .encode()).hexdigest()[:16]
-
         def build(seed=seed):
             return _place(ecp5_netlist(text, top, options), device, seed)
-        runs.append(cached_json(CACHE / f"{name}-{key}.json", build))
+        # A recorded placement (synth.shipped) is what this one would be, to the bit, unless asked anew.
+        runs.append(cached_json(placement_path(name, cfg, device, seed), build,
+                                folder("fpga") if recorded else None,
+                                what("fpga", name, cfg, None, device=device, seed=seed)))
     fmax = [r["fmax_mhz"] for r in runs]
     return {"block": name, "device": f"LFE5U-{device.upper()}", "tools": tools_version(), "runs": runs,
             **{k: runs[0][k] for k in RESOURCES.values()}, "fmax_mhz": [min(fmax), max(fmax)]}
 
 
-def fpga_blocks(block: str, cfg: Config, device: str = "85k", seeds=(1, 2, 3)) -> dict:
+def fpga_blocks(block: str, cfg: Config, device: str = "85k", seeds=(1, 2, 3), recorded: bool = True) -> dict:
     """Kaleido's ``block`` and the baseline's twin (:data:`TWINS`) on the device."""
-    return {"kaleido": fpga_build(block, cfg, device, seeds), "baseline": fpga_build(TWINS[block], cfg, device, seeds)}
+    return {"kaleido": fpga_build(block, cfg, device, seeds, recorded),
+            "baseline": fpga_build(TWINS[block], cfg, device, seeds, recorded)}

@@ -32,6 +32,7 @@ the project's design notes for the figures before and after.
 from __future__ import annotations
 
 import inspect
+from pathlib import Path
 
 from golden.config import Config
 from hw import blocks
@@ -44,10 +45,11 @@ from .flow import cache_key
 from .gate_energy import energy, leakage_nw, loads, slews
 from .gatesim import GateSimError, cell_models, parse, simulate
 from .liberty import library
+from .shipped import folder, what
 from .sta import BLOCK_IO_SHARE, delays, timing
 from .timing import CACHE, block_netlist, block_timing
 
-__all__ = ["TRACE_TILES", "TRACE_CYCLES", "energy_per_action", "METHOD", "ACTIONS"]
+__all__ = ["TRACE_TILES", "TRACE_CYCLES", "energy_per_action", "energy_path", "METHOD", "ACTIONS"]
 
 
 #: What a dispatcher block's busy energy replays of a run: tile groups (the
@@ -72,6 +74,17 @@ METHOD = ("gate-level, timed: the Yosys netlist that timing reads (clock gates a
           "transition (the library's input slew) without wires (ideal_pj)")
 
 
+def energy_path(block: str, cfg: Config, liberty: str, cycles: int = 256, trace=None) -> Path:
+    """Where :func:`energy_per_action`'s result is cached."""
+    names = ("run",) if trace is not None else actions(block, cfg)
+    text = blocks.verilog(block, cfg)
+    # The method, the actions and their benches are in the key: a change to any
+    # of them measures again. So is a trace, whole.
+    key = cache_key(text + METHOD + " ".join(names) + inspect.getsource(_benches)
+                    + ("" if trace is None else repr(trace)), liberty, cfg.clock_mhz)
+    return CACHE / f"{block}-{key}-energy-{cycles}.json"
+
+
 def energy_per_action(block: str, cfg: Config, liberty: str, cycles: int = 256, trace=None) -> dict:
     """``energy_pj`` per action (dynamic, pJ per cycle, timed; its ``split_pj``),
     the cross-checks ``zero_delay_pj`` and ``ideal_pj``, ``leakage_uw``,
@@ -81,12 +94,7 @@ def energy_per_action(block: str, cfg: Config, liberty: str, cycles: int = 256, 
     dispatcher block or the softmax unit. With a ``trace`` of a run's data
     (:data:`synth.actions.TRACED` blocks), the one action measured is ``run``."""
     names = ("run",) if trace is not None else actions(block, cfg)
-    text = blocks.verilog(block, cfg)
-    # The method, the actions and their benches are in the key: a change to any
-    # of them measures again. So is a trace, whole.
-    key = cache_key(text + METHOD + " ".join(names) + inspect.getsource(_benches)
-                    + ("" if trace is None else repr(trace)), liberty, cfg.clock_mhz)
-    path = CACHE / f"{block}-{key}-energy-{cycles}.json"
+    path = energy_path(block, cfg, liberty, cycles, trace)
 
     def make():
         period = 1e3 / cfg.clock_mhz
@@ -127,7 +135,9 @@ def energy_per_action(block: str, cfg: Config, liberty: str, cycles: int = 256, 
                 "leakage_uw": leakage_nw(netlist, lib) * 1e-3, "clock_mhz": cfg.clock_mhz,
                 "measured_at_mhz": 1e3 / timed_period, "at_chip_clock": timed_period == period,
                 "method": METHOD, "bench_cycles": len(run["inputs"])}
-    return cached_json(path, make)
+    if trace is not None:           # a run's own trace: measured where it is asked for, not shipped
+        return cached_json(path, make)
+    return cached_json(path, make, folder("energy"), what("energy", block, cfg, liberty, cycles=cycles))
 
 
 #: How much slower than its least period a block that misses the chip clock is run,

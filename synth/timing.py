@@ -18,9 +18,10 @@ from hw.cache import cached_json, cached_text
 
 from . import clock_tree
 from .flow import cache_key, gate_netlist
+from .shipped import folder, what
 from .sta import BLOCK_IO_SHARE, timing
 
-__all__ = ["block_timing", "block_mapping", "block_netlist", "io_share", "CACHE"]
+__all__ = ["block_timing", "timing_path", "block_mapping", "block_netlist", "io_share", "CACHE"]
 
 CACHE = Path(__file__).resolve().parent.parent / ".cache" / "timing"
 
@@ -46,15 +47,21 @@ def io_share(name: str) -> float:
     return 0.0 if blocks.BLOCKS[name].whole else BLOCK_IO_SHARE
 
 
+def timing_path(name: str, cfg: Config, liberty: str) -> Path:
+    """Where block ``name``'s timing at ``cfg`` on ``liberty`` is cached."""
+    text = blocks.verilog(name, cfg)
+    return CACHE / f"{name}-{cache_key(text, liberty, cfg.clock_mhz)}-io{io_share(name):g}-hold.json"
+
+
 def block_timing(name: str, cfg: Config, liberty: str) -> dict:
     """``critical_path_ns``, ``fmax_mhz``, ``startpoint``, ``endpoint``, and
     ``slack_ns`` at ``clock_mhz`` (``cfg.clock_mhz``), of one block; its hold and
-    clock-gating slacks and its boundary (``io_ns``) as :func:`synth.sta.timing` gives them."""
-    text = blocks.verilog(name, cfg)
+    clock-gating slacks and its boundary (``io_ns``) as :func:`synth.sta.timing` gives them
+    (or as shipped, :mod:`synth.shipped`)."""
     share = io_share(name)
-    path = CACHE / f"{name}-{cache_key(text, liberty, cfg.clock_mhz)}-io{share:g}-hold.json"
+
     def make():
         res = timing(block_netlist(name, cfg, liberty), blocks.top_name(name), liberty,
                      period_ns=1e3 / cfg.clock_mhz, io_share=share)
         return {"block": name, "liberty": liberty, "clock_mhz": cfg.clock_mhz, **res}
-    return cached_json(path, make)
+    return cached_json(timing_path(name, cfg, liberty), make, folder("timing"), what("timing", name, cfg, liberty))

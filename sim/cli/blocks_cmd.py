@@ -108,7 +108,7 @@ LIBERTY_HELP = ("standard cells: nangate45 (the default) or osu018, which make s
                 "sign-off clock unless --clock-mhz gives one), or a liberty FILE")
 
 
-def _liberty_arg(value: str | None) -> str | None:
+def liberty_arg(value: str | None) -> str | None:
     """``--liberty``'s value as a file: a kit's name (``osu018``, ``nangate45``) is
     the liberty ``make setup`` fetched for it; anything else is a path."""
     from synth.kits import LibraryError, liberty_of
@@ -117,11 +117,11 @@ def _liberty_arg(value: str | None) -> str | None:
         path = liberty_of(value)
     except LibraryError as exc:
         raise UserError(str(exc)) from None
-    _check_liberty_arg(path)
+    _check_liberty_file(path)
     return path
 
 
-def _check_liberty_arg(path: str | None) -> None:
+def _check_liberty_file(path: str | None) -> None:
     if path is not None:
         if not os.path.exists(path):
             from synth.kits import KITS
@@ -135,7 +135,7 @@ def cmd_synth(args) -> int:
     from synth.flow import SynthError, check_liberty, default_liberty
     from synth.kits import at_signoff
 
-    chosen = _liberty_arg(args.liberty)
+    chosen = liberty_arg(args.liberty)
     if args.no_liberty and args.clock_mhz is not None:
         raise UserError("--clock-mhz maps the block for a clock: --no-liberty maps it for none")
     cfg = block_config(args)
@@ -174,7 +174,7 @@ def _signoff(args, measure) -> dict:
     from synth.kits import at_signoff
     from synth.sta import StaError, sta_command
 
-    liberty = _liberty_arg(args.liberty) or default_liberty()
+    liberty = liberty_arg(args.liberty) or default_liberty()
     if liberty is None:
         raise UserError("no liberty file found: run make setup (it fetches NanGate45), or pass --liberty")
     cfg = block_config(args)

@@ -163,7 +163,7 @@ def prepare(args, sign: bool = True):
     from ..chip.cluster import check_scheduler
     from ..chip.estimate import computed_steps, representative_trace, shard_config, signoffs
     from ..chip.qk_schedule import parse_objective
-    from .blocks_cmd import _liberty_arg
+    from .blocks_cmd import liberty_arg
 
     use_archive(args)
     if args.sample < 1:
@@ -210,7 +210,7 @@ def prepare(args, sign: bool = True):
             clip_path(args.clip)
         except WorkloadError as exc:
             raise UserError(f"--clip {exc}") from None
-    liberty = _liberty_arg(getattr(args, "liberty", None)) or default_liberty()
+    liberty = liberty_arg(getattr(args, "liberty", None)) or default_liberty()
     if liberty is None:
         raise UserError("no liberty file for the sign-off figures (make setup fetches NanGate45)")
     try:

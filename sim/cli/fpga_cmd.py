@@ -74,12 +74,14 @@ def cmd_fpga(args) -> int:
     cfg = block_config(args, signoff=False)
     if args.bitstream:
         args.design, args.board = args.design or "kaleido", args.board or "ulx3s"
-        args.baud = args.baud or _default_baud()
+        if args.baud is not None and args.baud <= 0:
+            raise UserError(f"--baud {args.baud} must be a positive rate")
+        args.baud = _default_baud() if args.baud is None else args.baud
         return _bitstream(args, cfg, seeds)
     print(f"kaleido: placing {args.block} of both designs on LFE5U-{args.device.upper()}, seeds "
           f"{', '.join(map(str, seeds))} (each a synthesis and a place and route; cached after)", file=sys.stderr)
     try:
-        res = fpga_blocks(args.block, cfg, args.device, seeds)
+        res = fpga_blocks(args.block, cfg, args.device, seeds, recorded=not args.place)
     except FpgaError as exc:
         raise UserError(str(exc)) from None
     if args.json:
@@ -117,6 +119,9 @@ def register(sub, parser_class) -> None:
     p.add_argument("--device", default="85k", choices=DEVICES, help="the ECP5 part, by its LUTs (default 85k)")
     p.add_argument("--seeds", default="1,2,3", metavar="S,S,..", help="placement seeds (default 1,2,3)")
     p.add_argument("--json", action="store_true", help="print the figures as one JSON object")
+    p.add_argument("--place", action="store_true",
+                   help="place and route anew, where the project ships a placement of the same Verilog, part, "
+                        "seed and tools (default: reuse it)")
     b = p.add_argument_group("a bitstream (--block top)")
     b.add_argument("--bitstream", action="store_true",
                    help="write the system top on a board (serial host link, memory in block RAM) as an ECP5 "

@@ -122,6 +122,18 @@ def _lazy(module: str, name: str):
     return run
 
 
+def _check_library_env() -> None:
+    """``$KALEIDO_LIBERTY``, where set, names a library the flow has: refused in one
+    line before any work otherwise (never passed over for the default)."""
+    if os.environ.get("KALEIDO_LIBERTY"):
+        from synth.flow import default_liberty
+        from synth.kits import LibraryError
+        try:
+            default_liberty()
+        except LibraryError as exc:
+            raise UserError(str(exc)) from None
+
+
 def _say_what_is_computed() -> None:
     """A line on stderr before each synthesis, timing or energy result that is not
     yet cached: the first run of a design point maps its blocks, for minutes."""
@@ -148,6 +160,7 @@ def main(argv=None) -> int:
             plugins.load(args.plugin)
         except (ImportError, ValueError) as exc:
             raise UserError(str(exc)) from None
+        _check_library_env()
         _say_what_is_computed()
         return args.func(args)
     except BrokenPipeError:

@@ -32,15 +32,32 @@ def cmd_report(args) -> int:
                         f"{MAX_JOBS_PER_CORE * cores} syntheses at once ({MAX_JOBS_PER_CORE} a core)")
     if args.seed < 0:
         raise UserError(f"--seed {args.seed} must be 0 or more")
+    if args.liberty:
+        # Every sign-off step, in this process and its workers, takes the default library.
+        os.environ["KALEIDO_LIBERTY"] = _library(args.liberty)
     out = Path(args.out)
     data = build_report(out, seed=args.seed, jobs=args.jobs, rtl=not args.no_rtl,
-                        simulator=args.simulator, workload=args.workload)
-    print(f"report: {out}/report.md ({data['seconds']:.0f} s), figures fig7, fig9, fig19, fig21, "
+                        simulator=args.simulator, workload=args.workload, place=args.place)
+    slowest = sorted(data["seconds_by_figure"].items(), key=lambda kv: -kv[1])[:3]
+    print(f"report: {out}/report.md ({data['seconds']:.0f} s; slowest "
+          f"{', '.join(f'{k} {v:.0f} s' for k, v in slowest)}), figures fig7, fig9, fig19, fig21, "
           f"fig23, the noise sweep, speed against the bound{' and fig18' if 'fig18' in data else ''} "
           f"as PNG, data in report.json")
     if args.publish:
         print(f"report: published as {publish(out, Path(args.publish))}, figures in {args.publish}/figures")
     return 0
+
+
+def _library(value: str) -> str:
+    from synth.flow import SynthError, check_liberty
+
+    from .blocks_cmd import liberty_arg
+    path = liberty_arg(value)
+    try:
+        check_liberty(path)
+    except SynthError as exc:
+        raise UserError(str(exc)) from None
+    return os.path.abspath(path)
 
 
 def register(sub) -> None:
@@ -57,4 +74,10 @@ def register(sub) -> None:
                    "report (make report: the project's docs)")
     p.add_argument("--simulator", choices=["verilator", "icarus"],
                    help="default: verilator when it can run here, else icarus")
+    p.add_argument("--liberty", metavar="NAME|FILE",
+                   help="the cell library every block is signed off on: nangate45 (the default), osu018 or a "
+                        "liberty FILE")
+    p.add_argument("--place", action="store_true",
+                   help="place the FPGA table's blocks anew (default: reuse the placements the project ships "
+                        "for the same Verilog, part, seed and tools)")
     p.set_defaults(func=cmd_report)

@@ -2,6 +2,7 @@
 it declares, an unknown one is refused in one line, and NanGate45 runs the
 whole sign-off flow (area, timing, timed gate-level energy) as OSU018 does."""
 
+import os
 import shutil
 from pathlib import Path
 
@@ -114,3 +115,28 @@ def test_the_default_is_nangate45_and_the_environment_names_another(monkeypatch)
         assert default_liberty() == liberty_path("osu018")
     # The design point's default clock is the default library's sign-off clock.
     assert Config().clock_mhz == NANGATE45.signoff_mhz
+
+
+@pytest.mark.parametrize("value, says", [("/nonexistent/lib.lib", "no such file"), ("garbage", "no such file"),
+                                         ("NANGATE45", "no such file"), ("FOLDER", "a folder"),
+                                         ("NOT_LIBERTY", "not a Liberty file")])
+def test_a_library_the_environment_names_wrongly_is_refused_not_passed_over(tmp_path, monkeypatch, value, says):
+    """$KALEIDO_LIBERTY naming nothing the flow has used to fall back to NanGate45 with
+    rc 0: a run signed off on another library than the one asked for."""
+    import subprocess
+    import sys
+
+    from synth.flow import default_liberty
+    from synth.kits import LibraryError
+    if value == "FOLDER":
+        value = str(tmp_path)
+    elif value == "NOT_LIBERTY":
+        (tmp_path / "x.lib").write_text("not a library\n")
+        value = str(tmp_path / "x.lib")
+    monkeypatch.setenv("KALEIDO_LIBERTY", value)
+    with pytest.raises(LibraryError, match=says):
+        default_liberty()
+    r = subprocess.run([sys.executable, "-m", "sim", "synth", "--block", "pe"], capture_output=True, text=True,
+                       cwd=tmp_path, env={**os.environ, "KALEIDO_LIBERTY": value})
+    assert r.returncode == 2 and says in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    assert f"KALEIDO_LIBERTY={value}" in r.stderr

@@ -32,7 +32,7 @@ def default_sizes(seed: int) -> dict:
 def build_report(out: Path, seed: int = 1, jobs: int = 2, rtl: bool = True,
                  simulator: str | None = None, sizes: dict | None = None,
                  workload: str = DEFAULT_CLIP, clips: tuple = tuple(CLIPS), energy: bool = True,
-                 chip_level: bool = True) -> dict:
+                 chip_level: bool = True, place: bool = False) -> dict:
     """Run every figure of :data:`~.figures.FIGURES` and write the report; ``sizes``
     overrides :func:`default_sizes`.
 
@@ -42,20 +42,25 @@ def build_report(out: Path, seed: int = 1, jobs: int = 2, rtl: bool = True,
     ``energy`` (and OpenSTA and a liberty file here) it adds the fmax of every
     block and the Fig. 18b analog: energy, throughput per area and per watt; with
     ``chip_level`` too, the whole models on the paper's chip (:mod:`.chip`).
+    ``place`` places the FPGA table's blocks anew instead of reusing the recorded
+    placements. ``report.json``'s ``seconds_by_figure`` says where the time went.
     """
 
     sizes = {**default_sizes(seed), **(sizes or {})}
     sim = pick_simulator(simulator) if rtl else None     # no simulator: say so before any work
-    study = Study(out, sizes, workload, tuple(clips), jobs, sim, default_liberty(), energy, chip_level)
+    study = Study(out, sizes, workload, tuple(clips), jobs, sim, default_liberty(), energy, chip_level, place)
     data = {"seed": seed, "workload": workload,
             "configs": {k: json.loads(c.to_json()) for k, c in sizes.items()},
             "library": kit(study.liberty).name if study.liberty else None}
     t0 = time.perf_counter()
     quantized(study.big, workload)      # a workload that cannot be read fails here, before any output
     out.mkdir(parents=True, exist_ok=True)
+    data["seconds_by_figure"] = {}
     for figure in FIGURES:
         if figure.wanted(study):
+            t = time.perf_counter()
             data[figure.key] = figure.compute(study)
+            data["seconds_by_figure"][figure.key] = time.perf_counter() - t
     data["seconds"] = time.perf_counter() - t0
     for figure in FIGURES:
         if figure.plot and figure.key in data:

@@ -37,6 +37,8 @@ class Study:
         Timing and energy: the blocks' fmax, energy per action and Fig. 18.
     chip_level : bool
         The whole models on the paper's chip too.
+    place : bool
+        Place the FPGA table's blocks anew, not reuse the recorded placements.
     """
 
     out: Path
@@ -48,6 +50,7 @@ class Study:
     liberty: str | None
     energy: bool
     chip_level: bool
+    place: bool = False
 
     @property
     def big(self):

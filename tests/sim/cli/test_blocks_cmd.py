@@ -141,6 +141,8 @@ def test_power_json_and_refusals(tmp_path):
     (["--block", "top", "--bitstream"], "--bitstream needs --out DIR"),
     (["--block", "pe", "--board", "ulx3s", "--baud", "9600"], "--board, --baud go with --bitstream"),
     (["--block", "top", "--bitstream", "--out", "x", "--baud", "10000000"], "--baud 10000000: the ulx3s's 25 MHz"),
+    (["--block", "top", "--bitstream", "--out", "x", "--baud", "0"], "--baud 0 must be a positive rate"),
+    (["--block", "top", "--bitstream", "--out", "x", "--baud", "-9600"], "--baud -9600 must be a positive rate"),
     (["--block", "top", "--bitstream", "--out", "x", "--board", "icebreaker"], "invalid choice: 'icebreaker'"),
 ])
 def test_fpga_refuses_bad_input_in_one_line(tmp_path, args, message):
