@@ -14,6 +14,7 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import os
+import re
 import sys
 import traceback
 from pathlib import Path
@@ -60,6 +61,16 @@ def roots() -> list[str]:
     return out
 
 
+#: Names a plugin may still import from where they were, by (module, name): where they are now.
+MOVED = {("golden.pe_kinds", "register"): "golden.pe_contract.register"}
+
+
+def _missing_name(e: ImportError) -> str | None:
+    # "cannot import name 'register' from 'golden.pe_kinds' (...)": the name asked for.
+    m = re.match(r"cannot import name '(\w+)'", str(e))
+    return m[1] if m else None
+
+
 def load(names) -> None:
     """Import each module in ``names`` (the current directory first on the path,
     as for a script), so that what it registers is known here; a name ending
@@ -86,7 +97,9 @@ def load(names) -> None:
         try:
             importlib.import_module(name)
         except ImportError as e:
-            raise ImportError(f"cannot import plugin module {name!r}: {e}") from e
+            moved = MOVED.get((getattr(e, "name", None), _missing_name(e)))
+            hint = f" ({_missing_name(e)} is {moved} now)" if moved else ""
+            raise ImportError(f"cannot import plugin module {name!r}: {e}{hint}") from e
         except ValueError as e:
             # A refused registration: the line of the module that registered.
             raise ValueError(f"plugin module {name!r} (line {_line_in(e, name)}): {e}") from e

@@ -157,6 +157,13 @@ class Driver:
         self._opened()
         cfg, b = self.cfg, self.info["beats"]
         rows = sum(image.drains(t) for t in image.tiles) * cfg.rows
+        # The top would refuse these (SIZE), but only after the images and settings crossed the bus.
+        for what, need, holds in (("Q words", len(image.q_words), self.info["q_words"]),
+                                  ("K words", len(image.k_words), self.info["k_words"]),
+                                  ("drained rows", rows, self.info["out_rows"])):
+            if need > holds:
+                raise DeviceError(f"the run needs {need:,} {what} and the top holds {holds:,}: the top would refuse "
+                                  "it (SIZE); split the run or build the top larger")
         q_bytes, k_bytes = _words_bytes(image.q_words, b["q"]), _words_bytes(image.k_words, b["k"])
         q_at, k_at, out_at = self._place(len(q_bytes), len(k_bytes), rows * b["out"] * BEAT_BYTES)
         await self.port.write_mem(q_at, q_bytes)

@@ -14,6 +14,7 @@ from typing import Protocol
 
 from .axi import BEAT_BYTES
 from .link import HEADER, MAX_COUNT, Answer, Command
+from .regmap import REG_BYTES
 from .uart import FRAME_BITS
 
 __all__ = ["ByteLink", "LinkError", "LinkPort", "SerialLink"]
@@ -44,7 +45,24 @@ class LinkPort:
     """
 
     def __init__(self, link: ByteLink, mem_words: int, divisor: int):
+        for name, v in (("mem_words", mem_words), ("divisor", divisor)):
+            if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+                raise ValueError(f"LinkPort {name} must be a positive integer, got {v!r}")
         self.link, self.mem_bytes, self.divisor = link, mem_words * BEAT_BYTES, divisor
+
+    @staticmethod
+    def _word(what: str, v) -> int:
+        # Every field the link sends is a 32-bit word: refused here, before a byte goes out.
+        if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v < 1 << 32:
+            raise ValueError(f"{what} must be an integer from 0 to 2**32 - 1, got {v!r}")
+        return v
+
+    @classmethod
+    def _register(cls, offset) -> int:
+        cls._word("a register offset", offset)
+        if offset % REG_BYTES:
+            raise ValueError(f"register offset {offset:#x} is not {REG_BYTES}-byte aligned")
+        return offset
 
     async def _request(self, command: Command, addr: int = 0, count: int = 0, words: bytes = b"",
                        answer_words: int = 0) -> bytes:
@@ -58,13 +76,18 @@ class LinkPort:
         return reply[:-1]
 
     async def read_reg(self, offset: int) -> int:
+        offset = self._register(offset)
         return int.from_bytes(await self._request(Command.READ_REG, offset, 1, answer_words=1), "little")
 
     async def write_reg(self, offset: int, value: int) -> None:
-        await self._request(Command.WRITE_REG, offset, 1, int(value).to_bytes(4, "little"))
+        offset, value = self._register(offset), self._word("a register value", value)
+        await self._request(Command.WRITE_REG, offset, 1, value.to_bytes(4, "little"))
 
     def _span(self, addr: int, length: int) -> tuple[int, int]:
         """The whole words that hold bytes ``addr`` to ``addr + length``: first byte, count."""
+        for what, v in (("a memory address", addr), ("a length", length)):
+            if isinstance(v, bool) or not isinstance(v, int) or v < 0:
+                raise ValueError(f"{what} must be an integer of 0 or more, got {v!r}")
         first = addr - addr % BEAT_BYTES
         end = -(-(addr + length) // BEAT_BYTES) * BEAT_BYTES
         if addr < 0 or end > self.mem_bytes:

@@ -12,11 +12,14 @@ import enum as py_enum
 
 from amaranth.lib import data, enum
 
-__all__ = ["Reg", "GROUP_BASE", "GROUP_STRIDE", "GroupReg", "Op", "Error", "Ctrl", "Status", "MAGIC",
+__all__ = ["Reg", "REG_BYTES", "GROUP_BASE", "GROUP_STRIDE", "GroupReg", "Op", "Error", "Ctrl", "Status", "MAGIC",
            "CTRL", "STATUS", "OP", "SOFTMAX", "DESIGN", "SHAPE", "BEATS", "ERROR_SHIFT",
            "group_reg", "ERROR_TEXT"]
 
 MAGIC = 0x4B4C4431         # "KLD1": ID reads this
+
+#: Bytes of a register: every offset is a multiple of it.
+REG_BYTES = 4
 
 
 class Reg(py_enum.IntEnum):

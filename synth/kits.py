@@ -125,6 +125,11 @@ class CellKit:
         """The wire capacitance (pF) of a net driving ``fanout`` pins."""
         return self.wire_um_per_pin * self.wire_pf_per_um * (fanout + 1)
 
+    def needs(self) -> tuple:
+        """The cells the flow names, which a library of this kit must define: the
+        clock tree's buffer, the clock gate's AND and latch, the input driver."""
+        return (self.buffer[0], self.gate_and[0], self.gate_latch[0], self.driving_cell)
+
     def fingerprint(self) -> str:
         """Every field as canonical text: the part of a cache key that changes with the kit."""
         return json.dumps(asdict(self), sort_keys=True, default=sorted)
@@ -240,11 +245,28 @@ def _declared(path: str, stamp: float) -> str:
     return m.group(1)
 
 
+@lru_cache(maxsize=16)
+def _defined(path: str, stamp: float) -> frozenset:
+    # Every cell the file defines, by name (a scan, not a parse: the flow asks for a kit often).
+    with open(path, errors="replace") as f:
+        return frozenset(re.findall(r"^\s*cell\s*\(\s*\"?([\w.-]+)\"?\s*\)", f.read(), re.M))
+
+
 def kit(liberty: str) -> CellKit:
-    """The kit of the liberty file at ``liberty``, by the library it declares."""
-    name = _declared(os.path.abspath(liberty), os.path.getmtime(liberty))
+    """The kit of the liberty file at ``liberty``, by the library it declares; a
+    file that lacks a cell the kit names (:meth:`CellKit.needs`) or any of its
+    flip-flops is refused by the cells' names, before it signs off another design."""
+    path, stamp = os.path.abspath(liberty), os.path.getmtime(liberty)
+    name = _declared(path, stamp)
     for k in KITS.values():
         if k.library == name:
+            cells = _defined(path, stamp)
+            missing = [c for c in k.needs() if c not in cells]
+            if not cells & set(k.flops):
+                missing.append(f"a flip-flop ({', '.join(k.flops)})")
+            if missing:
+                raise LibraryError(f"{liberty}: library {name} lacks {', '.join(missing)}, which the "
+                                   f"{k.name} kit's flow needs")
             return k
     raise LibraryError(f"{liberty}: library {name!r} has no cell kit in this flow "
                        f"(it knows {', '.join(k.library for k in KITS.values())})")

@@ -11,8 +11,25 @@ from pathlib import Path
 from golden import Config
 
 from .area import area_table, table_markdown
-from .flow import default_liberty
-from .kits import at_signoff, liberty_of
+from .flow import SynthError, check_liberty, default_liberty
+from .kits import LibraryError, at_signoff, liberty_of
+
+
+def _inputs(args) -> str | None:
+    """The liberty the table is made on, every input checked before any synthesis
+    (ValueError, one line)."""
+    if args.jobs < 1:
+        raise ValueError(f"--jobs {args.jobs} must be 1 or more")
+    out = Path(args.out)
+    if out.exists() and not out.is_dir():
+        raise ValueError(f"--out {args.out} is a file; name a folder")
+    try:
+        liberty = liberty_of(args.liberty) or default_liberty()
+        if liberty is not None:
+            check_liberty(liberty)
+    except (LibraryError, SynthError) as exc:
+        raise ValueError(str(exc)) from None
+    return liberty
 
 
 def main(argv=None) -> int:
@@ -22,7 +39,11 @@ def main(argv=None) -> int:
                    help="standard cells: nangate45 (the default) or osu018 (make setup fetches both), or a FILE")
     p.add_argument("--jobs", type=int, default=2)
     args = p.parse_args(argv)
-    liberty = liberty_of(args.liberty) or default_liberty()
+    try:
+        liberty = _inputs(args)
+    except ValueError as exc:
+        print(f"synth: {exc}", file=sys.stderr)
+        return 2
     if liberty is None:
         print("synth: no liberty file; areas are transistor-count estimates", file=sys.stderr)
     # Each library's blocks are mapped for its own sign-off clock.

@@ -24,10 +24,29 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-__all__ = ["Family", "FAMILIES", "family", "TINY_TEXT"]
+__all__ = ["Family", "FAMILIES", "family", "TINY_TEXT", "CaptureError", "folder_class"]
 
 #: Text tokens of the random prompt a tiny model attends to.
 TINY_TEXT = 8
+
+
+class CaptureError(ValueError):
+    """A capture that cannot go on (the message is one line)."""
+
+
+def folder_class(model_path: str) -> tuple[str | None, str | None]:
+    """The subfolder holding a pipeline's transformer (or None: the folder itself)
+    and the ``diffusers`` class its ``config.json`` names (None where it names none)."""
+    import json
+    import os
+
+    sub = "transformer" if os.path.isdir(os.path.join(model_path, "transformer")) else None
+    config = os.path.join(model_path, sub or "", "config.json")
+    try:
+        with open(config) as fh:
+            return sub, json.load(fh).get("_class_name")
+    except (OSError, ValueError, AttributeError):
+        return sub, None
 
 
 @dataclass(frozen=True)
@@ -82,7 +101,6 @@ class Family:
     def load(self, model_path: str | None, seed: int):
         """The model: its weights from ``model_path`` (local files only, never the
         network), or the tiny configuration with seeded random weights."""
-        import os
 
         import diffusers
         import torch
@@ -91,7 +109,13 @@ class Family:
         diffusers.utils.logging.set_verbosity_error()
         cls = getattr(diffusers, self.cls)
         if model_path:
-            sub = "transformer" if os.path.isdir(os.path.join(model_path, "transformer")) else None
+            sub, named = folder_class(model_path)
+            if named is not None and named != self.cls:
+                # Another family's weights would not fit this class: say whose they are.
+                theirs = next((f.name for f in FAMILIES.values() if f.cls == named), None)
+                raise CaptureError(f"--model-path {model_path} holds a {named}"
+                                   f"{f' (--model {theirs})' if theirs else ''}, not --model {self.name}'s "
+                                   f"{self.cls}")
             # diffusers loads a model that keeps some modules in float32 (Wan's) only
             # through accelerate's low-memory path, which the capture extra installs.
             model = cls.from_pretrained(model_path, subfolder=sub, local_files_only=True, torch_dtype=torch.float32)

@@ -34,13 +34,9 @@ from golden.archive import QKV, ArchiveWriter
 from golden.video import clip_path, latent, read_frames
 from sim.chip.vdits import flow_sigmas
 
-from .families import Family
+from .families import CaptureError, Family
 
 __all__ = ["CaptureError", "capture", "clip_latent", "placed", "prepared", "video_tokens", "attention_kernel"]
-
-
-class CaptureError(ValueError):
-    """A capture that cannot go on (the message is one line)."""
 
 
 def clip_latent(clip: str, grid: tuple[int, int, int], family: Family):

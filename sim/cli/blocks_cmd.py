@@ -208,10 +208,25 @@ def cmd_timing(args) -> int:
     return 0
 
 
+def _with_cell_models(measure):
+    # Gate-level energy simulates the cells' Verilog models, shipped beside the liberty:
+    # a file without them is refused by the file it lacks, before any mapping.
+    from synth.gatesim import GateSimError, cell_models
+
+    def checked(block, cfg, liberty):
+        try:
+            cell_models(liberty)
+        except GateSimError:
+            raise UserError(f"--liberty {liberty}: its cells' Verilog models {Path(liberty).with_suffix('.v')} "
+                            "are not beside it (gate-level energy simulates them)") from None
+        return measure(block, cfg, liberty)
+    return checked
+
+
 def cmd_power(args) -> int:
     from synth.power import energy_per_action
 
-    res = _signoff(args, energy_per_action)
+    res = _signoff(args, _with_cell_models(energy_per_action))
     if args.json:
         print_json({k: res[k] for k in ("block", "liberty", "energy_pj", "split_pj", "leakage_uw", "clock_mhz",
                                         "measured_at_mhz", "at_chip_clock", "method")})

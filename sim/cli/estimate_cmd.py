@@ -202,6 +202,10 @@ def prepare(args, sign: bool = True):
         model.grid(args.resolution)
     except (ChipError, VDiTError) as exc:
         raise UserError(str(exc)) from None
+    if chip.kaleido_arrays == 0:
+        # Every array plain: the baseline against itself, and nothing of Kaleido's to price.
+        raise UserError(f"--chip {args.chip}: kaleido_share {chip.kaleido_share:g} leaves no Kaleido array; "
+                        "give a share above 0")
     cfg = shard_config(model, args.resolution, chip, **knobs)
     if args.workload == "video":
         from golden.video import clip_path

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sys
 
-from sim.cli.outputs import print_json
+from sim.cli.outputs import check_output_dir, print_json
 from sim.errors import UserError
 
 from .blocks_cmd import add_block_args, block_config
@@ -71,6 +71,8 @@ def cmd_fpga(args) -> int:
         raise UserError(f"--bitstream is for the system top (--block top), not --block {args.block}")
     if args.bitstream and args.out is None:
         raise UserError("--bitstream needs --out DIR, the folder for the bitstream")
+    if args.bitstream:
+        check_output_dir(args.out)          # before minutes of place and route, not after
     cfg = block_config(args, signoff=False)
     if args.bitstream:
         args.design, args.board = args.design or "kaleido", args.board or "ulx3s"

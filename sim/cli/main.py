@@ -44,6 +44,10 @@ __all__ = ["main", "build_parser"]
 #: which argparse would otherwise take for an option.
 _LIST_OPTIONS = ("--grid", "--partition", "--crop")
 _NEGATIVE_LIST = re.compile(r"^-\d[\d,\-]*$")
+#: Options that take several lists (``--thresholds 5,3 -1,2``), each value its own ``--opt=value``
+#: (the option appends), so that a negative one reaches the option's own check.
+_MULTI_LIST_OPTIONS = ("--thresholds",)
+_LIST_VALUE = re.compile(r"^-?\d[\d,\-]*$")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -60,6 +64,11 @@ def _join_negative_lists(argv: list[str]) -> list[str]:
         if argv[i] in _LIST_OPTIONS and i + 1 < len(argv) and _NEGATIVE_LIST.match(argv[i + 1]):
             out.append(f"{argv[i]}={argv[i + 1]}")
             i += 2
+        elif argv[i] in _MULTI_LIST_OPTIONS and i + 1 < len(argv) and _LIST_VALUE.match(argv[i + 1]):
+            option, i = argv[i], i + 1
+            while i < len(argv) and _LIST_VALUE.match(argv[i]):
+                out.append(f"{option}={argv[i]}")
+                i += 1
         else:
             out.append(argv[i])
             i += 1
@@ -122,6 +131,19 @@ def _lazy(module: str, name: str):
     return run
 
 
+def _check_record(args, argv: list) -> None:
+    """A ``--record AREA`` that would clobber another command's figures is refused
+    before the run, not after it."""
+    if getattr(args, "record", None):
+        import shlex
+
+        from sim.experiments.published import check_record
+        try:
+            check_record(args.record, shlex.join(["kaleido", *argv]))
+        except ValueError as exc:
+            raise UserError(str(exc)) from None
+
+
 def _check_library_env() -> None:
     """``$KALEIDO_LIBERTY``, where set, names a library the flow has: refused in one
     line before any work otherwise (never passed over for the default)."""
@@ -161,6 +183,7 @@ def main(argv=None) -> int:
         except (ImportError, ValueError) as exc:
             raise UserError(str(exc)) from None
         _check_library_env()
+        _check_record(args, argv)
         _say_what_is_computed()
         return args.func(args)
     except BrokenPipeError:

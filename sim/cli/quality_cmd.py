@@ -18,6 +18,7 @@ import json
 import math
 import os
 import sys
+from pathlib import Path
 
 from sim.cli.arguments import triple
 from sim.cli.options import add_knobs
@@ -41,7 +42,7 @@ def register(sub, parser_class) -> None:
     add_model_args(p)
     p.add_argument("--where", choices=WHERE, default="attention",
                    help="attention: reuse in Q K^T and P V; all: in every linear layer too (default attention)")
-    p.add_argument("--thresholds", nargs="+", default=list(DEFAULT_THRESHOLDS), metavar="F,P",
+    p.add_argument("--thresholds", nargs="+", action="extend", metavar="F,P",
                    help="full and partial reuse thresholds in bits, one run each (default 5,3)")
     add_knobs(p, "window")
     add_device_args(p)
@@ -75,15 +76,24 @@ def parse_thresholds(specs: list[str]) -> list[tuple[int, int]]:
 
 
 def _check(args) -> list[tuple[int, int]]:
+    args.thresholds = args.thresholds or list(DEFAULT_THRESHOLDS)
     pairs = parse_thresholds(args.thresholds)
     check_model_args(args)
     if args.window is not None and args.window < 1:
         raise UserError(f"--window {args.window} must be at least 1")
+    if args.window is not None and args.where == "attention":
+        # The window is the linear layers' (reuse in every layer): attention reads none.
+        raise UserError(f"--window {args.window} is the linear layers' issue window: it goes with --where all")
     check_output_dir(args.out)
     if args.archive:
         if os.path.lexists(args.archive):
             raise UserError(f"--archive {args.archive}: already exists; an archive goes into a new folder")
         check_output_dir(args.archive, "--archive")
+        out, archive = Path(os.path.abspath(args.out)), Path(os.path.abspath(args.archive))
+        if out == archive or archive in out.parents or out in archive.parents:
+            # The run writes --out first, and the archive must be a new folder of its own.
+            raise UserError(f"--archive {args.archive} and --out {args.out} overlap; the archive goes into a new "
+                            "folder of its own")
     need_torch("quality")
     from golden.video import clip_path
     clip_path(args.clip)

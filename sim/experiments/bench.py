@@ -30,7 +30,7 @@ from golden.presets import PRESETS
 from golden.softmax import softmax_cycles, softmax_spec
 from golden.variants import VARIANTS
 from sim.chip.fast_cycles import estimate_cycles
-from sim.experiments.published import area_name, record
+from sim.experiments.published import check_record, record, this_command
 from sim.rtl import runner
 from sim.rtl.energy import run_energy
 from synth.area import block_area
@@ -362,7 +362,7 @@ def main(argv=None) -> int:
         p.error("--record goes with head alone")
     if args.record:
         try:
-            area_name(args.record)
+            check_record(args.record, this_command())
         except ValueError as exc:
             p.error(str(exc))
     table = {"golden": bench_golden, "thresholds": bench_thresholds, "pe-sim": bench_pe_sim,

@@ -31,7 +31,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-__all__ = ["FIGURES", "DOCS", "load", "record", "render", "drift", "render_docs", "area_name"]
+__all__ = ["FIGURES", "DOCS", "load", "record", "render", "drift", "render_docs", "area_name", "owner",
+           "check_record", "this_command"]
 
 ROOT = Path(__file__).resolve().parents[2]
 #: The one source of every figure the docs quote.
@@ -51,6 +52,34 @@ def area_name(text: str) -> str:
     return text
 
 
+def owner(command: str) -> str:
+    """Which command's figures a command line records: ``kaleido estimate``,
+    ``kaleido explore --strengths``, ``python -m sim.experiments.bench head``."""
+    words = shlex.split(command)
+    if words[:2] == ["python", "-m"]:
+        module, rest = words[2:3], words[3:]
+        return " ".join(["python -m", *module, *([rest[0]] if rest and not rest[0].startswith("-") else [])])
+    name = " ".join(words[:2])
+    return f"{name} --strengths" if name == "kaleido explore" and "--strengths" in words else name
+
+
+def this_command() -> str:
+    """This process's command line, as :func:`record` writes it."""
+    return shlex.join(["kaleido" if Path(sys.argv[0]).name == "kaleido" else "python", *sys.argv[1:]])
+
+
+def check_record(area: str, command: str, path: Path = FIGURES) -> str:
+    """``area`` if ``command`` may record there: a new area, or one the same command
+    (:func:`owner`) wrote; else ValueError. A record never clobbers another
+    command's figures (the docs quote them by name). Checked before any work."""
+    area_name(area)
+    held = load(path).get(area)
+    if held and owner(held["command"]) != owner(command):
+        raise ValueError(f"--record {area}: that area holds `{owner(held['command'])}`'s figures, which the docs "
+                         f"quote; record `{owner(command)}`'s under another area")
+    return area
+
+
 def load(path: Path = FIGURES) -> dict:
     """The figures file as a dict (empty if there is none yet)."""
     return json.loads(Path(path).read_text()) if Path(path).exists() else {}
@@ -68,13 +97,14 @@ def _commit() -> str:
 def record(area: str, figures: dict[str, str], tables: dict[str, list[list[str]]] | None = None,
            command: str | None = None, path: Path = FIGURES) -> None:
     """Write ``figures`` (name -> the text a reader sees) and ``tables`` (name ->
-    rows, the first the header) under ``area``, replacing what it held, with the
-    command line (default: this process's), the commit and the date."""
-    area_name(area)
+    rows, the first the header) under ``area``, replacing what it held (when the same
+    command wrote it, :func:`check_record`), with the command line (default: this
+    process's), the commit and the date."""
+    command = command or this_command()
+    check_record(area, command, path)
     data = load(path)
     data[area] = {
-        "command": command or shlex.join(["kaleido" if Path(sys.argv[0]).name == "kaleido" else "python",
-                                          *sys.argv[1:]]),
+        "command": command,
         "commit": _commit(),
         "date": datetime.date.today().isoformat(),
         "figures": {k: str(v) for k, v in figures.items()},

@@ -41,6 +41,17 @@ def test_a_module_that_cannot_be_imported_is_named():
         plugins.load(["no_such_kaleido_plugin"])
 
 
+def test_a_plugin_on_the_old_import_is_told_where_register_went(tmp_path, monkeypatch):
+    """`from golden.pe_kinds import register` used to get "cannot import name" alone."""
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    (tmp_path / "kaleido_old_plugin.py").write_text("from golden.pe_kinds import register\n")
+    try:
+        with pytest.raises(ImportError, match=r"\(register is golden.pe_contract.register now\)"):
+            plugins.load([str(tmp_path / "kaleido_old_plugin.py")])
+    finally:
+        sys.modules.pop("kaleido_old_plugin", None)
+
+
 def test_a_plugin_file_named_like_an_imported_module_is_refused(tmp_path, monkeypatch):
     # load() puts a plugin's folder on the path: give it back, so that no later
     # process of this one (a simulator, a Dask worker) imports a file left here.

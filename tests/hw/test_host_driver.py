@@ -71,3 +71,16 @@ def test_linear_refuses_weights_that_do_not_fit_the_activations():
     with pytest.raises(ValueError, match="must agree on their channels"):
         asyncio.run(driver.linear(x, w, CFG))
     assert driver.port.traffic == []
+
+
+@pytest.mark.parametrize("field, says", [("q_words", "Q words"), ("k_words", "K words"), ("out_rows", "drained rows")])
+def test_a_run_the_top_cannot_hold_is_refused_before_any_traffic(field, says):
+    """It used to write the images and 29 registers before the top answered SIZE."""
+    driver = _driver()
+    driver.info.update(q_words=1 << 20, k_words=1 << 20, out_rows=1 << 20)
+    driver.info[field] = 1
+    rng = np.random.default_rng(0)
+    q = rng.integers(-128, 128, (CFG.tokens, CFG.head_dim), dtype=np.int8)
+    with pytest.raises(DeviceError, match=rf"needs [\d,]+ {says} and the top holds 1: .* \(SIZE\)"):
+        asyncio.run(driver.attention(q, q))
+    assert driver.port.traffic == []

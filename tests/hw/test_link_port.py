@@ -53,6 +53,32 @@ def test_a_refusal_names_the_request_and_the_answer():
         asyncio.run(port.write_reg(8, 1))
 
 
+@pytest.mark.parametrize("call, says", [
+    (lambda p: p.write_reg(-4, 1), "a register offset must be an integer from 0"),
+    (lambda p: p.write_reg(1 << 32, 1), "a register offset must be an integer from 0"),
+    (lambda p: p.write_reg(0, 1 << 32), "a register value must be an integer from 0"),
+    (lambda p: p.write_reg(0, -1), "a register value must be an integer from 0"),
+    (lambda p: p.write_reg(0, 1.7), "a register value must be an integer from 0 to 2**32 - 1, got 1.7"),
+    (lambda p: p.write_reg(0x15, 1), "register offset 0x15 is not 4-byte aligned"),
+    (lambda p: p.read_reg(0x16), "register offset 0x16 is not 4-byte aligned"),
+    (lambda p: p.read_mem(0, -8), "a length must be an integer of 0 or more, got -8"),
+    (lambda p: p.write_mem(-4, b"1234"), "a memory address must be an integer of 0 or more"),
+])
+def test_a_bad_request_is_refused_before_anything_is_sent(call, says):
+    """Each used to reach the wire, or fail there bare: an OverflowError, 1.7 written as
+    1, an unaligned offset sent, b'' for a negative length."""
+    link = Recorded()
+    with pytest.raises(ValueError, match=says.replace("(", r"\(").replace("*", r"\*")):
+        asyncio.run(call(LinkPort(link, 1024, 25)))
+    assert link.requests == []
+
+
+@pytest.mark.parametrize("mem_words, divisor", [(1024, 0), (0, 25), (1024, 2.5)])
+def test_a_port_without_a_clock_or_memory_is_refused(mem_words, divisor):
+    with pytest.raises(ValueError, match="must be a positive integer"):
+        LinkPort(Recorded(), mem_words, divisor)
+
+
 @pytest.mark.skipif(importlib.util.find_spec("serial") is not None, reason="pyserial is installed here")
 def test_a_serial_port_without_pyserial_says_how_to_get_it():
     with pytest.raises(LinkError, match="pip install pyserial"):

@@ -22,6 +22,13 @@ needs_nangate = pytest.mark.skipif(not _fetched("nangate45") or shutil.which("st
                                    reason="needs NanGate45 (make setup fetches it) and OpenSTA")
 
 
+def _named_like_nangate() -> str:
+    # The tiny library under NanGate45's name, with the cells its kit names (areas only).
+    stubs = "".join(f"  cell ({c}) {{ area : 1.0; }}\n" for c in NANGATE45.needs() + ("DFF_X1",))
+    text = FF_LIBRARY.replace("library (tiny_ff)", "library (NangateOpenCellLibrary)")
+    return text[:text.rindex("}")] + stubs + "}\n"
+
+
 def test_a_liberty_is_matched_by_the_library_it_declares(tmp_path):
     if _fetched("osu018"):
         assert kit(liberty_path("osu018")) is OSU018
@@ -30,7 +37,7 @@ def test_a_liberty_is_matched_by_the_library_it_declares(tmp_path):
     with pytest.raises(LibraryError, match="library 'tiny_ff' has no cell kit"):
         kit(str(path))
     named_like_nangate = tmp_path / "renamed.lib"
-    named_like_nangate.write_text(FF_LIBRARY.replace("library (tiny_ff)", "library (NangateOpenCellLibrary)"))
+    named_like_nangate.write_text(_named_like_nangate())
     assert kit(str(named_like_nangate)) is NANGATE45
 
 
@@ -95,7 +102,7 @@ def test_a_library_by_name_is_its_fetched_file_and_signs_off_at_its_own_clock(tm
 
     assert liberty_of(None) is None and liberty_of("some/file.lib") == "some/file.lib"
     path = tmp_path / "renamed.lib"
-    path.write_text(FF_LIBRARY.replace("library (tiny_ff)", "library (NangateOpenCellLibrary)"))
+    path.write_text(_named_like_nangate())
     assert signed_at(str(path)) == (45, 1.10)
     assert at_signoff(Config(), str(path)).clock_mhz == NANGATE45.signoff_mhz
     assert at_signoff(Config(), str(path), 500.0).clock_mhz == 500.0
@@ -140,3 +147,27 @@ def test_a_library_the_environment_names_wrongly_is_refused_not_passed_over(tmp_
                        cwd=tmp_path, env={**os.environ, "KALEIDO_LIBERTY": value})
     assert r.returncode == 2 and says in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
     assert f"KALEIDO_LIBERTY={value}" in r.stderr
+
+
+@pytest.mark.parametrize("drop, says", [(("DLL_X1",), "lacks DLL_X1"), (("CLKBUF_X3",), "lacks CLKBUF_X3"),
+                                        (tuple(NANGATE45.flops), "lacks a flip-flop")])
+def test_a_library_that_lacks_a_cell_the_kit_needs_is_refused_by_its_name(tmp_path, drop, says):
+    """NanGate45 without its clock-gate latch used to sign off a design with no clock
+    gates; without CLKBUF_X3 synth and timing stopped on a KeyError; without flip-flops
+    yosys failed with no message."""
+    import re
+    import subprocess
+    import sys
+    if not _fetched("nangate45"):
+        pytest.skip("make setup fetches NanGate45")
+    text = Path(liberty_path("nangate45")).read_text()
+    for cell in drop:
+        text = re.sub(rf"(\bcell\s*\(\s*\"?){cell}(\"?\s*\))", rf"\g<1>{cell}_gone\g<2>", text)
+    lib = tmp_path / "cut.lib"
+    lib.write_text(text)
+    with pytest.raises(LibraryError, match=says):
+        kit(str(lib))
+    for command in ("synth", "timing"):
+        r = subprocess.run([sys.executable, "-m", "sim", command, "--block", "pe", "--liberty", str(lib)],
+                           capture_output=True, text=True)
+        assert r.returncode == 2 and says in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr

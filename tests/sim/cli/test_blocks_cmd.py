@@ -142,6 +142,8 @@ def test_power_json_and_refusals(tmp_path):
     (["--block", "pe", "--board", "ulx3s", "--baud", "9600"], "--board, --baud go with --bitstream"),
     (["--block", "top", "--bitstream", "--out", "x", "--baud", "10000000"], "--baud 10000000: the ulx3s's 25 MHz"),
     (["--block", "top", "--bitstream", "--out", "x", "--baud", "0"], "--baud 0 must be a positive rate"),
+    # Refused before minutes of place and route (it was refused after them).
+    (["--block", "top", "--bitstream", "--out", "README.md"], "--out README.md is a file; name a folder"),
     (["--block", "top", "--bitstream", "--out", "x", "--baud", "-9600"], "--baud -9600 must be a positive rate"),
     (["--block", "top", "--bitstream", "--out", "x", "--board", "icebreaker"], "invalid choice: 'icebreaker'"),
 ])
@@ -236,3 +238,17 @@ def test_fpga_bitstream_says_what_it_wrote(tmp_path, monkeypatch, capsys):
     out = capsys.readouterr().out
     assert "12,345 LUT4" in out and "closes at 41.7 MHz against the board's 25" in out
     assert "115,200 baud" in out and "openFPGALoader -b ulx3s" in out
+
+
+def test_power_names_the_cell_models_a_users_liberty_lacks(tmp_path):
+    """It used to stop on a GateSimError (rc 1) that advised `make setup`."""
+    from synth.kits import LibraryError, liberty_path
+    try:
+        source = liberty_path("nangate45")
+    except LibraryError:
+        pytest.skip("make setup fetches NanGate45")
+    lib = tmp_path / "mine.lib"
+    shutil.copyfile(source, lib)
+    r = run("power", "--block", "pe", "--liberty", str(lib))
+    assert r.returncode == 2 and f"{tmp_path / 'mine.v'} are not beside it" in r.stderr, r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1

@@ -62,3 +62,16 @@ def test_estimate_refuses_what_is_not_an_archive(tmp_path, command):
         r = subprocess.run(KALEIDO + [command] + args + ["--out", str(out)], capture_output=True, text=True)
         assert r.returncode == 2 and message in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
         assert not out.exists()
+
+
+@pytest.mark.parametrize("command, model, theirs", [("capture", "cogvideox", "WanTransformer3DModel"),
+                                                    ("quality", "hunyuanvideo", "CogVideoXTransformer3DModel")])
+def test_a_model_folder_of_another_family_is_named(tmp_path, command, model, theirs):
+    """It used to end in `TypeError: empty()` deep in diffusers."""
+    import json
+    (tmp_path / "m" / "transformer").mkdir(parents=True)
+    (tmp_path / "m" / "transformer" / "config.json").write_text(json.dumps({"_class_name": theirs}))
+    r = subprocess.run(KALEIDO + [command, "--model", model, "--model-path", str(tmp_path / "m"),
+                                  "--out", str(tmp_path / "a")], capture_output=True, text=True)
+    assert r.returncode == 2 and f"holds a {theirs}" in r.stderr and f"not --model {model}'s" in r.stderr, r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1 and not (tmp_path / "a").exists()

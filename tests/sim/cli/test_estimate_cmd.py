@@ -54,6 +54,8 @@ def test_out_must_be_a_folder(tmp_path):
     ('{"clock_mhz": "fast"}', "chip clock_mhz must be a number"),
     ('{"arrays": true}', "chip arrays must be an integer"),
     ('{"node_nm": 45, "vdd": 2.0}', "chip vdd 2 V is outside the range"),
+    # No Kaleido array: it ran, then stopped on a StopIteration.
+    ('{"kaleido_share": 0}', "kaleido_share 0 leaves no Kaleido array"),
 ])
 def test_a_chip_out_of_range_is_refused(tmp_path, fields, message):
     chip = tmp_path / "chip.json"

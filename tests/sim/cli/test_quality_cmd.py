@@ -36,6 +36,13 @@ def test_a_sweep_writes_its_table_json_and_plot(tmp_path):
     (["--model", "wan2.1", "--thresholds", "3,5"], "partial bits (5) must not exceed full bits (3)"),
     (["--model", "wan2.1", "--thresholds", "5"], "--thresholds 5: two integers F,P"),
     (["--model", "wan2.1", "--thresholds", "5,3", "5,3"], "named twice"),
+    # A negative pair reaches the thresholds' own check (it was "expected at least one argument").
+    (["--model", "wan2.1", "--thresholds", "-1,2"], "--thresholds -1,2: full bits (-1) must be between 0 and 8"),
+    (["--model", "wan2.1", "--thresholds", "5,3", "-1,2"], "--thresholds -1,2: full bits (-1)"),
+    # The window is the linear layers': with reuse in attention alone nothing read it.
+    (["--model", "wan2.1", "--archive", "OUT"], "overlap; the archive goes into a new folder of its own"),
+    (["--model", "wan2.1", "--archive", "OUT/a"], "overlap"),
+    (["--model", "wan2.1", "--window", "2"], "--window 2 is the linear layers' issue window: it goes with --where all"),
     (["--model", "wan2.1", "--steps", "0"], "--steps 0 must be at least 1"),
     (["--model", "wan2.1", "--device", "cuda:3"], "--device cpu"),
     (["--model", "wan2.1", "--device", "tpu9"], "device 'tpu9'"),
@@ -43,6 +50,7 @@ def test_a_sweep_writes_its_table_json_and_plot(tmp_path):
 ])
 def test_bad_input_is_one_line(tmp_path, args, message):
     out = tmp_path / "q"
+    args = [a.replace("OUT", str(out)) for a in args]
     r = subprocess.run(KALEIDO + ["quality"] + args + ["--out", str(out)], capture_output=True, text=True)
     assert r.returncode == 2 and message in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
     assert list(tmp_path.iterdir()) == []

@@ -53,3 +53,28 @@ def test_record_writes_the_command_and_commit(tmp_path):
     assert data["chip"]["commit"] and data["chip"]["date"]
     with pytest.raises(ValueError, match="an area is a lowercase name"):
         figures.area_name("Chip Figures")
+
+
+def test_a_record_never_clobbers_another_commands_area(tmp_path):
+    """`kaleido quality --record chip` used to replace the estimate's figures, and
+    `make docs` then failed on every quote of them."""
+    path = tmp_path / "f.json"
+    figures.record("chip", {"speedup": "1.01x"}, command="kaleido estimate --model wan2.1 --record chip", path=path)
+    figures.record("chip", {"speedup": "1.02x"}, command="kaleido estimate --record chip --steps 5", path=path)
+    with pytest.raises(ValueError, match="holds `kaleido estimate`'s figures"):
+        figures.record("chip", {"psnr": "40"}, command="kaleido quality --record chip", path=path)
+    with pytest.raises(ValueError, match="kaleido explore --strengths"):
+        figures.check_record("chip", "kaleido explore --strengths 0,1 --record chip", path)
+    assert figures.load(path)["chip"]["figures"] == {"speedup": "1.02x"}
+    assert figures.owner("python -m sim.experiments.bench head --record head.bikes") == \
+        "python -m sim.experiments.bench head"
+
+
+def test_the_command_line_refuses_a_clobbering_record_before_any_work():
+    import subprocess
+    import sys
+    before = figures.FIGURES.read_text()
+    r = subprocess.run([sys.executable, "-m", "sim", "quality", "--model", "wan2.1", "--out", "out/never",
+                        "--record", "chip"], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2 and "--record chip: that area holds `kaleido estimate`'s figures" in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1 and figures.FIGURES.read_text() == before

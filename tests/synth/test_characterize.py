@@ -1,0 +1,78 @@
+"""The sign-off results that ship (synth/characterize.py, synth/shipped.py): each
+one's name is what today's Verilog, library and tools give (else it is stale and
+this fails: run `make characterize`); collecting a run's log ships what it used
+and nothing else; a shipped result is what a cold run computes."""
+
+import json
+import os
+
+import pytest
+
+from synth import characterize, shipped
+from synth.kits import LibraryError, liberty_path
+
+
+def _have(library: str | None) -> bool:
+    try:
+        return library is None or bool(liberty_path(library))
+    except LibraryError:
+        return False
+
+
+def test_every_shipped_result_is_todays():
+    entries = {k: w for k, w in characterize.manifest().items() if _have(w["library"])}
+    assert entries, "nothing ships: run `make characterize`"
+    assert characterize.stale(entries) == [], "stale shipped results: run `make characterize`"
+    for key in entries:
+        assert (shipped.CHARACTERIZED / key).is_file(), key
+
+
+def test_a_stale_result_is_named(monkeypatch):
+    key, what = next(iter(characterize.manifest().items()))
+    changed = json.loads(what["config"])
+    changed["seed"] = changed.get("seed", 0)      # a field that leaves the Verilog alone: still today's
+    assert characterize.stale({key: {**what, "config": json.dumps(changed)}}) == []
+    wider = json.loads(what["config"])
+    wider["head_dim"] = 2 * wider["head_dim"]      # a different block: another name
+    assert characterize.stale({key: {**what, "config": json.dumps(wider)}}) == [key]
+
+
+def test_collecting_a_log_ships_what_it_used_and_prunes_the_rest(tmp_path, monkeypatch):
+    monkeypatch.setattr(shipped, "CHARACTERIZED", tmp_path / "characterized")
+    monkeypatch.setattr(characterize, "CHARACTERIZED", tmp_path / "characterized")
+    monkeypatch.setattr(characterize, "MANIFEST", tmp_path / "characterized" / "manifest.json")
+    old = tmp_path / "characterized" / "area" / "pe-old.json"
+    old.parent.mkdir(parents=True)
+    old.write_text("{}")
+    made = tmp_path / "cache" / "pe-new.json"
+    made.parent.mkdir()
+    made.write_text(json.dumps({"area_um2": 2.0, "liberty": str(characterize.ROOT / ".cache/x/y.lib")}))
+    log = tmp_path / "used.jsonl"
+    what = {"kind": "area", "block": "pe", "config": "{}", "library": "osu018"}
+    log.write_text("".join(json.dumps({"path": str(p), "shipped": "", "what": what}) + "\n"
+                           for p in (made, tmp_path / "cache" / "never-made.json")))
+    entries = characterize.collect([log], prune=True)
+    assert entries == {"area/pe-new.json": what} and not old.exists()
+    got = json.loads((tmp_path / "characterized" / "area" / "pe-new.json").read_text())
+    assert got == {"area_um2": 2.0, "liberty": ".cache/x/y.lib"}     # no machine's path ships
+    assert json.loads(characterize.MANIFEST.read_text()) == entries
+
+
+@pytest.mark.skipif(not _have("osu018") or not _have("nangate45"), reason="make setup fetches both libraries")
+def test_a_shipped_result_is_what_a_cold_run_computes(tmp_path, monkeypatch):
+    """The PE's area on each library, synthesized cold, against the shipped figures."""
+    import synth.area
+    from golden.config import Config
+    from synth.area import block_area
+
+    monkeypatch.setattr(synth.area, "CACHE", tmp_path)
+    monkeypatch.setenv("KALEIDO_SHIPPED", "0")
+    checked = 0
+    for key, what in characterize.manifest().items():
+        if what["kind"] == "area" and what["block"] == "pe":
+            cold = block_area("pe", Config.from_json(what["config"]), liberty_path(what["library"]))
+            ship = json.loads((shipped.CHARACTERIZED / key).read_text())
+            assert {**cold, "liberty": None} == {**ship, "liberty": None}, key
+            assert os.path.samefile(cold["liberty"], characterize.ROOT / ship["liberty"])
+            checked += 1
+    assert checked >= 1
