@@ -1,7 +1,7 @@
 """Cycle model of the attention engine: cycles, lane work and utilization of
 ``Q K^T``, predicted exactly (fill and drain included) without simulating.
 
-It follows the controller of :mod:`hw.engine` slot by slot, in closed form:
+It follows the controller of :mod:`hw.core.engine` slot by slot, in closed form:
 
 * a tile group runs passes A-D; A streams every channel of its group; B
   streams the channels where some valid column has ``sk != 2``; C those where

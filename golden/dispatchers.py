@@ -9,8 +9,8 @@ and the block that prices it at sign-off. No other module matches on a
 dispatcher's name: they ask :func:`design_blocks` or the class.
 
 Adding a dispatcher is this model (a class registered with :func:`register`),
-its component (a :class:`hw.dispatch.Dispatcher` registered in
-:mod:`hw.dispatchers`) and a test. A design point names it with
+its component (a :class:`hw.dispatcher.dispatch.Dispatcher` registered in
+:mod:`hw.dispatcher.dispatchers`) and a test. A design point names it with
 ``Config.dispatcher``; left empty, a variant with a matcher gets the last
 registered unit that :meth:`~DispatcherModel.claims` it (the channel window
 when ``issue_window`` is set, else the matcher).

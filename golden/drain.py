@@ -1,5 +1,5 @@
 """The drain chain's timing rules, written once for the RTL controller
-(:mod:`hw.engine`) and the cycle model (:mod:`golden.cycle_model`).
+(:mod:`hw.core.engine`) and the cycle model (:mod:`golden.cycle_model`).
 
 Finished scores leave the array through a chain that moves *up* each column,
 one PE per cycle, against the downward skew: a drain issued at slot ``n``

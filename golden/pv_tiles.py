@@ -22,7 +22,7 @@ tile fully reuses it. Hence:
 
 Each tile runs on the engine's dense schedule over its own ``L`` keys: a row
 entry holds ``P[i, n0]`` and, for a folded key, ``P[i, n1]``, and the engine
-adds them where the row enters the array (:mod:`hw.engine`). The key list of
+adds them where the row enters the array (:mod:`hw.core.engine`). The key list of
 each tile is the controller's input here: the simulated RTL runs one tile at a
 time, each from its own buffer image.
 """

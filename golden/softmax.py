@@ -1,6 +1,6 @@
 """The integer softmax of ``P = softmax(S~ * scale)`` (docs/concepts.md, "The rest of the head: P and O~").
 
-This is the one definition: :mod:`hw.softmax` computes exactly this, bit for
+This is the one definition: :mod:`hw.core.softmax` computes exactly this, bit for
 bit, and so does every model above it. Per row of scores ``s``:
 
 1. ``m = max(s)`` and ``d = m - s >= 0``;
@@ -66,7 +66,7 @@ def sum_stages(lanes: int) -> int:
 
 
 def pipe_stages(lanes: int) -> int:
-    """Pipeline registers of the vector unit (:mod:`hw.softmax`) between a score
+    """Pipeline registers of the vector unit (:mod:`hw.core.softmax`) between a score
     beat and its last step into the row sum or the output: the beat max tree and
     a register to wait for the row max, then ``d``, its product in carry-save
     form, the product's low and high halves, the split of ``t``, the table and
@@ -205,7 +205,7 @@ def softmax_float_codes(scores: np.ndarray, scale: float) -> np.ndarray:
 
 
 def softmax_cycles(spec: SoftmaxSpec, lanes: int, rows: int) -> int:
-    """Cycles of the vector unit (:mod:`hw.softmax`) on ``rows`` rows fed without a
+    """Cycles of the vector unit (:mod:`hw.core.softmax`) on ``rows`` rows fed without a
     gap and drained without backpressure: from the first score beat it takes to
     the last code beat it hands over. A row is three passes of ``ceil(n / lanes)``
     beats (max, sum, codes) and ``quot_bits`` divider steps after ``P =``

@@ -22,19 +22,19 @@ from golden.config import Config, require_config
 from golden.pe_encoding import Mode
 from golden.pe_kinds import PEKindModel
 
-from . import dispatchers as hw_dispatchers
-from .array import BaselineArray, KaleidoArray
-from .baseline_pe import BaselinePE
-from .board import BoardTop
+from .board.board import BoardTop
 from .cache import cached_text
-from .channel_window import ChannelWindow
-from .engine import AttentionEngine
-from .matcher import Matcher
-from .pe import PE
-from .scheduler import Scheduler
-from .softmax import SoftmaxUnit
-from .top import SystemTop
-from .window_pe import WindowPE
+from .core.array import BaselineArray, KaleidoArray
+from .core.baseline_pe import BaselinePE
+from .core.engine import AttentionEngine
+from .core.pe import PE
+from .core.softmax import SoftmaxUnit
+from .core.window_pe import WindowPE
+from .dispatcher import dispatchers as hw_dispatchers
+from .dispatcher.channel_window import ChannelWindow
+from .dispatcher.matcher import Matcher
+from .dispatcher.scheduler import Scheduler
+from .system.top import SystemTop
 
 
 def _windowed(component):
@@ -181,8 +181,8 @@ def _sources() -> str:
     process: they do not change under it)."""
     h = hashlib.sha256(f"amaranth {version('amaranth')}\n".encode())
     root = Path(__file__).resolve().parent.parent
-    for path in sorted([*(root / "hw").glob("*.py"), *(root / "golden").glob("*.py")]):
-        h.update(path.name.encode() + b"\0" + path.read_bytes())
+    for path in sorted([*(root / "hw").rglob("*.py"), *(root / "golden").rglob("*.py")]):
+        h.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes())
     return h.hexdigest()
 
 
@@ -256,7 +256,7 @@ def board_top(design: str) -> str:
 
 def board_verilog(cfg: Config, design: str, divisor: int, mem_words: int, q_words: int, k_words: int,
                   out_rows: int) -> str:
-    """Verilog of the system top on a board (:class:`hw.board.BoardTop`): serial link, block-RAM memory."""
+    """Verilog of the system top on a board (:class:`hw.board.board.BoardTop`): serial link, block-RAM memory."""
     return _emitted(board_top(design), f"{design} system top on a board: a serial link at {divisor} clocks a bit, "
                     f"{mem_words} words of memory, buffers of {q_words} and {k_words} words, {out_rows} result rows",
                     cfg, lambda: BoardTop(cfg, design, divisor, mem_words, q_words, k_words, out_rows))

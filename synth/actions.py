@@ -73,8 +73,8 @@ from golden.pe_encoding import Load, Mode, Need
 from golden.pe_kinds import ExactPE
 from golden.softmax import softmax_cycles, softmax_scale, softmax_spec
 from hw import blocks
-from hw.baseline_pe import BaselinePE
-from hw.pe import PE
+from hw.core.baseline_pe import BaselinePE
+from hw.core.pe import PE
 
 __all__ = ["ACTIONS", "EXACT_ACTIONS", "NIBBLE_ACTIONS", "TRACED", "actions", "stimulus"]
 

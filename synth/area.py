@@ -17,8 +17,8 @@ from pathlib import Path
 from golden.config import Config
 from hw import blocks
 from hw.cache import cached_json
-from hw.matcher import Matcher
-from hw.scheduler import Scheduler
+from hw.dispatcher.matcher import Matcher
+from hw.dispatcher.scheduler import Scheduler
 
 from .flow import cache_key, synthesize
 from .liberty import cells as liberty_cells

@@ -1,4 +1,4 @@
-"""A bitstream for a board: the system top on a board (:class:`hw.board.BoardTop`)
+"""A bitstream for a board: the system top on a board (:class:`hw.board.board.BoardTop`)
 synthesized for the ECP5, placed and routed on the board's part with its pins
 (:mod:`synth.boards`) at its clock, and packed by ``ecppack``.
 
@@ -21,9 +21,9 @@ from pathlib import Path
 
 from golden.config import Config
 from hw import blocks
-from hw.board import BOARD_MEM_WORDS, memory_words
-from hw.top import TOP_ROWS, TOP_WORDS
-from hw.uart import MIN_DIVISOR
+from hw.board.board import BOARD_MEM_WORDS, memory_words
+from hw.board.uart import MIN_DIVISOR
+from hw.system.top import TOP_ROWS, TOP_WORDS
 
 from .boards import BOARDS, Board, lpf
 from .fpga import CACHE, FpgaError, ecp5_netlist, ecp5_tool, nextpnr_command, nextpnr_report, run_tool, tools_version
@@ -49,7 +49,7 @@ def bitstream(cfg: Config, design: str, board: str, out: Path, device: str | Non
     """Write ``<top>-<board>.bit``, ``.lpf`` and ``.json`` for ``design`` at ``cfg`` to ``out``.
 
     ``sizes`` are the top's buffers (``q_words``, ``k_words``, ``out_rows``; by default
-    :mod:`hw.top`'s); the memory has ``mem_words`` words, or more if one run of those
+    :mod:`hw.system.top`'s); the memory has ``mem_words`` words, or more if one run of those
     buffers moves more. Returns the report."""
     if board not in BOARDS:
         raise FpgaError(f"board {board!r}: choose one of {', '.join(BOARDS)}")

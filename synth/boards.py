@@ -2,8 +2,8 @@
 (its ECP5 parts and package, its clock, the sites of the board top's pins), so
 the constraints file is written from it and nothing matches on a board's name.
 
-The pins are :class:`hw.board.BoardTop`'s: ``clk``, ``rx`` (from the host), ``tx``
-(to the host) and ``led`` (``hw.board.LEDS`` of them).
+The pins are :class:`hw.board.board.BoardTop`'s: ``clk``, ``rx`` (from the host), ``tx``
+(to the host) and ``led`` (``hw.board.board.LEDS`` of them).
 """
 
 from __future__ import annotations

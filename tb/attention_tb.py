@@ -28,8 +28,8 @@ from golden.attention import expected_scores, int_gemm
 from golden.config import Config
 from golden.cycle_model import baseline_cycles, gemm_cycles, kaleido_cycles, kaleido_tables
 from golden.scheduler import Assignment
-from hw.engine import COUNTER_SETTLE
-from hw.engine_image import Scoreboard, baseline_image, check_run, driver_image, gemm_image
+from hw.core.engine import COUNTER_SETTLE
+from hw.host.engine_image import Scoreboard, baseline_image, check_run, driver_image, gemm_image
 from tb.harness import design_point, start
 
 WORK = Path(os.environ.get("KALEIDO_WORK", "."))

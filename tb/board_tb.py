@@ -1,5 +1,5 @@
-"""cocotb bench of the board top (:mod:`hw.board`): the host driver runs a
-product over the serial pins, through the link (:mod:`hw.link`), the block-RAM
+"""cocotb bench of the board top (:mod:`hw.board.board`): the host driver runs a
+product over the serial pins, through the link (:mod:`hw.board.link`), the block-RAM
 memory and the system top, as it would run it on a board.
 
 Inputs, in ``$KALEIDO_WORK``: ``job.json`` (the design, the line's divisor and
@@ -22,11 +22,11 @@ from cocotb.queue import Queue
 from cocotb.triggers import ClockCycles, FallingEdge
 
 from golden.attention import expected_scores
-from hw.host_driver import Driver
-from hw.link import HEADER, Answer
-from hw.link_port import LinkPort
-from hw.regmap import MAGIC, Reg
-from hw.uart import FRAME_BITS
+from hw.board.link import HEADER, Answer
+from hw.board.uart import FRAME_BITS
+from hw.host.host_driver import Driver
+from hw.host.link_port import LinkPort
+from hw.system.regmap import MAGIC, Reg
 from tb.harness import design_point
 
 WORK = Path(os.environ.get("KALEIDO_WORK", "."))
@@ -36,7 +36,7 @@ PATIENCE = 200_000
 
 
 class PinLink:
-    """:class:`hw.link_port.ByteLink` on the board's serial pins: a driver that
+    """:class:`hw.host.link_port.ByteLink` on the board's serial pins: a driver that
     frames each byte onto ``rx`` and a monitor that takes bytes off ``tx``."""
 
     def __init__(self, dut, divisor: int):

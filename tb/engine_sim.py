@@ -2,8 +2,8 @@
 
 from amaranth.sim import Simulator
 
-from hw.engine import COUNTER_SETTLE, AttentionEngine
-from hw.engine_image import Scoreboard
+from hw.core.engine import COUNTER_SETTLE, AttentionEngine
+from hw.host.engine_image import Scoreboard
 
 
 def simulate_engine(image, cfg, n_q, n_k, max_cycles=200_000, matcher=False):

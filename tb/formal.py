@@ -15,7 +15,7 @@ for every input sequence of any length, not just a bounded one).
   asserted alongside, and induction closes.
 
 The augmented PE forwards an operand only with a step that carries it
-(:mod:`hw.held`), so a forwarding register can hold what the last step left.
+(:mod:`hw.core.held`), so a forwarding register can hold what the last step left.
 Each harness states that as an invariant, which induction needs and which is
 itself inductive: under a step the Kaleido PE forwards the baseline's operands
 (equivalence), and the narrow and the wide PE forward alike (overflow).
@@ -49,8 +49,8 @@ from amaranth.lib.wiring import In
 from golden.config import Config
 from golden.pe import activity_lag
 from golden.pe_encoding import Load, Mode
-from hw.baseline_pe import BaselinePE
-from hw.pe import PE, col_layout, drain_signature, row_layout
+from hw.core.baseline_pe import BaselinePE
+from hw.core.pe import PE, col_layout, drain_signature, row_layout
 
 __all__ = ["PROOFS", "prove", "ProofResult"]
 

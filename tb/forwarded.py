@@ -2,8 +2,8 @@
 
 A PE registers the bundle it receives and passes it on, but an operand or a
 flag moves only in a cycle whose slot carries its step (the slot's steps are
-the row's and the column's together; :data:`hw.pe.ROW_FORWARDED`,
-:data:`hw.pe.COL_FORWARDED`); otherwise its register holds what it last moved.
+the row's and the column's together; :data:`hw.core.pe.ROW_FORWARDED`,
+:data:`hw.core.pe.COL_FORWARDED`); otherwise its register holds what it last moved.
 The control fields move every cycle.
 """
 

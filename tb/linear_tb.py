@@ -24,7 +24,7 @@ import numpy as np
 
 from golden.linear import linear_layer
 from golden.linear_cycles import baseline_linear_cycles, kaleido_linear_cycles
-from hw.engine_image import baseline_image, check_run, linear_image
+from hw.host.engine_image import baseline_image, check_run, linear_image
 from tb.harness import design_point, start
 
 from .attention_tb import run_image

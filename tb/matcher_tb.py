@@ -21,8 +21,8 @@ import numpy as np
 from cocotb.triggers import FallingEdge, ReadOnly
 
 from golden.matcher import FILL_SLOTS, PAIRED_MODES, match, paired_pass_slots, pe_needs
-from hw.dispatch import state_entry
-from hw.matcher import INVALID
+from hw.dispatcher.dispatch import state_entry
+from hw.dispatcher.matcher import INVALID
 from tb.harness import design_point, start
 
 from .packing import pack

@@ -17,8 +17,8 @@ from cocotb.triggers import FallingEdge, ReadOnly, RisingEdge
 from golden.pe import BaselinePEModel, ColIn, PEModel, RowIn
 from golden.pe_encoding import Load, Mode
 from golden.pe_kinds import pe_kind_of
-from hw.baseline_pe import baseline_row_layout
-from hw.pe import COL_FORWARDED, ROW_FORWARDED, col_layout, row_layout
+from hw.core.baseline_pe import baseline_row_layout
+from hw.core.pe import COL_FORWARDED, ROW_FORWARDED, col_layout, row_layout
 from tb.forwarded import Forwarded
 from tb.harness import design_point, start
 

@@ -1,4 +1,4 @@
-"""cocotb bench of the system top: the host driver (:mod:`hw.host_driver`) runs
+"""cocotb bench of the system top: the host driver (:mod:`hw.host.host_driver`) runs
 products from memory over cocotbext-axi's AXI4-Lite master and AXI4 RAM, with
 random back-pressure and latency on every channel of the bus.
 
@@ -25,9 +25,9 @@ from cocotbext.axi import AxiBus, AxiLiteBus, AxiLiteMaster, AxiRam
 from golden.attention import expected_head, expected_scores
 from golden.config import Config
 from golden.linear import linear_layer
-from hw.host_driver import Driver
-from hw.regmap import ERROR_SHIFT, Ctrl, Error, GroupReg, Reg, Status, group_reg
-from hw.sequencer import GROUP_SLOTS
+from hw.core.sequencer import GROUP_SLOTS
+from hw.host.host_driver import Driver
+from hw.system.regmap import ERROR_SHIFT, Ctrl, Error, GroupReg, Reg, Status, group_reg
 from tb.harness import design_point, reset, start
 
 WORK = Path(os.environ.get("KALEIDO_WORK", "."))
@@ -42,7 +42,7 @@ def _pauses(rng: random.Random, busy: float):
 
 
 class CocotbPort:
-    """:class:`hw.host_driver.Port` over cocotbext-axi: the registers through an AXI4-Lite
+    """:class:`hw.host.host_driver.Port` over cocotbext-axi: the registers through an AXI4-Lite
     master, memory as an AXI4 RAM the top's DMA reads and writes, the interrupt a pin."""
 
     def __init__(self, dut, rng: random.Random | None = None, busy: float = 0.0):

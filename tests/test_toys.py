@@ -13,8 +13,8 @@ from golden.pe import decode
 from golden.pe_contract import register
 from golden.pe_encoding import Mode, Need, Target
 from golden.pe_kinds import PE_KINDS, PaperPE
-from hw.dispatchers import DISPATCHERS as UNITS
-from hw.engine_image import kaleido_image
+from hw.dispatcher.dispatchers import DISPATCHERS as UNITS
+from hw.host.engine_image import kaleido_image
 from tb.engine_sim import simulate_engine
 from tests.adversarial import operands
 from tests.toys import Descending, DescendingUnit, WholeProducts
@@ -101,7 +101,7 @@ def test_the_pe_decodes_by_the_toy_kind(stages, seed):
     tables apart, so a PE that kept the paper's table would fail."""
     import random
 
-    from tests.hw.test_pe import check_random_sequences
+    from tests.hw.core.test_pe import check_random_sequences
 
     cfg = Config(partition=(2, 1, 1), pe_kind="toy-whole", pe_stages=stages)
     driven = check_random_sequences(cfg, random.Random(seed), cycles=1500)

@@ -15,8 +15,8 @@ from golden.dispatchers import DispatcherModel, register
 from golden.pe_contract import register as register_kind
 from golden.pe_encoding import Mode
 from golden.pe_kinds import PaperPE
-from hw.dispatch import Dispatcher
-from hw.dispatchers import register as register_unit
+from hw.dispatcher.dispatch import Dispatcher
+from hw.dispatcher.dispatchers import register as register_unit
 
 __all__ = ["Descending", "DescendingUnit", "WholeProducts"]
 

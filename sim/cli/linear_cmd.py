@@ -33,7 +33,7 @@ OUTPUTS = ("out.npy", "stats.json")
 
 
 def cmd_sim_linear(args) -> int:
-    from hw.sequencer import MAX_PARTNERS
+    from hw.core.sequencer import MAX_PARTNERS
     from sim.rtl.linear import simulate_linear
 
     check_design_knobs(args, linear=True)

@@ -10,9 +10,9 @@ import numpy as np
 
 from golden.config import Config
 from hw import blocks
-from hw.board import memory_words
-from hw.host_driver import attention_image, top_size
-from hw.uart import MIN_DIVISOR
+from hw.board.board import memory_words
+from hw.board.uart import MIN_DIVISOR
+from hw.host.host_driver import attention_image, top_size
 from sim.rtl import runner
 from sim.rtl.simulate import bench_failed
 

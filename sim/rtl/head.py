@@ -5,7 +5,7 @@ Each stage runs its own emitted Verilog under cocotb, and its bench checks it
 bit for bit against golden and cycle for cycle against its model:
 
 * ``qk``: :func:`sim.rtl.simulate.simulate`, the engine as ``kaleido sim attention`` runs it;
-* ``softmax``: :mod:`hw.softmax` on every row of the scores the array drained
+* ``softmax``: :mod:`hw.core.softmax` on every row of the scores the array drained
   (``tb.softmax_head_tb``);
 * ``pv``: ``P V~`` on the same engine, as products of final operands: on the
   Kaleido array one run per column tile of :mod:`golden.pv_tiles` (V's reuse as

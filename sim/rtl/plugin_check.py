@@ -22,7 +22,7 @@ import numpy as np
 
 from golden import Config, ConfigError, dispatchers, pair_reuse, pe_contract, pe_kinds, plugins
 from golden.variants import VARIANTS
-from hw.dispatchers import DISPATCHERS as UNITS
+from hw.dispatcher.dispatchers import DISPATCHERS as UNITS
 from sim.errors import UserError
 from sim.rtl.linear import simulate_linear
 from sim.rtl.simulate import simulate
@@ -90,7 +90,7 @@ def plan(loaded=()) -> list[Run]:
     for unit in units:
         if unit.name not in UNITS:
             raise UserError(f"dispatcher {unit.name!r} has a golden model but no component: register a "
-                            f"hw.dispatch.Dispatcher for it with hw.dispatchers.register")
+                            f"hw.dispatcher.dispatch.Dispatcher for it with hw.dispatcher.dispatchers.register")
         runs += [Run(f"dispatcher {unit.name}", "attention", _point(variant="pe-m", dispatcher=unit.name)),
                  Run(f"dispatcher {unit.name}", "attention", _point(variant="full", dispatcher=unit.name)),
                  Run(f"dispatcher {unit.name}", "linear", _point(variant="pe-m", dispatcher=unit.name))]

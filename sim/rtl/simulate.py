@@ -125,7 +125,7 @@ def simulate(cfg, q, k, design: str, simulator: str, work: Path, waves: bool = F
     for that many channels (default: the operands'), so that runs of one
     engine over shorter products share its build. ``fold`` (Kaleido, gemm):
     codes added to ``q`` where the row enters the array, a folded key of
-    ``P V~`` where nonzero (:func:`hw.engine_image.gemm_image`).
+    ``P V~`` where nonzero (:func:`hw.host.engine_image.gemm_image`).
 
     Kaleido runs with ``cfg``'s dispatcher. With a scheduler (variants pe-sh,
     full) its RTL runs first and the engine takes the

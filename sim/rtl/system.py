@@ -13,8 +13,8 @@ from golden.config import Config
 from golden.linear_cycles import kaleido_linear_cycles
 from golden.windows import linear_config
 from hw import blocks
-from hw.engine_image import baseline_image, linear_image
-from hw.host_driver import head_images, top_size
+from hw.host.engine_image import baseline_image, linear_image
+from hw.host.host_driver import head_images, top_size
 from sim.rtl import runner
 from sim.rtl.simulate import bench_failed
 

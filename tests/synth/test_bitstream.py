@@ -7,7 +7,7 @@ import json
 import pytest
 
 from golden import Config
-from hw.board import memory_words
+from hw.board.board import memory_words
 from synth.bitstream import bitstream, divisor_for
 from synth.boards import BOARDS
 from synth.fpga import FpgaError

@@ -5,7 +5,7 @@ import re
 
 import pytest
 
-from hw.board import LEDS
+from hw.board.board import LEDS
 from synth.boards import BOARDS, lpf
 
 

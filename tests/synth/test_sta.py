@@ -7,7 +7,7 @@ import pytest
 
 from golden import Config
 from hw import blocks
-from hw.pe import col_layout, row_layout
+from hw.core.pe import col_layout, row_layout
 from synth.flow import default_liberty, gate_netlist
 from synth.sta import BLOCK_IO_SHARE, _other_slacks, flop_outputs, timing
 

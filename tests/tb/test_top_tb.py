@@ -8,7 +8,7 @@ import pytest
 
 from golden import Config
 from hw import blocks
-from hw.host_driver import head_images, top_size
+from hw.host.host_driver import head_images, top_size
 from sim.rtl import runner
 from sim.rtl.system import run_head, run_linear
 from tests.adversarial import operands

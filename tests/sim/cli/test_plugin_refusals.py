@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from golden import dispatchers, pe_kinds
-from hw import dispatchers as units
+from hw.dispatcher import dispatchers as units
 from sim.cli.main import main
 
 GOOD_RUN = ["golden", "attention", "--q", "q.npy", "--k", "q.npy", "--grid", "1,2,2", "--partition", "2,1,1"]
@@ -86,8 +86,8 @@ def test_a_dispatcher_without_a_component_is_refused(plugin, capsys, tmp_path):
 
 def test_a_dispatcher_the_engine_cannot_route_is_refused(plugin, capsys, tmp_path):
     plugin("kp_three", "from golden.dispatchers import Matcher, register\n"
-                       "from hw.dispatch import Dispatcher\n"
-                       "from hw.dispatchers import register as register_unit\n"
+                       "from hw.dispatcher.dispatch import Dispatcher\n"
+                       "from hw.dispatcher.dispatchers import register as register_unit\n"
                        "@register\nclass D(Matcher):\n    name = 'kp-three'\n"
                        "@register_unit\nclass U(Dispatcher):\n    model = D\n"
                        "    def __init__(self, cfg):\n        super().__init__(cfg, width=1, groups=3)\n")

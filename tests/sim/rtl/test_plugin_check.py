@@ -22,7 +22,7 @@ TOYS = ROOT / "tests" / "toys.py"
 #: A dispatcher that claims a slot fewer a pass than its component (the toy's) takes.
 SHORT = '''
 from golden.dispatchers import DispatcherModel, register
-from hw.dispatchers import register as register_unit
+from hw.dispatcher.dispatchers import register as register_unit
 from toys import DescendingUnit
 
 

@@ -1,0 +1,1 @@
+"""The data dispatcher: the scheduler, the matcher and the other dispatchers behind one interface."""

@@ -1,0 +1,242 @@
+"""The dispatcher's matcher (docs/design.md, "The data dispatcher"): lane pairing of channel steps.
+
+It keeps, for every channel of the group, the reuse state of each valid row
+and column of the tile group (written while pass A reads every channel; an
+invalid row or column is stored as ``3`` and needs nothing). From them it
+works out, for the pass being run, how many lanes each PE needs for a step
+(:func:`golden.matcher.pe_needs`). Each cycle it looks at the next
+``lookahead`` channels of the pass (the head and its candidates, held in
+registers with their entries), and pairs the head with the first candidate
+whose lanes fit beside the head's in every PE. The engine issues the head, and
+the partner when there is one; the window closes up behind them and refills
+from the rest of the pass's set. The ports are every dispatcher's
+(:mod:`hw.dispatcher.dispatch`). The window is loaded on a pass's first slot, which
+issues no step; pass A's last channel, recorded that same cycle, joins it from
+the write port.
+"""
+
+from __future__ import annotations
+
+from amaranth import Array, Cat, Const, Module, Mux, Signal
+from amaranth.lib import data
+
+from golden import dispatchers as models
+from golden.config import Config
+from golden.matcher import PAIRED_MODES, lanes_of
+
+from .dispatch import Dispatcher, state_entry
+from .prefix import lowest_of_pass, lowest_onehot, lowest_sets, one_hot, select
+
+__all__ = ["Matcher", "INVALID", "state_table", "lane_masks", "pe_masks"]
+
+#: The state code of a row or column that does not exist in the tile group: it needs nothing.
+INVALID = 3
+
+
+def state_table(m, unit, channels: int, layout, bypass: bool = True) -> Array:
+    """The table of ``unit`` (ports ``wr_en``, ``wr_chan``, ``wr_data``): one
+    ``layout`` entry per channel, with the write bypassed to the lookup (so the
+    channel written this cycle reads its new entry) unless ``bypass`` is off."""
+    # Written (in pass A) before it is read, so it needs no reset.
+    stored = Array(Signal(layout, name=f"states{c}", reset_less=True) for c in range(channels))
+    with m.If(unit.wr_en):
+        m.d.sync += stored[unit.wr_chan].eq(unit.wr_data)
+    if not bypass:
+        return stored
+    table = Array(Signal(layout, name=f"entry{c}") for c in range(channels))
+    for c in range(channels):
+        m.d.comb += table[c].eq(Mux(unit.wr_en & (unit.wr_chan == c), unit.wr_data, stored[c]))
+    return table
+
+
+def lane_masks(m, mode, kind):
+    """The lane table of the pass ``mode`` in a PE of ``kind`` (:func:`golden.matcher.lanes_of`) as two
+    3x3 masks ``(some, whole)``: a PE with flags ``(sq, sk)`` uses some lane, or both."""
+    some = [[Signal(name=f"some_{a}{b}") for b in range(3)] for a in range(3)]
+    whole = [[Signal(name=f"whole_{a}{b}") for b in range(3)] for a in range(3)]
+    with m.Switch(mode):
+        for pass_ in PAIRED_MODES:
+            lanes = lanes_of(pass_, kind)
+            with m.Case(pass_):
+                m.d.comb += [some[a][b].eq(int(lanes[a][b] >= 1)) for a in range(3) for b in range(3)]
+                m.d.comb += [whole[a][b].eq(int(lanes[a][b] == 2)) for a in range(3) for b in range(3)]
+        with m.Default():           # passes A and LINEAR: every PE takes both lanes
+            m.d.comb += [x.eq(1) for row in some + whole for x in row]
+    return some, whole
+
+
+def pe_masks(m, entry, lanes, rows: int, cols: int, name: str):
+    """``(some, whole)`` of one table entry under ``lanes`` (:func:`lane_masks`):
+    one bit per PE, row-major."""
+    some, whole = lanes
+    # Each flag decoded once, as a signal: an expression would be emitted again at
+    # every PE of its row or column.
+    sq = [Signal(3, name=f"{name}_sq{i}") for i in range(rows)]
+    sk = [Signal(3, name=f"{name}_sk{j}") for j in range(cols)]
+    m.d.comb += [sq[i][a].eq(entry.sq[i] == a) for i in range(rows) for a in range(3)]
+    m.d.comb += [sk[j][b].eq(entry.sk[j] == b) for j in range(cols) for b in range(3)]
+    s, w = Signal(rows * cols, name=f"{name}_some"), Signal(rows * cols, name=f"{name}_whole")
+    flags = [(a, b) for a in range(3) for b in range(3)]
+    for i in range(rows):
+        for j in range(cols):
+            pick = Signal(len(flags), name=f"{name}_pick{i}_{j}")
+            m.d.comb += pick.eq(Cat(*(sq[i][a] & sk[j][b] for a, b in flags)))
+            m.d.comb += [
+                s[i * cols + j].eq(Cat(*(p & some[a][b] for p, (a, b) in zip(pick, flags))).any()),
+                w[i * cols + j].eq(Cat(*(p & whole[a][b] for p, (a, b) in zip(pick, flags))).any()),
+            ]
+    return s, w
+
+
+class Matcher(Dispatcher):
+    """Merge unit over a lookahead window of channel steps, the window held in registers.
+
+    The window is the head and the next ``lookahead - 1`` channels of the pass,
+    each with its table entry; the channels after it wait in ``beyond``, a bit
+    each. In a slot, the head is paired with the first entry of the window whose
+    lanes fit beside the head's in every PE; both leave, the entries behind
+    close up, and the lowest one or two channels of ``beyond`` (with their
+    entries) refill the back. So a slot's decision reads registers only, and the
+    search through the set (``lowest_sets`` over ``group_width`` bits) runs
+    beside it, to refill, instead of in series with it. The window is loaded on
+    the pass's first slot, which therefore issues no step
+    (:data:`golden.matcher.FILL_SLOTS`); the channel pass A wrote last, a cycle
+    after it streamed, joins it there from the write port.
+
+    Unpaired passes (``single``) take the lowest channel of ``sets`` a slot,
+    from the first slot on, as the in-order dispatcher does.
+
+    Parameters
+    ----------
+    cfg : Config
+        Takes ``group_width`` (table entries: the widest channel group), ``rows``
+        and ``cols`` (states per entry), ``accumulators`` (the PE's lane table)
+        and ``lookahead`` (the head and ``lookahead - 1`` candidates).
+
+    Members
+    -------
+    (:class:`hw.dispatcher.dispatch.Dispatcher`'s, for one group reading up to two channels.)
+    wr_en, wr_chan, wr_data : In
+        Write channel ``wr_chan``'s entry this cycle (``INVALID`` for a row or
+        column the tile group does not have).
+    mode : In(Mode)
+        The pass being run (B, C or D; any other pass pairs nothing).
+    single : In(1)
+        Pair nothing: the lowest channel of ``sets`` alone, from the first slot.
+    opening, advance, recorded, late : In
+        Load the window (``opening``, from ``recorded`` and ``late``), or move it on
+        when the slot issues (``advance``).
+    found[0], chan[0] : Out
+        The head: the lowest remaining channel (none on a paired pass's first slot).
+    found[1], chan[1] : Out
+        Its partner: the first entry of the window whose lanes fit beside the
+        head's in every PE, if any (``chan[1]`` holds it only when ``found[1]``).
+    choice : Out(choice_layout(2)).array(1)
+        ``take`` is the head and the partner; ``sel`` is 0 and 1.
+    rest, more : Out
+        ``sets`` without the head and its partner, and whether the pass has steps left.
+    """
+
+    model = models.Matcher
+
+    @staticmethod
+    def storage_bits(cfg: Config) -> int:
+        """Bits of the state table (2 bits per row and per column per channel)."""
+        return cfg.group_width * state_entry(cfg.rows, cfg.cols).size
+
+    def __init__(self, cfg: Config):
+        super().__init__(cfg, width=2, groups=1)
+
+    def elaborate(self, platform):
+        m = Module()
+        cfg = self.cfg
+        G, R, C, L = cfg.group_width, cfg.rows, cfg.cols, cfg.lookahead
+        layout = state_entry(R, C)
+        table = state_table(m, self, G, layout, bypass=False)
+        # The pass's lane table, registered: ``mode`` changes as a pass begins, and
+        # its first slot only loads the window, so no decision waits on the decode.
+        fresh = lane_masks(m, self.mode, cfg.pe.kind)
+        lanes = tuple([[Signal(name=f"{x.name}_q") for x in row] for row in mask] for mask in fresh)
+        for held_mask, mask in zip(lanes, fresh):
+            m.d.sync += [q.eq(x) for q_row, row in zip(held_mask, mask) for q, x in zip(q_row, row)]
+        held = data.StructLayout({"valid": 1, "chan": range(max(2, G)), "entry": layout})
+        window = [Signal(held, name=f"win{k}") for k in range(L)]
+        beyond = Signal(G)
+        sets = self.sets[0]
+
+        # The search: the lowest L channels of the pass's recorded set (to load the
+        # window), or the lowest two of what waits beyond it (to refill), each
+        # with its entry. Two networks, so neither waits on ``opening``; the
+        # entries are read once, for whichever is used.
+        fill = lowest_sets(m, self.recorded, G, L, "fill")
+        refill = lowest_sets(m, beyond, G, min(L, 2), "refill")
+        ranks = []
+        for k, (found, index, onehot) in enumerate(fill):
+            if k < len(refill):
+                found, index, onehot = (Mux(self.opening, a, b) for a, b in zip((found, index, onehot), refill[k]))
+            ranked = Signal(held, name=f"rank{k}")
+            m.d.comb += [ranked.valid.eq(found), ranked.chan.eq(index),
+                         ranked.entry.eq(select(m, table, onehot, G, layout, f"rank{k}_entry"))]
+            ranks.append((ranked, onehot))
+
+        # The slot's pairing, from the window's registers alone: two steps fit when
+        # neither takes both lanes of a PE the other uses at all; the first that fits wins.
+        masks = [pe_masks(m, w.entry, lanes, R, C, f"win{k}") for k, w in enumerate(window)]
+        head_some, head_whole = masks[0]
+        fits = [Const(0)] + [w.valid & ~((head_whole & s) | (head_some & x)).any()
+                             for w, (s, x) in zip(window[1:], masks[1:])]
+        chosen = Signal(L, name="partner")               # one-hot window position of the partner
+        m.d.comb += chosen.eq(lowest_onehot(Cat(*fits), L))
+        pair = Signal()
+        m.d.comb += pair.eq(chosen.any())
+        partner = Signal(range(max(2, G)), name="partner_chan")
+        for k in range(1, L):
+            with m.If(chosen[k]):
+                m.d.comb += partner.eq(window[k].chan)
+
+        # The window a slot leaves: the head and the partner gone, the rest closed
+        # up in order, the back refilled from beyond (which is empty unless the window was full).
+        after = window[1:] + [ranks[0][0]] + ([ranks[1][0]] if L > 1 else [])
+        moved = [Signal(held, name=f"moved{k}") for k in range(L)]
+        for k in range(L):
+            # Past the partner, everything moves up one more place.
+            if L > 1:
+                past = Cat(*(chosen[j] for j in range(1, min(k + 2, L)))).any()
+                m.d.comb += moved[k].eq(Mux(past, after[k + 1], after[k]))
+            else:
+                m.d.comb += moved[k].eq(after[k])
+        taken = refill[0][2] | Mux(pair, refill[1][2], 0) if L > 1 else refill[0][2]
+        with m.If(self.opening):
+            # Load: the set's lowest L. The late channel's entry is written only
+            # now, so where it is among them, its entry comes from the write port
+            # (late picks an entry, and no search waits on it); beyond them, the
+            # table has it by the time a refill reads it.
+            for k in range(L):
+                m.d.sync += window[k].eq(ranks[k][0])
+                with m.If(self.late & (ranks[k][0].chan == self.wr_chan)):
+                    m.d.sync += window[k].entry.eq(self.wr_data)
+            loaded = Const(0, G)
+            for _, _, onehot in fill:
+                loaded = loaded | onehot
+            m.d.sync += beyond.eq(self.recorded & ~loaded)
+        with m.Elif(self.advance):
+            m.d.sync += [w.eq(n) for w, n in zip(window, moved)]
+            m.d.sync += beyond.eq(beyond & ~taken)
+
+        # What the engine sees.
+        single_found, single_head, single_rest, single_more = lowest_of_pass(m, self, G, "single")
+        left = Mux(pair, window[2].valid if L > 2 else 0, window[1].valid if L > 1 else 0) | beyond.any()
+        with m.If(self.single):
+            m.d.comb += [self.found[0].eq(single_found), self.chan[0].eq(single_head),
+                         self.rest[0].eq(single_rest), self.more.eq(single_more)]
+        with m.Elif(self.opening):
+            # Whether the pass has any step is known a slot later (from the window),
+            # so the fill slot never waits on the channel pass A records last.
+            m.d.comb += [self.rest[0].eq(sets), self.more.eq(1)]
+        with m.Else():
+            gone = one_hot(window[0].chan, G) | Mux(pair, one_hot(partner, G), 0)
+            m.d.comb += [self.found[0].eq(window[0].valid), self.chan[0].eq(window[0].chan),
+                         self.found[1].eq(pair), self.chan[1].eq(partner),
+                         self.rest[0].eq(sets & ~gone), self.more.eq(left)]
+        m.d.comb += [self.choice[0].take.eq(Cat(self.found[0], self.found[1])), self.choice[0].sel[1].eq(1)]
+        return m
