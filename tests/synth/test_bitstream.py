@@ -22,6 +22,7 @@ SIZES = {"q_words": 4, "k_words": 4, "out_rows": 8}
 PREAMBLE = bytes.fromhex("ffffbdb3")
 
 
+@pytest.mark.ci          # about 4 minutes of place and route: CI runs it after make test
 def test_a_small_kaleido_top_packs_for_the_ulx3s(tmp_path):
     r = bitstream(SMALL, "kaleido", "ulx3s", tmp_path, device="25k", sizes=SIZES, mem_words=1024)
     bit, lpf, report = (tmp_path / f"kaleido_board-ulx3s.{ext}" for ext in ("bit", "lpf", "json"))
