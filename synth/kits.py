@@ -252,12 +252,28 @@ def _defined(path: str, stamp: float) -> frozenset:
         return frozenset(re.findall(r"^\s*cell\s*\(\s*\"?([\w.-]+)\"?\s*\)", f.read(), re.M))
 
 
+#: The units the flow reads a liberty in (:mod:`synth.liberty` converts capacitance alone).
+UNITS = {"time_unit": "1ns", "voltage_unit": "1V", "leakage_power_unit": "1nW"}
+
+
+@lru_cache(maxsize=16)
+def _units(path: str, stamp: float) -> dict:
+    # The units the file's head states (a scan: the whole parse of a large library takes many seconds).
+    with open(path, errors="replace") as f:
+        head = f.read(1 << 16)
+    return {k: m[1].strip() for k in UNITS if (m := re.search(rf"^\s*{k}\s*:\s*\"?([^\";]+)", head, re.M))}
+
+
 def kit(liberty: str) -> CellKit:
     """The kit of the liberty file at ``liberty``, by the library it declares; a
     file that lacks a cell the kit names (:meth:`CellKit.needs`) or any of its
     flip-flops is refused by the cells' names, before it signs off another design."""
     path, stamp = os.path.abspath(liberty), os.path.getmtime(liberty)
     name = _declared(path, stamp)
+    wrong = {k: v for k, v in _units(path, stamp).items() if v != UNITS[k]}
+    if wrong:
+        raise LibraryError(f"{liberty}: {', '.join(f'{k} {v}' for k, v in wrong.items())}; this flow reads "
+                           f"{', '.join(UNITS.values())}")
     for k in KITS.values():
         if k.library == name:
             cells = _defined(path, stamp)

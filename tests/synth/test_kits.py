@@ -171,3 +171,23 @@ def test_a_library_that_lacks_a_cell_the_kit_needs_is_refused_by_its_name(tmp_pa
         r = subprocess.run([sys.executable, "-m", "sim", command, "--block", "pe", "--liberty", str(lib)],
                            capture_output=True, text=True)
         assert r.returncode == 2 and says in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
+
+
+def test_a_library_in_other_units_is_refused_at_once(tmp_path):
+    """A NanGate45 in picoseconds was refused only after the whole file's parse (23 s)."""
+    import re
+    import subprocess
+    import sys
+    import time
+    if not _fetched("nangate45"):
+        pytest.skip("make setup fetches NanGate45")
+    text = re.sub(r'time_unit\s*:\s*"1ns"', 'time_unit : "1ps"', Path(liberty_path("nangate45")).read_text(), count=1)
+    lib = tmp_path / "ps.lib"
+    lib.write_text(text)
+    with pytest.raises(LibraryError, match="time_unit 1ps; this flow reads 1ns"):
+        kit(str(lib))
+    start = time.perf_counter()
+    r = subprocess.run([sys.executable, "-m", "synth.table", "--liberty", str(lib), "--out", str(tmp_path / "o")],
+                       capture_output=True, text=True)
+    assert r.returncode == 2 and "time_unit 1ps" in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    print(f"refused in {time.perf_counter() - start:.1f} s")
