@@ -295,11 +295,14 @@ def chip_from(spec: str) -> Chip:
 @dataclass(frozen=True)
 class Unit:
     """One block's sign-off figures: ``area_um2``, ``energy_pj`` per action (as
-    ``kaleido power`` prints them) and ``leakage_uw``."""
+    ``kaleido power`` prints them) and ``leakage_uw``; ``measured_at_mhz``, the
+    clock its energy was measured at (its own where it misses the one it was
+    mapped for, :func:`synth.power.energy_per_action`; None where not measured so)."""
 
     area_um2: float
     energy_pj: dict
     leakage_uw: float
+    measured_at_mhz: float | None = None
 
 
 @dataclass(frozen=True)

@@ -173,7 +173,7 @@ def signoffs(cfg: Config, liberty: str, matcher_trace=None) -> dict[str, SignOff
         per = dict(e["energy_pj"])
         if block == blocks.unit and blocks.traced and matcher_trace:
             per["busy"] = energy_per_action(block, at, liberty, TRACE_CYCLES, matcher_trace)["energy_pj"]["run"]
-        return Unit(block_area(block, at, liberty)["area_um2"], per, e["leakage_uw"])
+        return Unit(block_area(block, at, liberty)["area_um2"], per, e["leakage_uw"], e["measured_at_mhz"])
 
     node = signed_at(liberty)
     # The softmax unit's widths grow with a row's length by a few bits; it is

@@ -321,6 +321,14 @@ def cmd_estimate(args) -> int:
                    key=lambda x: x[2])
         print(f"kaleido: warning: {slow[0]}'s {slow[1]} reaches {slow[2]:.0f} MHz at {chip.node_nm} nm, under the "
               f"chip's {chip.clock_mhz:g} MHz; the figures assume the chip clock", file=sys.stderr)
+    from synth.kits import at_signoff
+    mapped = at_signoff(cfg, liberty).clock_mhz
+    summary["energy_measured_at_mhz"] = _measured_at(signs)
+    for design, parts in summary["energy_measured_at_mhz"].items():
+        for part, mhz in parts.items():
+            if mhz < mapped * (1 - 1e-9):
+                print(f"kaleido: note: {design}'s {part} misses the {mapped:g} MHz it is mapped for: its energy "
+                      f"per action is measured at its own clock, {mhz:.1f} MHz", file=sys.stderr)
     for design, ops in summary["sram_bound_ops"].items():
         if ops:
             print(f"kaleido: warning: on the {design} chip, {', '.join(ops)} wait on the SRAM banks' bandwidth "
@@ -418,6 +426,14 @@ def claimed(out: str, outputs: tuple = OUTPUTS):
         if os.path.exists(lock_path):
             os.unlink(lock_path)
         lock.close()
+
+
+def _measured_at(signs: dict) -> dict:
+    """The clock each block's energy per action was measured at, by design and part."""
+    parts = ("pe", "softmax", "scheduler", "matcher")
+    return {design: {p: getattr(s, p).measured_at_mhz for p in parts
+                     if getattr(s, p) is not None and getattr(s, p).measured_at_mhz is not None}
+            for design, s in signs.items()}
 
 
 def _clock_at_node(cfg, chip, liberty: str) -> dict:

@@ -27,14 +27,15 @@ def test_every_shipped_result_is_todays():
         assert (shipped.CHARACTERIZED / key).is_file(), key
 
 
-def test_a_stale_result_is_named(monkeypatch):
-    key, what = next(iter(characterize.manifest().items()))
-    changed = json.loads(what["config"])
-    changed["seed"] = changed.get("seed", 0)      # a field that leaves the Verilog alone: still today's
-    assert characterize.stale({key: {**what, "config": json.dumps(changed)}}) == []
-    wider = json.loads(what["config"])
-    wider["head_dim"] = 2 * wider["head_dim"]      # a different block: another name
-    assert characterize.stale({key: {**what, "config": json.dumps(wider)}}) == [key]
+def test_a_stale_result_is_named():
+    """A field no gate depends on keeps a result's name; a clock it was mapped for does not."""
+    key, what = next((k, w) for k, w in characterize.manifest().items() if w["kind"] == "area" and _have(w["library"]))
+    reseeded = json.loads(what["config"])
+    reseeded["seed"] += 1                      # the seed shapes workloads, not the Verilog's logic
+    assert characterize.stale({key: {**what, "config": json.dumps(reseeded)}}) == []
+    faster = json.loads(what["config"])
+    faster["chip"]["clock_mhz"] += 100.0       # mapped for another clock: another result
+    assert characterize.stale({key: {**what, "config": json.dumps(faster)}}) == [key]
 
 
 def test_collecting_a_log_ships_what_it_used_and_prunes_the_rest(tmp_path, monkeypatch):

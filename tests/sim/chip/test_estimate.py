@@ -186,3 +186,27 @@ def test_the_strength_reaches_the_heads(tmp_path):
                      steps=1, common_strength=1.0)
     assert s["config"]["workload"] == {"common_band": "low", "common_strength": 1.0}
     assert s["structure"]["mean"]["q_common_share"] == pytest.approx(0.5, abs=0.02)
+
+
+def test_each_blocks_energy_says_the_clock_it_was_measured_at(monkeypatch):
+    """A block that misses the clock it is mapped for has its energy measured at its
+    own (synth.power); the estimate carries that clock per block and says so."""
+    import sim.chip.estimate as estimate
+    from sim.cli.estimate_cmd import _measured_at
+    from synth.flow import default_liberty
+
+    lib = default_liberty()
+    if lib is None:
+        pytest.skip("make setup fetches NanGate45")
+    own = {"matcher": 612.5}
+
+    def energy(block, cfg, liberty, cycles=256, trace=None):
+        return {"energy_pj": {"busy": 1.0, "idle": 0.5, "run": 1.0}, "leakage_uw": 1.0,
+                "measured_at_mhz": own.get(block, cfg.clock_mhz)}
+    monkeypatch.setattr(estimate, "energy_per_action", energy)
+    monkeypatch.setattr(estimate, "block_area", lambda block, cfg, liberty: {"area_um2": 10.0})
+    from golden import Config
+    signs = estimate.signoffs(Config().with_(clock_mhz=720.0), lib)
+    at = _measured_at(signs)
+    assert at["kaleido"]["matcher"] == 612.5 and at["kaleido"]["pe"] == 720.0
+    assert at["baseline"] == {"pe": 720.0, "softmax": 720.0}
