@@ -22,8 +22,12 @@ random.
 
 from __future__ import annotations
 
+import hashlib
+import os
+import pickle
 from dataclasses import dataclass, field
 from functools import lru_cache
+from pathlib import Path
 
 import numpy as np
 
@@ -157,8 +161,33 @@ def _unquote(value) -> str:
     return str(value).strip().strip('"')
 
 
+#: Parsed libraries, by the file's content and this module's source: NanGate45's parse takes
+#: seconds, and every process that signs a block off (a test, a command, a Dask worker) needs it.
+PARSED = Path(__file__).resolve().parent.parent / ".cache" / "liberty"
+
+
 @lru_cache(maxsize=4)
 def library(path: str) -> Library:
+    """The cells of a Liberty file, with their energy tables (parsed once a file,
+    kept in ``.cache/liberty/`` as a pickle of this module's own objects)."""
+    data = Path(path).read_bytes()
+    key = hashlib.sha256(data + Path(__file__).read_bytes()).hexdigest()[:24]
+    kept = PARSED / f"{key}.pickle"
+    if kept.is_file():
+        try:
+            lib = pickle.loads(kept.read_bytes())
+            return Library(path, lib.voltage, lib.cells, lib.capacitance_pf) if lib.path != path else lib
+        except Exception:           # a pickle of another Python or numpy: parse again
+            pass
+    lib = _parse(path)
+    PARSED.mkdir(parents=True, exist_ok=True)
+    tmp = kept.with_name(f"{kept.name}.{os.getpid()}.tmp")
+    tmp.write_bytes(pickle.dumps(lib))
+    os.replace(tmp, kept)
+    return lib
+
+
+def _parse(path: str) -> Library:
     """The cells of a Liberty file, with their energy tables."""
     from liberty.parser import parse_liberty
     text = open(path, errors="replace").read()

@@ -115,3 +115,26 @@ def test_a_capacitance_unit_it_does_not_know_is_refused(tmp_path):
     path.write_text(FF_LIBRARY.replace("(1,ff)", "(1,nf)").replace("tiny_ff", "tiny_nf"))
     with pytest.raises(ValueError, match="capacitance unit 'nf'"):
         library(str(path))
+
+
+def test_a_parsed_library_is_kept_and_read_back_the_same(tmp_path, monkeypatch):
+    """NanGate45's parse takes seconds in every process that signs off: it is kept, by
+    the file's content, and read back equal; an edited file is parsed again."""
+    import pickle
+
+    import synth.liberty as liberty
+    monkeypatch.setattr(liberty, "PARSED", tmp_path / "parsed")
+    path = tmp_path / "tiny.lib"
+    path.write_text(FF_LIBRARY)
+    liberty.library.cache_clear()
+    first = liberty.library(str(path))
+    assert len(list((tmp_path / "parsed").glob("*.pickle"))) == 1
+    liberty.library.cache_clear()
+    again = liberty.library(str(path))
+    assert again is not first and pickle.dumps(again) == pickle.dumps(first)
+    path.write_text(FF_LIBRARY.replace("area : ", "area : 1"))      # every area another number
+    liberty.library.cache_clear()
+    edited = liberty.library(str(path))
+    assert len(list((tmp_path / "parsed").glob("*.pickle"))) == 2
+    assert [c.area for c in edited.cells.values()] != [c.area for c in first.cells.values()]
+    liberty.library.cache_clear()
