@@ -93,7 +93,9 @@ def load(names) -> None:
                                   f"already imported from {getattr(held, '__file__', None) or 'Python itself'}; "
                                   f"rename the file")
             if str(path.parent) not in sys.path:
-                sys.path.insert(0, str(path.parent))
+                # After the project's own packages: a folder beside the plugin that is named
+                # like one of them (tests/hw/ beside tests/toys.py) must not stand in for it.
+                sys.path.append(str(path.parent))
         try:
             importlib.import_module(name)
         except ImportError as e:

@@ -103,14 +103,13 @@ def stale(entries: dict | None = None) -> list[str]:
 
 
 def _portable(text: str) -> str:
-    # A result names the liberty it was measured on by this machine's path: ship the
-    # path within the project instead (what a fresh clone's own run would name, but for its folder).
+    # A result names the liberty it was measured on by its checkout's path (this one's or
+    # a fresh clone's in /tmp): ship the path within the project, from its .cache/ on.
     data = json.loads(text)
     if isinstance(data.get("liberty"), str) and os.path.isabs(data["liberty"]):
-        try:
-            data["liberty"] = str(Path(data["liberty"]).resolve().relative_to(ROOT))
-        except ValueError:
-            pass
+        parts = Path(data["liberty"]).parts
+        if ".cache" in parts:
+            data["liberty"] = str(Path(*parts[parts.index(".cache"):]))
     return json.dumps(data)
 
 
@@ -154,14 +153,22 @@ def main(argv=None) -> int:
     p.add_argument("--out", default="out/characterize", help="the commands' folder (default out/characterize)")
     p.add_argument("--libraries", default=",".join(LIBRARIES), help="default: " + ",".join(LIBRARIES))
     p.add_argument("--check", action="store_true", help="list the shipped results that are stale, and fail if any")
+    p.add_argument("--drop-stale", action="store_true", help="drop the shipped results that are stale")
     p.add_argument("--collect", nargs="+", metavar="LOG", help="ship what these logs of $KALEIDO_USED name "
                    "(beside what ships), without running anything")
     args = p.parse_args(argv)
-    if args.check:
-        bad = stale()
+    if args.check or args.drop_stale:
+        entries = manifest()
+        bad = stale(entries)
         for key in bad:
             print(f"stale: {key}")
-        print(f"{len(manifest()) - len(bad)} of {len(manifest())} shipped results are today's")
+        print(f"{len(entries) - len(bad)} of {len(entries)} shipped results are today's")
+        if args.drop_stale:
+            for key in bad:
+                (CHARACTERIZED / key).unlink(missing_ok=True)
+            MANIFEST.write_text(json.dumps({k: w for k, w in sorted(entries.items()) if k not in bad}, indent=1) + "\n")
+            print(f"dropped {len(bad)}")
+            return 0
         return 1 if bad else 0
     if args.collect:
         n = len(collect([Path(x) for x in args.collect], prune=False))

@@ -188,7 +188,7 @@ def _qk(model: VDiT, tokens: int, kinds: dict, chip: Chip, reads: _Reads) -> _Op
         w.tiles, w.full, w.nibble = heads * hw.passes, heads * hw.full_products, heads * hw.nibble_products
         w.scheduler_busy = heads * hw.scheduler_busy
         # The matcher and the paired schedule, on the share of heads that ran them.
-        w.matcher_busy = w.slots * float(hw.dispatcher.matcher)    # each array's matcher, while its engine runs
+        w.matcher_busy = w.slots * float(hw.matcher)    # each array's matcher, while its engine runs
         paired = float(hw.paired)
         # A paired head's tile groups load their features once into the matcher's
         # buffer, which feeds them a slot at a time; a dense head streams them, and

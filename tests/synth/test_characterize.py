@@ -47,7 +47,8 @@ def test_collecting_a_log_ships_what_it_used_and_prunes_the_rest(tmp_path, monke
     old.write_text("{}")
     made = tmp_path / "cache" / "pe-new.json"
     made.parent.mkdir()
-    made.write_text(json.dumps({"area_um2": 2.0, "liberty": str(characterize.ROOT / ".cache/x/y.lib")}))
+    # measured in another checkout (a fresh clone's): its path within the project ships
+    made.write_text(json.dumps({"area_um2": 2.0, "liberty": str(tmp_path / "clone" / ".cache/x/y.lib")}))
     log = tmp_path / "used.jsonl"
     what = {"kind": "area", "block": "pe", "config": "{}", "library": "osu018"}
     log.write_text("".join(json.dumps({"path": str(p), "shipped": "", "what": what}) + "\n"

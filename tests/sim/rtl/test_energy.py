@@ -158,13 +158,17 @@ def test_no_run_claims_a_clock_its_whole_engine_misses():
     from (the target when every one meets it, else the slowest one's fmax), and
     the whole engine, mapped for the chip clock and timed again here at the
     claimed period, meets it. At this small point (2x2 PEs, three stages, a
-    channel window of 4, 190 MHz) the Kaleido engine misses the clock that its
+    channel window of 4, 190 MHz) on OSU018 the Kaleido engine misses the clock that its
     array and dispatcher each meet alone, so it must be what sets the run's clock."""
     from hw import blocks
+    from synth.kits import LibraryError, liberty_path
     from synth.sta import timing
     from synth.timing import block_netlist
 
-    liberty = default_liberty()
+    try:
+        liberty = liberty_path("osu018")        # the case is OSU018's: on NanGate45 every block meets 190 MHz
+    except LibraryError:
+        pytest.skip("make setup fetches OSU018")
     cfg = Config(partition=(4, 2, 2), grid=(1, 2, 4), rows=2, cols=2, pe_stages=3, variant="pe-m",
                  issue_window=4, clock_mhz=190.0)
     for design, block in (("kaleido", "engine"), ("baseline", "baseline-engine")):
