@@ -1,4 +1,5 @@
-"""Sweeps with one representative point in `make test` and the rest in `make test-all`.
+"""Sweeps with one representative point in `make test` and the rest in `make test-all`
+(or, for the points named ``ci``, in CI's `make test-ci`).
 
 A property that holds at one size holds, or fails, the same way at the next, so
 ``make test`` runs a few chosen points of each sweep and marks the others
@@ -37,10 +38,11 @@ def cover(cases, *axes):
     return [(cases[pick[i]], *(a[i % len(a)] for a in axes)) for i in range(n)]
 
 
-def sweep(argnames: str, *axes, keep=None, ids=None):
+def sweep(argnames: str, *axes, keep=None, ci=(), ids=None):
     """``pytest.mark.parametrize(argnames, ...)`` over the product of ``axes``, every
     point not in ``keep`` marked ``slow``. ``keep`` defaults to :func:`latin` of the
-    axes; with one axis (whose values are whole points), to its first value."""
+    axes; with one axis (whose values are whole points), to its first value. The points
+    in ``ci`` are marked ``ci`` instead: CI runs them after ``make test``."""
     names = [n.strip() for n in argnames.split(",")]
     if len(axes) == 1:
         points = list(axes[0])
@@ -50,9 +52,10 @@ def sweep(argnames: str, *axes, keep=None, ids=None):
             raise ValueError(f"{len(axes)} axes for {len(names)} names")
         points = list(itertools.product(*axes))
         fast = latin(*axes) if keep is None else list(keep)
-    missing = [p for p in fast if p not in points]
+    missing = [p for p in (*fast, *ci) if p not in points]
     if missing:
         raise ValueError(f"kept points not in the sweep: {missing}")
-    params = [pytest.param(*(p if len(names) > 1 else (p,)), marks=() if p in fast else pytest.mark.slow)
-              for p in points]
+    def marks(p):
+        return () if p in fast else pytest.mark.ci if p in ci else pytest.mark.slow
+    params = [pytest.param(*(p if len(names) > 1 else (p,)), marks=marks(p)) for p in points]
     return pytest.mark.parametrize(argnames, params, ids=ids or ident)

@@ -29,7 +29,8 @@ def _layer(tmp_path, rng):
     return x, w
 
 
-@pytest.mark.parametrize("design, accumulators", [("kaleido", 4), ("baseline", 3)])
+# make test runs the command end to end on Kaleido; CI on the baseline too.
+@pytest.mark.parametrize("design, accumulators", [("kaleido", 4), pytest.param("baseline", 3, marks=pytest.mark.ci)])
 def test_sim_linear_end_to_end(tmp_path, rng, design, accumulators):
     why = runner.missing("icarus")
     if why:

@@ -153,6 +153,7 @@ def test_the_whole_engine_caps_the_clock_its_blocks_meet(monkeypatch, design):
 
 @pytest.mark.skipif(shutil.which("sta") is None or default_liberty() is None,
                     reason="needs OpenSTA (sta) and the default liberty (make setup)")
+@pytest.mark.ci       # it maps a whole engine cold (42 s); make test times every block alone
 def test_no_run_claims_a_clock_its_whole_engine_misses():
     """On the real flow: the engine is among the blocks a run's clock is taken
     from (the target when every one meets it, else the slowest one's fmax), and
