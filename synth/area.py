@@ -21,6 +21,7 @@ from hw.dispatcher.matcher import Matcher
 from hw.dispatcher.scheduler import Scheduler
 
 from .flow import cache_key, synthesize
+from .kits import kit
 from .liberty import cells as liberty_cells
 from .shipped import folder, what
 
@@ -83,9 +84,16 @@ def area_table(cfg: Config, liberty: str | None, jobs: int = 2, progress=None) -
 #: Arrays one dispatcher feeds in the shares reported: the scheduler's clusters, and the paper's 8.
 DISPATCH_ARRAYS = (4, 8)
 
-#: Area of one SRAM bit, periphery included, assumed for the dispatcher's storage: a 180 nm
-#: 6T cell is about 4-5 um^2; doubled for decoders, sense amplifiers and wiring.
+#: Area of one SRAM bit at 180 nm, periphery included, assumed for the dispatcher's storage:
+#: a 180 nm 6T cell is about 4-5 um^2; doubled for decoders, sense amplifiers and wiring.
 SRAM_UM2_PER_BIT = 10.0
+SRAM_NODE_NM = 180
+
+
+def sram_um2_per_bit(node_nm: int) -> float:
+    """The assumed SRAM bit at ``node_nm``: the 180 nm figure scaled by the square of the
+    feature size (0.625 um^2 at 45 nm, where a 6T cell is about 0.3-0.5 um^2 alone)."""
+    return SRAM_UM2_PER_BIT * (node_nm / SRAM_NODE_NM) ** 2
 
 
 def _sram_split(results: dict, a: dict, cfg: Config, liberty: str) -> dict:
@@ -96,14 +104,16 @@ def _sram_split(results: dict, a: dict, cfg: Config, liberty: str) -> dict:
     so the figure is conservative.
     """
     lib = liberty_cells(os.path.abspath(liberty))
+    node = kit(liberty).node_nm
+    per_bit = sram_um2_per_bit(node)
 
     def with_sram(name, bits):
         seq = {t: n for t, n in results[name]["cell_types"].items() if lib.get(t, (0, False))[1]}
         flop = max(seq, key=seq.get)
-        return a[name] - bits * lib[flop][0] + bits * SRAM_UM2_PER_BIT
+        return a[name] - bits * lib[flop][0] + bits * per_bit
     sched = with_sram("scheduler", Scheduler.storage_bits(cfg))
     match = with_sram("matcher", Matcher.storage_bits(cfg))
-    return {"um2_per_bit": SRAM_UM2_PER_BIT, "scheduler": sched, "matcher": match,
+    return {"um2_per_bit": per_bit, "node_nm": node, "scheduler": sched, "matcher": match,
             "share": {str(n): (sched + n * match) / (n * a["array"]) for n in DISPATCH_ARRAYS}}
 
 
@@ -131,8 +141,10 @@ def table_markdown(table: dict) -> str:
     if "sram" in s:
         sr = s["sram"]
         lines += ["", f"With the scheduler's queue and the matchers' need tables as SRAM at "
-                      f"{sr['um2_per_bit']:g} um^2 per bit (an assumption: a 180 nm 6T cell with its "
-                      f"periphery; read multiplexers kept): scheduler {sr['scheduler']:,.0f} um^2, "
+                      f"{sr['um2_per_bit']:g} um^2 per bit (an assumption: a {SRAM_NODE_NM} nm 6T cell with "
+                      f"its periphery, {SRAM_UM2_PER_BIT:g} um^2, scaled by the square of the feature size to "
+                      f"{sr.get('node_nm', SRAM_NODE_NM)} nm; read multiplexers kept): "
+                      f"scheduler {sr['scheduler']:,.0f} um^2, "
                       f"matcher {sr['matcher']:,.0f} um^2; dispatcher share "
                       + ", ".join(f"{100 * v:.1f} % at {n} arrays" for n, v in sr["share"].items()) + "."]
     return "\n".join(lines)
