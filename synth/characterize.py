@@ -132,8 +132,12 @@ def collect(logs: list[Path], prune: bool) -> dict:
                 old.unlink()
     for key, source in sources.items():
         (CHARACTERIZED / key).write_text(_portable(source.read_text()))
-    MANIFEST.write_text(json.dumps(dict(sorted(entries.items())), indent=1) + "\n")
+    _write_manifest(entries)
     return entries
+
+
+def _write_manifest(entries: dict) -> None:
+    MANIFEST.write_text(json.dumps(dict(sorted(entries.items())), indent=1) + "\n")
 
 
 def _run(out: Path, library: str, log: Path) -> None:
@@ -166,7 +170,7 @@ def main(argv=None) -> int:
         if args.drop_stale:
             for key in bad:
                 (CHARACTERIZED / key).unlink(missing_ok=True)
-            MANIFEST.write_text(json.dumps({k: w for k, w in sorted(entries.items()) if k not in bad}, indent=1) + "\n")
+            _write_manifest({k: w for k, w in entries.items() if k not in bad})
             print(f"dropped {len(bad)}")
             return 0
         return 1 if bad else 0

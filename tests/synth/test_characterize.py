@@ -97,3 +97,17 @@ def test_a_shipped_result_is_what_a_cold_run_computes(tmp_path, monkeypatch):
             assert os.path.samefile(cold["liberty"], characterize.ROOT / ship["liberty"])
             checked += 1
     assert checked >= 1
+
+
+def test_dropping_the_stale_results_keeps_the_rest(tmp_path, monkeypatch):
+    monkeypatch.setattr(characterize, "CHARACTERIZED", tmp_path)
+    monkeypatch.setattr(characterize, "MANIFEST", tmp_path / "manifest.json")
+    entries = {f"area/pe-{n}.json": {"kind": "area", "block": "pe", "n": n} for n in ("old", "new")}
+    for key in entries:
+        (tmp_path / key).parent.mkdir(exist_ok=True)
+        (tmp_path / key).write_text("{}")
+    characterize.MANIFEST.write_text(json.dumps(entries))
+    monkeypatch.setattr(characterize, "stale", lambda e: [k for k in e if "old" in k])
+    assert characterize.main(["--drop-stale"]) == 0
+    assert json.loads(characterize.MANIFEST.read_text()) == {"area/pe-new.json": entries["area/pe-new.json"]}
+    assert not (tmp_path / "area/pe-old.json").exists() and (tmp_path / "area/pe-new.json").exists()
