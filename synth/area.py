@@ -24,6 +24,7 @@ from .flow import cache_key, synthesize
 from .kits import kit
 from .liberty import cells as liberty_cells
 from .shipped import folder, what
+from .timing import block_timing
 
 __all__ = ["block_area", "area_path", "area_table", "table_markdown"]
 
@@ -38,11 +39,20 @@ def area_path(name: str, cfg: Config, liberty: str | None) -> Path:
 
 def block_area(name: str, cfg: Config, liberty: str | None) -> dict:
     """Area figures of one block (from the cache when its Verilog is unchanged, or
-    shipped with the project, :mod:`synth.shipped`)."""
+    shipped with the project, :mod:`synth.shipped`); with a liberty, the delay
+    cells of its hold repair counted in (``hold_repair``: None where hold was met)."""
     text = blocks.verilog(name, cfg)
-    return cached_json(area_path(name, cfg, liberty),
+    area = cached_json(area_path(name, cfg, liberty),
                        lambda: {**synthesize(text, blocks.top_name(name), liberty, cfg.clock_mhz), "block": name},
                        folder("area"), what("area", name, cfg, liberty))
+    if liberty is None or cfg.clock_mhz is None:
+        return {**area, "hold_repair": None}
+    # The delay cells a hold repair puts in are area like the rest (synth.hold).
+    fix = block_timing(name, cfg, liberty)["hold_repair"]
+    if fix is None:
+        return {**area, "hold_repair": None}
+    return {**area, "area_um2": area["area_um2"] + fix["area_um2"], "cells": area["cells"] + fix["cells"],
+            "hold_repair": {"cells": fix["cells"], "cell": fix["cell"], "area_um2": fix["area_um2"]}}
 
 
 def _job(args):

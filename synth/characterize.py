@@ -80,7 +80,7 @@ def path_of(what: dict) -> Path:
     from .fpga import placement_path
     from .kits import liberty_path
     from .power import energy_path
-    from .timing import timing_path
+    from .timing import repaired_path, timing_path
 
     cfg = Config.from_json(what["config"])
     liberty = liberty_path(what["library"]) if what["library"] else None
@@ -88,7 +88,7 @@ def path_of(what: dict) -> Path:
     if kind == "area":
         return area_path(block, cfg, liberty)
     if kind == "timing":
-        return timing_path(block, cfg, liberty)
+        return (repaired_path if what.get("repaired") else timing_path)(block, cfg, liberty)
     if kind == "energy":
         return energy_path(block, cfg, liberty, what["cycles"], _Text(what["trace"]) if "trace" in what else None)
     if kind == "fpga":

@@ -47,7 +47,7 @@ from .gatesim import GateSimError, cell_models, parse, simulate
 from .liberty import library
 from .shipped import folder, what
 from .sta import BLOCK_IO_SHARE, delays, timing
-from .timing import CACHE, block_netlist, block_timing
+from .timing import CACHE, REPAIR, block_netlist, block_timing, needs_repair, tree_timing
 
 __all__ = ["TRACE_TILES", "TRACE_CYCLES", "energy_per_action", "energy_path", "METHOD", "ACTIONS"]
 
@@ -80,8 +80,10 @@ def energy_path(block: str, cfg: Config, liberty: str, cycles: int = 256, trace=
     text = blocks.verilog(block, cfg)
     # The method, the actions and their benches are in the key: a change to any
     # of them measures again. So is a trace, whole.
+    # A block repaired for hold is measured on its repaired netlist: the repair is in the key.
+    repaired = f"hold repair {REPAIR}" if needs_repair(tree_timing(block, cfg, liberty)) else ""
     key = cache_key(text + METHOD + " ".join(names) + inspect.getsource(_benches)
-                    + ("" if trace is None else repr(trace)), liberty, cfg.clock_mhz)
+                    + ("" if trace is None else repr(trace)) + repaired, liberty, cfg.clock_mhz)
     return CACHE / f"{block}-{key}-energy-{cycles}.json"
 
 

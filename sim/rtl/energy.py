@@ -91,7 +91,7 @@ def run_clock(cfg, design: str, liberty: str, head: bool = False) -> dict:
     return {"chip_clock_mhz": cfg.clock_mhz,
             "clock_mhz": cfg.clock_mhz if meets else blocks[slowest]["fmax_mhz"],
             "slowest_block": None if meets else slowest,
-            "blocks_timing": {b: {"slack_ns": t["slack_ns"], "fmax_mhz": t["fmax_mhz"], "met": t["slack_ns"] >= 0,
+            "blocks_timing": {b: {"slack_ns": t["slack_ns"], "fmax_mhz": t["fmax_mhz"], "met": timing.meets(t),
                                   **{k: t.get(k) for k in ("hold_slack_ns", "gating_setup_slack_ns",
                                                            "gating_hold_slack_ns")}}
                               for b, t in blocks.items()}}

@@ -42,6 +42,8 @@ def test_report_writes_its_figures(tmp_path, monkeypatch):
     from sim.experiments.report import fig20, speed
     monkeypatch.setattr(area, "CACHE", tmp_path / "cache")
     monkeypatch.setattr(area, "synthesize", _area_by_lines)
+    # Nor is the hold repair, which would time each block (synth.hold).
+    monkeypatch.setattr(area, "block_timing", lambda *a: {"hold_repair": None})
     from sim.experiments.report import build, fig18, fig23, workloads
     monkeypatch.setattr(speed, "SPEED_DIMS", speed.SPEED_DIMS[:2])
     monkeypatch.setattr(fig20, "BLOCK_THRESHOLDS", fig20.BLOCK_THRESHOLDS[:1])
