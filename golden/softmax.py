@@ -44,9 +44,9 @@ SHIFT_MAX = 63
 #: The longest row: beyond it ``127 << recip_shift`` would not fit 64 bits.
 MAX_ROW = 2 ** 18
 #: Comparison levels of the vector unit's row-maximum tree between two registers.
-MAX_LEVELS_PER_STAGE = 2
+MAX_LEVELS_PER_STAGE = 1
 #: Exponents the vector unit's row-sum tree adds between two registers.
-SUM_FAN_IN = 4
+SUM_FAN_IN = 2
 #: The largest probability code: ``P`` is stored as ``round(127 * p)``.
 P_MAX = 127
 
