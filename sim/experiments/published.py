@@ -64,8 +64,16 @@ def owner(command: str) -> str:
 
 
 def this_command() -> str:
-    """This process's command line, as :func:`record` writes it."""
-    return shlex.join(["kaleido" if Path(sys.argv[0]).name == "kaleido" else "python", *sys.argv[1:]])
+    """This process's command line, as :func:`record` writes it (``python -m
+    MODULE ...`` for a module run as a script: its argv names the file alone)."""
+    spec = getattr(sys.modules.get("__main__"), "__spec__", None)
+    if Path(sys.argv[0]).name == "kaleido":
+        head = ["kaleido"]
+    elif spec is not None and spec.name:
+        head = ["python", "-m", spec.name.removesuffix(".__main__")]
+    else:
+        head = ["python"]
+    return shlex.join([*head, *sys.argv[1:]])
 
 
 def check_record(area: str, command: str, path: Path = FIGURES) -> str:

@@ -78,3 +78,21 @@ def test_the_command_line_refuses_a_clobbering_record_before_any_work():
                         "--record", "chip"], capture_output=True, text=True, timeout=60)
     assert r.returncode == 2 and "--record chip: that area holds `kaleido estimate`'s figures" in r.stderr
     assert len(r.stderr.strip().splitlines()) == 1 and figures.FIGURES.read_text() == before
+
+
+def test_a_module_run_records_under_its_own_name(tmp_path):
+    """`python -m sim.experiments.bench head --record head.bikes` wrote `python head ...`
+    (a module's argv names its file alone), so it could never record its own area again."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+    code = "from sim.experiments.published import this_command; print(this_command())"
+    mod = tmp_path / "probe_cmd.py"
+    mod.write_text(code + "\n")
+    out = subprocess.run([sys.executable, "-m", "probe_cmd", "head", "--record", "x"], cwd=tmp_path,
+                         capture_output=True, text=True, env={**os.environ,
+                                                              "PYTHONPATH": str(Path(__file__).parents[3])})
+    assert out.stdout.strip() == "python -m probe_cmd head --record x", out.stderr
+    assert figures.owner(out.stdout.strip().replace("probe_cmd", "sim.experiments.bench")) == \
+        figures.owner("python -m sim.experiments.bench head --record head.bikes")
