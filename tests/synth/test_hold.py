@@ -17,6 +17,9 @@ pytestmark = pytest.mark.skipif(shutil.which("sta") is None or default_liberty()
 # take a's output four buffers later: a's new value reaches them before their
 # hold ends. (This OpenSTA build crashes on a reference pin straight on the port.)
 LATE = 5
+# The input arrives late enough that a's own input never fails hold: the ports are timed
+# from the first flip-flop OpenSTA lists, and that order is not the same every run.
+IO = 0.3
 
 
 def _skewed(sinks: int) -> str:
@@ -33,14 +36,14 @@ def test_a_skewed_path_is_repaired_and_a_clean_one_left_alone():
     lib = default_liberty()
     sinks = FANOUT + 3
     text = _skewed(sinks)
-    before = violations(text, "skewed", lib, 2.0, 0.0)
+    before = violations(text, "skewed", lib, 2.0, IO)
     late = {(f"fb{i}", "D") for i in range(sinks)}
-    assert late <= set(before) and all(s < 0 for s in before.values()), before
-    fixed, done = repair(text, "skewed", lib, 2.0, 0.0)
+    assert set(before) == late and all(s < 0 for s in before.values()), before
+    fixed, done = repair(text, "skewed", lib, 2.0, IO)
     print(done)
-    assert violations(fixed, "skewed", lib, 2.0, 0.0) == {}
-    assert timing(fixed, "skewed", lib, 2.0)["hold_slack_ns"] >= 0
-    assert done.unrepaired == 0 and done.pins == len(before) and done.worst_ns == 0.0
+    assert violations(fixed, "skewed", lib, 2.0, IO) == {}
+    assert timing(fixed, "skewed", lib, 2.0, IO)["hold_slack_ns"] >= 0
+    assert done.unrepaired == 0 and done.worst_ns == 0.0 and done.moved == late and done.pins == sinks
     # The late pins share their net, so cells of FANOUT pins at most: two at least.
     cell = delay_cell(lib)
     added = [c for c in instances(fixed) if c[0] == cell[0] and c[1].startswith("holdfix")]
@@ -50,7 +53,7 @@ def test_a_skewed_path_is_repaired_and_a_clean_one_left_alone():
     clock = lambda net: sorted(c for c in instances(net) if c[1].startswith("cb"))
     assert clock(fixed) == clock(text)
     # Repaired, the netlist is left as it is.
-    again, none = repair(fixed, "skewed", lib, 2.0, 0.0)
+    again, none = repair(fixed, "skewed", lib, 2.0, IO)
     assert again == fixed and none.cells == 0 and none.rounds == 0
 
 
