@@ -90,7 +90,8 @@ def timing_path(name: str, cfg: Config, liberty: str) -> Path:
 
 def repaired_path(name: str, cfg: Config, liberty: str) -> Path:
     """Where block ``name``'s timing after hold repair is cached."""
-    return timing_path(name, cfg, liberty).with_name(timing_path(name, cfg, liberty).stem + f"-repaired-{REPAIR}.json")
+    before = timing_path(name, cfg, liberty)
+    return before.with_name(f"{before.stem}-repaired-{REPAIR}.json")
 
 
 def tree_timing(name: str, cfg: Config, liberty: str) -> dict:
