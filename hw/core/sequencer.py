@@ -13,7 +13,7 @@ Registers one stage makes and a later one reads are the sequencer's attributes.
 
 from __future__ import annotations
 
-from amaranth import Array, Const, Mux, Signal
+from amaranth import Array, Cat, Const, Mux, Signal
 
 from golden.drain import drain_spacing, tail_cycles
 from golden.pe_encoding import Mode, Need
@@ -213,14 +213,10 @@ class Sequencer:
                 first = pass_set
             m.d.comb += match.sets[gr].eq(Mux(self.first_slot, first, rest[gr]))
         m.d.comb += [match.mode.eq(pss), match.single.eq(single)]
-        # A dispatcher with registers of its own loads them from the recorded set
-        # and the channel S1 records now, and moves them on as slots issue.
-        # (Pass A's last channel is in the pass's set already, but its table entry is
-        # written only now, from the word S1 reads: it is the dispatcher's late one.)
-        late = Signal()
-        m.d.comb += late.eq(needs.a_in_s1 & ~beyond & Mux(pss == Mode.B, last_bits[0],
-                                                          Mux(pss == Mode.C, last_bits[1], last_bits[2])))
-        m.d.comb += [match.recorded.eq(pass_set), match.late.eq(late)]
+        # A dispatcher with registers of its own loads them from the recorded set,
+        # and from the table's writes with their channels' need bits (those of the
+        # channel S1 holds, recorded a cycle before), and moves them on as slots issue.
+        m.d.comb += [match.recorded.eq(pass_set), match.wr_need.eq(Cat(*last_bits))]
         found, first_left = match.found[0], match.chan[0]
         pair = Signal()                           # this slot issues two steps
         if self.paired:

@@ -25,6 +25,7 @@ from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In, Out
 
 from golden.config import Config, require_config
+from golden.matcher import PAIRED_MODES
 from golden.pe_encoding import Mode
 
 __all__ = ["Dispatcher", "DispatchSignature", "state_entry", "choice_layout"]
@@ -69,7 +70,8 @@ class DispatchSignature(wiring.Signature):
         super().__init__({
             "wr_en": In(1), "wr_chan": In(chan), "wr_data": In(state_entry(cfg.rows, cfg.cols)),
             "mode": In(Mode), "single": In(1),
-            "opening": In(1), "advance": In(1), "recorded": In(G), "late": In(1),
+            "wr_need": In(len(PAIRED_MODES)),
+            "opening": In(1), "advance": In(1), "recorded": In(G),
             "sets": In(G).array(groups),
             "found": Out(1).array(width), "chan": Out(chan).array(width),
             "choice": Out(choice_layout(width)).array(groups),
@@ -132,12 +134,13 @@ class Dispatcher(wiring.Component):
         The pass's first slot (it lasts until it issues): ``sets`` is the pass's whole set.
     advance : In(1)
         The slot issues this cycle (what it takes is gone by the next).
-    recorded, late : In(group_width), In(1)
-        At a pass's first slot, its whole set, from a register; and whether the
-        table entry of one of its channels (``wr_chan``, pass A's last, whose
-        entry comes from the word the operand stage reads) is being written this
-        cycle. A dispatcher that keeps registers of its own (the matcher) loads
-        them from these.
+    wr_need : In(len(golden.matcher.PAIRED_MODES))
+        With the write, bit ``k``: the channel written is in the set of pass
+        ``PAIRED_MODES[k]`` (it needs a step there). Pass A writes its channels in
+        order from channel 0, so a write of channel 0 begins a new tile group's table.
+    recorded : In(group_width)
+        At a pass's first slot, its whole set, from a register. A dispatcher that
+        keeps registers of its own (the matcher) loads them from it and the writes.
     sets : In(group_width).array(groups)
         Each group's channels still to take, one bit each.
     found, chan : Out(1).array(width), Out(range(group_width)).array(width)

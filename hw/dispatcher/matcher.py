@@ -11,8 +11,8 @@ whose lanes fit beside the head's in every PE. The engine issues the head, and
 the partner when there is one; the window closes up behind them and refills
 from the rest of the pass's set. The ports are every dispatcher's
 (:mod:`hw.dispatcher.dispatch`). The window is loaded on a pass's first slot, which
-issues no step; pass A's last channel, recorded that same cycle, joins it from
-the write port.
+issues no step, from lists of each pass's lowest channels kept as pass A writes
+the table (pass A's last channel, written that same cycle, joins from the write port).
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from golden.matcher import PAIRED_MODES, lanes_of
 from .dispatch import Dispatcher, state_entry
 from .prefix import lowest_of_pass, lowest_onehot, lowest_sets, one_hot, select
 
-__all__ = ["Matcher", "INVALID", "state_table", "lane_masks", "pe_masks"]
+__all__ = ["Matcher", "INVALID", "state_table", "lane_masks", "pe_masks", "first_channels"]
 
 #: The state code of a row or column that does not exist in the tile group: it needs nothing.
 INVALID = 3
@@ -88,6 +88,29 @@ def pe_masks(m, entry, lanes, rows: int, cols: int, name: str):
     return s, w
 
 
+def first_channels(m, unit, layout, channels: int, count: int, name: str, bit: int) -> list:
+    """The first ``count`` channels written with need bit ``bit`` (``unit.wr_need``)
+    since the last write of channel 0, as ``held`` entries, this cycle's write
+    included: the lowest of that pass's set, since pass A writes in channel order.
+    Their registers take each write as it comes, so the list is whole a cycle after
+    pass A's last write, and the cycle of that write sees it through the bypass."""
+    held = data.StructLayout({"valid": 1, "chan": range(max(2, channels)), "entry": layout})
+    kept = [Signal(held, name=f"{name}{k}") for k in range(count)]
+    filled = Signal(range(count + 1), name=f"{name}_filled")
+    now = [Signal(held, name=f"{name}{k}_now") for k in range(count)]
+    restart = unit.wr_chan == 0
+    needed = unit.wr_en & unit.wr_need[bit]
+    at = Mux(restart, 0, filled)                     # where this write goes, if the list has room
+    m.d.comb += [n.eq(Mux(unit.wr_en & restart, 0, k)) for n, k in zip(now, kept)]
+    for k, n in enumerate(now):
+        with m.If(needed & (at == k)):
+            m.d.comb += [n.valid.eq(1), n.chan.eq(unit.wr_chan), n.entry.eq(unit.wr_data)]
+    m.d.sync += [k.eq(n) for k, n in zip(kept, now)]
+    with m.If(unit.wr_en):
+        m.d.sync += filled.eq(at + (needed & (at < count)))
+    return now
+
+
 class Matcher(Dispatcher):
     """Merge unit over a lookahead window of channel steps, the window held in registers.
 
@@ -100,8 +123,12 @@ class Matcher(Dispatcher):
     search through the set (``lowest_sets`` over ``group_width`` bits) runs
     beside it, to refill, instead of in series with it. The window is loaded on
     the pass's first slot, which therefore issues no step
-    (:data:`golden.matcher.FILL_SLOTS`); the channel pass A wrote last, a cycle
-    after it streamed, joins it there from the write port.
+    (:data:`golden.matcher.FILL_SLOTS`). It loads from registers too: pass A
+    writes the table in channel order, so the first ``lookahead`` channels it
+    writes with a pass's need bit (``wr_need``) are that pass's lowest, and three
+    lists keep them as they come (:func:`first_channels`); the channel pass A
+    writes last, a cycle after it streamed, joins there from the write port. (A
+    search through the set on this slot was the block's longest path.)
 
     Unpaired passes (``single``) take the lowest channel of ``sets`` a slot,
     from the first slot on, as the in-order dispatcher does.
@@ -116,16 +143,17 @@ class Matcher(Dispatcher):
     Members
     -------
     (:class:`hw.dispatcher.dispatch.Dispatcher`'s, for one group reading up to two channels.)
-    wr_en, wr_chan, wr_data : In
+    wr_en, wr_chan, wr_data, wr_need : In
         Write channel ``wr_chan``'s entry this cycle (``INVALID`` for a row or
-        column the tile group does not have).
+        column the tile group does not have), and say which passes' sets hold it;
+        channel 0 begins a tile group's table and lists.
     mode : In(Mode)
-        The pass being run (B, C or D; any other pass pairs nothing).
+        The pass being run (B, C or D; any other pass pairs nothing, from pass B's list).
     single : In(1)
         Pair nothing: the lowest channel of ``sets`` alone, from the first slot.
-    opening, advance, recorded, late : In
-        Load the window (``opening``, from ``recorded`` and ``late``), or move it on
-        when the slot issues (``advance``).
+    opening, advance, recorded : In
+        Load the window (``opening``: the pass's list, and ``recorded`` without it
+        beyond), or move it on when the slot issues (``advance``).
     found[0], chan[0] : Out
         The head: the lowest remaining channel (none on a paired pass's first slot).
     found[1], chan[1] : Out
@@ -164,20 +192,21 @@ class Matcher(Dispatcher):
         beyond = Signal(G)
         sets = self.sets[0]
 
-        # The search: the lowest L channels of the pass's recorded set (to load the
-        # window), or the lowest two of what waits beyond it (to refill), each
-        # with its entry. Two networks, so neither waits on ``opening``; the
-        # entries are read once, for whichever is used.
-        fill = lowest_sets(m, self.recorded, G, L, "fill")
-        refill = lowest_sets(m, beyond, G, min(L, 2), "refill")
+        # The lowest L channels of each pass's set, kept as pass A writes the table
+        # (in channel order, so the first L it writes with a pass's need bit are
+        # that pass's lowest): a pass's first slot loads its window from them, and
+        # no search through the set stands between a register and the window.
+        firsts = [first_channels(m, self, layout, G, L, f"first_{mode.name}", k)
+                  for k, mode in enumerate(PAIRED_MODES)]
+        # The search that refills the window: the lowest one or two channels of
+        # what waits beyond it, with their entries.
         ranks = []
-        for k, (found, index, onehot) in enumerate(fill):
-            if k < len(refill):
-                found, index, onehot = (Mux(self.opening, a, b) for a, b in zip((found, index, onehot), refill[k]))
+        for k, (found, index, onehot) in enumerate(lowest_sets(m, beyond, G, min(L, 2), "refill")):
             ranked = Signal(held, name=f"rank{k}")
             m.d.comb += [ranked.valid.eq(found), ranked.chan.eq(index),
                          ranked.entry.eq(select(m, table, onehot, G, layout, f"rank{k}_entry"))]
             ranks.append((ranked, onehot))
+        refill = [onehot for _, onehot in ranks]
 
         # The slot's pairing, from the window's registers alone: two steps fit when
         # neither takes both lanes of a PE the other uses at all; the first that fits wins.
@@ -205,19 +234,19 @@ class Matcher(Dispatcher):
                 m.d.comb += moved[k].eq(Mux(past, after[k + 1], after[k]))
             else:
                 m.d.comb += moved[k].eq(after[k])
-        taken = refill[0][2] | Mux(pair, refill[1][2], 0) if L > 1 else refill[0][2]
+        taken = refill[0] | Mux(pair, refill[1], 0) if L > 1 else refill[0]
         with m.If(self.opening):
-            # Load: the set's lowest L. The late channel's entry is written only
-            # now, so where it is among them, its entry comes from the write port
-            # (late picks an entry, and no search waits on it); beyond them, the
-            # table has it by the time a refill reads it.
-            for k in range(L):
-                m.d.sync += window[k].eq(ranks[k][0])
-                with m.If(self.late & (ranks[k][0].chan == self.wr_chan)):
-                    m.d.sync += window[k].entry.eq(self.wr_data)
+            # Load: the pass's lowest L, with this cycle's write (pass A's last
+            # channel is written on the first slot of pass B); the rest of the set waits beyond.
             loaded = Const(0, G)
-            for _, _, onehot in fill:
-                loaded = loaded | onehot
+            for k in range(L):
+                entry = Signal(held, name=f"load{k}")
+                m.d.comb += entry.eq(firsts[0][k])
+                for mode, first in zip(PAIRED_MODES[1:], firsts[1:]):
+                    with m.If(self.mode == mode):
+                        m.d.comb += entry.eq(first[k])
+                m.d.sync += window[k].eq(entry)
+                loaded = loaded | Mux(entry.valid, one_hot(entry.chan, G), 0)
             m.d.sync += beyond.eq(self.recorded & ~loaded)
         with m.Elif(self.advance):
             m.d.sync += [w.eq(n) for w, n in zip(window, moved)]
