@@ -19,6 +19,7 @@ from golden.drain import drain_spacing, tail_cycles
 from golden.pe_encoding import Mode, Need
 
 from ..dispatcher.channel_window import group_count
+from ..dispatcher.prefix import at_least
 
 __all__ = ["Sequencer", "NeedBits", "need_bits", "routing", "dense_pass_of", "GROUP_SLOTS", "MAX_PARTNERS"]
 
@@ -85,6 +86,7 @@ class Sequencer:
         self._dispatch_sets()
         self._issue()
         self._pass_end()
+        self._next_set()
         self._control()
 
     def _registers(self):
@@ -181,7 +183,7 @@ class Sequencer:
                     with m.If(needs.a_in_s1):
                         m.d.sync += recorded.bit_select(s1.chan, 1).eq(bit)
         self.all_of_group, self.records, self.recording = all_of_group, records, recording
-        self.last_bits, self.need_next = last_bits, need_next
+        self.last_bits, self.need_next, self.bits, self.recorded_bit = last_bits, need_next, bits, recorded_bit
 
     def _beyond_registers(self, partner):
         """A linear partner the PE has no register for (the 3-register PE's third)
@@ -224,10 +226,12 @@ class Sequencer:
         have = Signal()
         c = Signal(range(max(2, self.engine.channels)))
         more = Signal()
+        single_more = Signal()          # an unpaired pass has steps left (_single_count)
+        self.single, self.single_more = single, single_more
         m.d.comb += [
             have.eq(Mux(self.dense_pass, self.chan < self.dg, found)),
             c.eq(Mux(self.dense_pass, self.chan, first_left)),
-            more.eq(Mux(self.dense_pass, self.chan + 1 < self.dg, match.more)),
+            more.eq(Mux(self.dense_pass, self.chan + 1 < self.dg, Mux(single, single_more, match.more))),
         ]
         issue = Signal()
         m.d.comb += issue.eq(self.running & ~self.flushing)
@@ -261,7 +265,9 @@ class Sequencer:
         have, c = self.have, self.c
         m.d.comb += [match.opening.eq(issue & first_slot), match.advance.eq(go & issue),
                      self.records.eq(go & issue & first_slot & dense_pass),
-                     self.recording.eq(go & issue & have & dense_pass & ~self.dense)]
+                     # (``have`` is ``chan < dg`` in a pass that streams every channel: said
+                     # directly, so that no record waits on the dispatcher's search ``have`` muxes in.)
+                     self.recording.eq(go & issue & (self.chan < self.dg) & dense_pass & ~self.dense)]
 
         q_tile, k_tile, k_off = self.q_tile, self.k_tile, self.k_off
         (qr, kr), *partner = self.reads
@@ -327,6 +333,46 @@ class Sequencer:
                 m.d.comb += done.eq(1)
         self.kept, self.ends, self.at_end, self.done = kept, ends, at_end, done
 
+    def _next_set(self):
+        """The set of the pass after this one (``pass_set``), and whether it holds two
+        channels or more, registered every cycle past a pass's first slot, so that
+        the pass's end (``more``) does not steer them; an unpaired pass's end comes
+        from those counts, kept as registers, rather than from counting its set."""
+        m, G = self.m, self.G
+        if not self.kaleido:
+            m.d.comb += self.single_more.eq(self.match.more)
+            return
+        at_end = self.at_end
+        next_pss, next_beyond = at_end["pss"], self._beyond_registers(at_end["part"])
+        # At least two in each need set after this cycle's record, from the set before
+        # it (a tree on registers) and the one channel it may add.
+        many_next = []
+        for p in range(3):
+            base = Signal(G, name=f"need_kept_{'BCD'[p]}")
+            m.d.comb += base.eq(Mux(self.records, 0, self.need[p]) & ~self.recorded_bit)
+            counts = at_least(m, base, G, 2, f"need_{'BCD'[p]}")
+            many_next.append(counts[1] | (counts[0] & self.bits[p] & self.recording))
+        whole = at_least(m, self.all_of_group, G, 2, "group")[1]
+        pass_many = Signal()
+        with m.If(~self.first_slot | (self.issue & self.go)):
+            m.d.sync += [
+                self.pass_set.eq(Mux(next_beyond, self.all_of_group,
+                                     Mux(next_pss == Mode.B, self.need_next[0],
+                                         Mux(next_pss == Mode.C, self.need_next[1], self.need_next[2])))),
+                pass_many.eq(Mux(next_beyond, whole,
+                                 Mux(next_pss == Mode.B, many_next[0],
+                                     Mux(next_pss == Mode.C, many_next[1], many_next[2])))),
+            ]
+        if self.per_group:
+            m.d.comb += self.single_more.eq(self.match.more)
+            return
+        # An unpaired pass takes the lowest channel a slot: two or more are left
+        # after a slot that issues when three or more were given to it.
+        given = at_least(m, self.match.sets[0], G, 3, "given")
+        many = Signal()
+        m.d.sync += many.eq(Mux(self.match.advance, given[2], given[1]))
+        m.d.comb += self.single_more.eq(Mux(self.first_slot, pass_many, many))
+
     def _control(self):
         """Start, the final flush, a pass's end, and the tail's drain."""
         m, e, cfg = self.m, self.engine, self.cfg
@@ -353,12 +399,6 @@ class Sequencer:
                 m.d.sync += [first_slot.eq(1), chan.eq(0), self.very_first.eq(0), flushing.eq(self.done)]
                 m.d.sync += [x.eq(end) for x, end in zip(self.kept, self.ends)]
                 m.d.sync += self.dense_pass.eq(dense_pass_of(at_end["pss"]))
-                next_pss, next_beyond = at_end["pss"], self._beyond_registers(at_end["part"])
-                if self.kaleido:
-                    m.d.sync += self.pass_set.eq(Mux(next_beyond, self.all_of_group,
-                                                     Mux(next_pss == Mode.B, self.need_next[0],
-                                                         Mux(next_pss == Mode.C, self.need_next[1],
-                                                             self.need_next[2]))))
                 with m.If(self.next_group):
                     m.d.sync += self._load_group(self.g + 1)
         with m.If(draining != 0):

@@ -41,18 +41,19 @@ def test_each_dispatcher_takes_its_models_slots(name, rng):
     mask = lambda chans: sum(1 << int(c) for c in chans)
 
     async def bench(ctx):
-        ctx.set(dut.wr_en, 1)                        # pass A writes every channel's entry
-        for c in range(G):
-            ctx.set(dut.wr_chan, c)
-            ctx.set(dut.wr_data, {"sq": sq[:, c].tolist(), "sk": sk[:, c].tolist()})
-            await ctx.tick()
-        ctx.set(dut.wr_en, 0)
         for trial in range(12):
             mode = PAIRED_MODES[trial % 3]
             needs = pe_needs(mode, sq, sk, cfg.accumulators).reshape(G, R, C)
             keep = rng.random(G) < 0.8                 # some channels the pass does not stream
             needs[~keep] = 0
             chans = np.flatnonzero(needs.any(axis=(1, 2)))
+            ctx.set(dut.wr_en, 1)                    # pass A writes every channel's entry, and its need bit
+            for c in range(G):
+                ctx.set(dut.wr_chan, c)
+                ctx.set(dut.wr_data, {"sq": sq[:, c].tolist(), "sk": sk[:, c].tolist()})
+                ctx.set(dut.wr_need, int(c in chans) << PAIRED_MODES.index(mode))
+                await ctx.tick()
+            ctx.set(dut.wr_en, 0)
             # A group's set: the channels some PE of it needs (the whole array, or per
             # column in B and D and per row in C for a per-group dispatcher).
             if dut.per_group:
