@@ -1,5 +1,5 @@
-"""Formal proofs of the PE, with yowasp-sby and Yices 2 or z3 (k-induction, so they hold
-for every input sequence of any length, not just a bounded one).
+"""Formal proofs of the PE and of the matcher's lists, with yowasp-sby and Yices 2 or z3
+(k-induction, so they hold for every input sequence of any length, not just a bounded one).
 
 * ``equivalence``: with every reuse flag off, no pairing and only the hand-overs
   a baseline has (keep, clear), the augmented PE's R0 and drain output equal
@@ -13,6 +13,12 @@ for every input sequence of any length, not just a bounded one).
   accumulators never wrap. Every addend (a product, a lane or a tap) is at
   most ``2**14`` in magnitude, so the invariant ``|R| <= steps * 2**14`` is
   asserted alongside, and induction closes.
+* ``lists``: under writes in channel order from channel 0 (as pass A writes the
+  table), the list the matcher keeps of a pass's lowest channels
+  (:func:`hw.dispatcher.matcher.first_channels`), this cycle's write included,
+  holds the lowest ``lookahead`` channels written with the pass's need bit since
+  the last write of channel 0, in order, each with its last entry. The window
+  loads from it, so this is what lets a pass's first slot search nothing.
 
 The augmented PE forwards an operand only with a step that carries it
 (:mod:`hw.core.held`), so a forwarding register can hold what the last step left.
@@ -40,7 +46,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from amaranth import Module, Mux, Signal, signed
+from amaranth import Const, Module, Mux, Signal, signed
 from amaranth.back import rtlil
 from amaranth.hdl import Assert, Assume
 from amaranth.lib import wiring
@@ -51,6 +57,8 @@ from golden.pe import activity_lag
 from golden.pe_encoding import Load, Mode
 from hw.core.baseline_pe import BaselinePE
 from hw.core.pe import PE, col_layout, drain_signature, row_layout
+from hw.dispatcher.dispatch import state_entry
+from hw.dispatcher.matcher import first_channels
 
 __all__ = ["PROOFS", "prove", "ProofResult"]
 
@@ -169,6 +177,60 @@ class OverflowHarness(wiring.Component):
         return m
 
 
+
+class ListsHarness(wiring.Component):
+    """The matcher's list of a pass's lowest channels (:func:`hw.dispatcher.matcher.first_channels`)
+    against a shadow of every write, on free writes in channel order."""
+
+    def __init__(self, cfg: Config, ordered: bool = True):
+        self.cfg = cfg
+        self.ordered = ordered          # False: writes in any order, a control that must fail
+        G = cfg.group_width
+        super().__init__({"wr_en": In(1), "wr_chan": In(range(max(2, G))),
+                          "wr_data": In(state_entry(cfg.rows, cfg.cols)), "wr_need": In(1)})
+
+    def elaborate(self, platform):
+        m = Module()
+        cfg = self.cfg
+        G, L, layout = cfg.group_width, cfg.lookahead, state_entry(cfg.rows, cfg.cols)
+        now, filled = first_channels(m, self, layout, G, L, "first", 0)
+        # The shadow: the channels written with the need bit since the last write of
+        # channel 0, and every channel's last entry, this cycle's write included.
+        seen, last, begun = Signal(G), Signal(range(max(2, G))), Signal()
+        entries = [Signal(layout, name=f"entry{c}") for c in range(G)]
+        restart = self.wr_en & (self.wr_chan == 0)
+        seen_now = Signal(G)
+        m.d.comb += seen_now.eq(Mux(restart, 0, seen) | Mux(self.wr_en & self.wr_need, 1 << self.wr_chan, 0))
+        m.d.sync += seen.eq(seen_now)
+        entries_now = [Mux(self.wr_en & (self.wr_chan == c), self.wr_data.as_value(), e.as_value())
+                       for c, e in enumerate(entries)]
+        m.d.sync += [e.eq(x) for e, x in zip(entries, entries_now)]
+        with m.If(self.wr_en):
+            m.d.sync += [last.eq(self.wr_chan), begun.eq(1)]
+        m.d.comb += Assume(self.wr_chan < G)
+        if self.ordered:
+            # Pass A writes channel 0 first, then each channel above the last.
+            m.d.comb += Assume(~self.wr_en | (self.wr_chan == 0) | (begun & (self.wr_chan > last)))
+        # What induction needs of the shadow: nothing seen above the last write.
+        m.d.comb += Assert((seen >> (last + 1)) == 0)
+        m.d.comb += Assert(begun | (seen == 0))
+        # The list holds the lowest L channels seen, in order, each with its entry.
+        below = Const(0, range(G + 1))
+        for c in range(G):
+            for k in range(L):
+                with m.If(seen_now[c] & (below == k)):
+                    m.d.comb += [Assert(now[k].valid), Assert(now[k].chan == c),
+                                 Assert(now[k].entry.as_value() == entries_now[c])]
+            below = below + seen_now[c]
+        for k in range(L):
+            m.d.comb += Assert(now[k].valid == (below > k))
+        # And what induction needs of the list: its count, before the write.
+        kept = Const(0, range(G + 1))
+        for c in range(G):
+            kept = kept + seen[c]
+        m.d.comb += Assert(filled == Mux(kept > L, L, kept))
+        return m
+
 @dataclass
 class ProofResult:
     name: str
@@ -188,6 +250,7 @@ def _yices() -> bool:
 PROOFS = {
     "equivalence": (EquivalenceHarness, lambda cfg: cfg.pe_stages),
     "overflow": (OverflowHarness, lambda cfg: max(2, cfg.pe_stages)),
+    "lists": (ListsHarness, lambda cfg: 1),
 }
 
 

@@ -88,12 +88,13 @@ def pe_masks(m, entry, lanes, rows: int, cols: int, name: str):
     return s, w
 
 
-def first_channels(m, unit, layout, channels: int, count: int, name: str, bit: int) -> list:
+def first_channels(m, unit, layout, channels: int, count: int, name: str, bit: int) -> tuple[list, Signal]:
     """The first ``count`` channels written with need bit ``bit`` (``unit.wr_need``)
     since the last write of channel 0, as ``held`` entries, this cycle's write
     included: the lowest of that pass's set, since pass A writes in channel order.
     Their registers take each write as it comes, so the list is whole a cycle after
-    pass A's last write, and the cycle of that write sees it through the bypass."""
+    pass A's last write, and the cycle of that write sees it through the bypass.
+    Returns the list so, and how many of its registers hold a channel."""
     held = data.StructLayout({"valid": 1, "chan": range(max(2, channels)), "entry": layout})
     kept = [Signal(held, name=f"{name}{k}") for k in range(count)]
     filled = Signal(range(count + 1), name=f"{name}_filled")
@@ -108,7 +109,7 @@ def first_channels(m, unit, layout, channels: int, count: int, name: str, bit: i
     m.d.sync += [k.eq(n) for k, n in zip(kept, now)]
     with m.If(unit.wr_en):
         m.d.sync += filled.eq(at + (needed & (at < count)))
-    return now
+    return now, filled
 
 
 class Matcher(Dispatcher):
@@ -196,7 +197,7 @@ class Matcher(Dispatcher):
         # (in channel order, so the first L it writes with a pass's need bit are
         # that pass's lowest): a pass's first slot loads its window from them, and
         # no search through the set stands between a register and the window.
-        firsts = [first_channels(m, self, layout, G, L, f"first_{mode.name}", k)
+        firsts = [first_channels(m, self, layout, G, L, f"first_{mode.name}", k)[0]
                   for k, mode in enumerate(PAIRED_MODES)]
         # The search that refills the window: the lowest one or two channels of
         # what waits beyond it, with their entries.

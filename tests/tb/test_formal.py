@@ -1,4 +1,4 @@
-"""Formal proofs of the PE (k-induction with yowasp-sby and Yices 2, or z3). They take
+"""Formal proofs of the PE and the matcher's lists (k-induction with yowasp-sby and Yices 2, or z3). They take
 minutes together, so they are marked ``formal`` and run by `make formal` (CI runs it
 after `make test`); `make test` proves one of them (``quick_proof``, seconds), so that a
 user's run holds a proof too."""
@@ -45,3 +45,16 @@ def test_the_overflow_proof_can_fail(tmp_path):
     result = prove("overflow", CFG, str(tmp_path), steps_per_channel=5)
     assert not result.passed
     assert "Assert failed" in result.log
+
+
+@pytest.mark.parametrize("lookahead", [1, 2, 4])
+def test_the_matchers_lists_hold_each_sets_lowest_channels(tmp_path, lookahead):
+    cfg = Config(partition=(8, 0, 0), rows=2, cols=2, lookahead=lookahead)
+    _check(prove("lists", cfg, str(tmp_path)))
+
+
+def test_the_lists_proof_can_fail(tmp_path):
+    # Written out of channel order, the first channels written are not the lowest.
+    result = prove("lists", Config(partition=(8, 0, 0), rows=2, cols=2, lookahead=2), str(tmp_path), ordered=False)
+    assert not result.passed
+    assert "Assert failed" in result.log or "FAIL" in result.log
