@@ -41,8 +41,8 @@ scheduler have a third, ``run``, given a trace of a run's own data
   the unit fills, draws pivots and assigns as it would on a head;
 - ``matcher``: the passes of a tile group as the engine runs them (``busy``):
   pass A writes every channel's table entry (random row and column states),
-  one a slot; then passes B, C and D each open on a random half of the
-  channels and issue slot by slot, each slot given what the last one left
+  one a slot, with its need bits for passes B, C and D, which then each open
+  on their random half of the channels and issue slot by slot, each slot given what the last one left
   (``rest``), until the matcher says the pass is over. The protocol is the
   engine's, the states are random: an upper bound on a real head's data;
 - ``matcher``, ``run``: the same passes, on whole tile groups of a run
@@ -258,13 +258,12 @@ def _unit_stimulus(block: str, dut, cfg: Config, action: str, rnd: random.Random
         ctx.set(dut.mode, rnd.choice(PAIRED_MODES) if busy else Mode.A)
         for s in dut.sets:
             ctx.set(s, rnd.getrandbits(G) if busy else 0)
-        # A pass begins about once in eight slots (its set recorded at random, now
-        # and then with pass A's last channel late), and every other slot issues.
+        # A pass begins about once in eight slots (its set recorded at random), and
+        # every other slot issues.
         begin = busy and rnd.random() < 1 / 8
         ctx.set(dut.opening, int(begin))
         ctx.set(dut.advance, int(busy and not begin))
         ctx.set(dut.recorded, rnd.getrandbits(G) if begin else 0)
-        ctx.set(dut.late, int(begin and rnd.random() < 1 / 4))
     return step
 
 
@@ -274,8 +273,9 @@ def _matcher_passes(dut, G: int, R: int, C: int, busy: bool, rnd: random.Random,
     trace the states and the sets are random; with one (``(sq, sk, sets)`` per
     tile group, :func:`golden.cycle_model.matcher_trace`) they are its tile groups', in turn."""
     # What the engine keeps between slots: the pass, its slot, what the last slot
-    # left, and which of the trace's tile groups runs.
-    run = {"mode": Mode.A, "slot": 0, "left": 0, "tile": 0}
+    # left, which of the trace's tile groups runs, and the sets B, C and D will open on
+    # (chosen as pass A begins: pass A writes each channel with its need bits).
+    run = {"mode": Mode.A, "slot": 0, "left": 0, "tile": 0, "sets": (0, 0, 0)}
     tile = lambda: trace[run["tile"] % len(trace)]
     channels = lambda: len(tile()[0][0]) if trace else G
 
@@ -286,15 +286,18 @@ def _matcher_passes(dut, G: int, R: int, C: int, busy: bool, rnd: random.Random,
 
     async def step(ctx):
         mode, slot = run["mode"], run["slot"]
+        if busy and mode == Mode.A and slot == 0:
+            run["sets"] = tuple(rnd.getrandbits(G) for _ in PAIRED_MODES) if trace is None else tile()[2]
         ctx.set(dut.mode, mode if busy else Mode.A)
         writing = busy and mode == Mode.A
         ctx.set(dut.wr_en, int(writing))
         ctx.set(dut.wr_chan, slot if writing else 0)
         ctx.set(dut.wr_data, {"sq": states(0, R, slot) if writing else [0] * R,
                               "sk": states(1, C, slot) if writing else [0] * C})
+        ctx.set(dut.wr_need, sum((s >> slot & 1) << k for k, s in enumerate(run["sets"])) if writing else 0)
         opening = busy and mode != Mode.A and slot == 0
         if opening:
-            run["left"] = rnd.getrandbits(G) if trace is None else tile()[2][int(mode) - 1]
+            run["left"] = run["sets"][int(mode) - 1]
         ctx.set(dut.opening, int(opening))
         ctx.set(dut.advance, int(busy and not opening))
         ctx.set(dut.recorded, run["left"] if opening else 0)

@@ -214,21 +214,25 @@ class ListsHarness(wiring.Component):
         # What induction needs of the shadow: nothing seen above the last write.
         m.d.comb += Assert((seen >> (last + 1)) == 0)
         m.d.comb += Assert(begun | (seen == 0))
-        # The list holds the lowest L channels seen, in order, each with its entry.
+        # The lists have no reset (pass A's first write, of channel 0, empties them):
+        # from the first write on, the list holds the lowest L channels seen, in
+        # order, each with its entry.
+        started = begun | self.wr_en
         below = Const(0, range(G + 1))
         for c in range(G):
             for k in range(L):
-                with m.If(seen_now[c] & (below == k)):
+                with m.If(started & seen_now[c] & (below == k)):
                     m.d.comb += [Assert(now[k].valid), Assert(now[k].chan == c),
                                  Assert(now[k].entry.as_value() == entries_now[c])]
             below = below + seen_now[c]
-        for k in range(L):
-            m.d.comb += Assert(now[k].valid == (below > k))
+        with m.If(started):
+            m.d.comb += [Assert(now[k].valid == (below > k)) for k in range(L)]
         # And what induction needs of the list: its count, before the write.
         kept = Const(0, range(G + 1))
         for c in range(G):
             kept = kept + seen[c]
-        m.d.comb += Assert(filled == Mux(kept > L, L, kept))
+        with m.If(begun):
+            m.d.comb += Assert(filled == Mux(kept > L, L, kept))
         return m
 
 @dataclass

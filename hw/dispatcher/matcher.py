@@ -96,7 +96,11 @@ def first_channels(m, unit, layout, channels: int, count: int, name: str, bit: i
     pass A's last write, and the cycle of that write sees it through the bypass.
     Returns the list so, and how many of its registers hold a channel."""
     held = data.StructLayout({"valid": 1, "chan": range(max(2, channels)), "entry": layout})
-    kept = [Signal(held, name=f"{name}{k}") for k in range(count)]
+    # The entries have no reset, like the table they mirror (pass A's first write,
+    # of channel 0, empties the list before any pass reads it): a register without
+    # a reset that loads only on a write is one the flow gives a clock gate. The
+    # count is reset, so that no enable is unknown before the first write.
+    kept = [Signal(held, name=f"{name}{k}", reset_less=True) for k in range(count)]
     filled = Signal(range(count + 1), name=f"{name}_filled")
     now = [Signal(held, name=f"{name}{k}_now") for k in range(count)]
     restart = unit.wr_chan == 0
@@ -106,8 +110,8 @@ def first_channels(m, unit, layout, channels: int, count: int, name: str, bit: i
     for k, n in enumerate(now):
         with m.If(needed & (at == k)):
             m.d.comb += [n.valid.eq(1), n.chan.eq(unit.wr_chan), n.entry.eq(unit.wr_data)]
-    m.d.sync += [k.eq(n) for k, n in zip(kept, now)]
     with m.If(unit.wr_en):
+        m.d.sync += [k.eq(n) for k, n in zip(kept, now)]
         m.d.sync += filled.eq(at + (needed & (at < count)))
     return now, filled
 
