@@ -17,8 +17,8 @@
   table), the list the matcher keeps of a pass's lowest channels
   (:func:`hw.dispatcher.matcher.first_channels`), this cycle's write included,
   holds the lowest ``lookahead`` channels written with the pass's need bit since
-  the last write of channel 0, in order, each with its last entry. The window
-  loads from it, so this is what lets a pass's first slot search nothing.
+  the last write of channel 0, in order, and says which place the write takes.
+  The window loads from it, so this is what lets a pass's first slot search nothing.
 
 The augmented PE forwards an operand only with a step that carries it
 (:mod:`hw.core.held`), so a forwarding register can hold what the last step left.
@@ -57,7 +57,6 @@ from golden.pe import activity_lag
 from golden.pe_encoding import Load, Mode
 from hw.core.baseline_pe import BaselinePE
 from hw.core.pe import PE, col_layout, drain_signature, row_layout
-from hw.dispatcher.dispatch import state_entry
 from hw.dispatcher.matcher import first_channels
 
 __all__ = ["PROOFS", "prove", "ProofResult"]
@@ -186,25 +185,20 @@ class ListsHarness(wiring.Component):
         self.cfg = cfg
         self.ordered = ordered          # False: writes in any order, a control that must fail
         G = cfg.group_width
-        super().__init__({"wr_en": In(1), "wr_chan": In(range(max(2, G))),
-                          "wr_data": In(state_entry(cfg.rows, cfg.cols)), "wr_need": In(1)})
+        super().__init__({"wr_en": In(1), "wr_chan": In(range(max(2, G))), "wr_need": In(1)})
 
     def elaborate(self, platform):
         m = Module()
-        cfg = self.cfg
-        G, L, layout = cfg.group_width, cfg.lookahead, state_entry(cfg.rows, cfg.cols)
-        now, filled = first_channels(m, self, layout, G, L, "first", 0)
+        G, L = self.cfg.group_width, self.cfg.lookahead
+        _, now, hits, filled = first_channels(m, self, G, L, "first", 0)
         # The shadow: the channels written with the need bit since the last write of
-        # channel 0, and every channel's last entry, this cycle's write included.
+        # channel 0, this cycle's write included.
         seen, last, begun = Signal(G), Signal(range(max(2, G))), Signal()
-        entries = [Signal(layout, name=f"entry{c}") for c in range(G)]
         restart = self.wr_en & (self.wr_chan == 0)
         seen_now = Signal(G)
-        m.d.comb += seen_now.eq(Mux(restart, 0, seen) | Mux(self.wr_en & self.wr_need, 1 << self.wr_chan, 0))
+        written = Mux(self.wr_en & self.wr_need, 1 << self.wr_chan, 0)
+        m.d.comb += seen_now.eq(Mux(restart, 0, seen) | written)
         m.d.sync += seen.eq(seen_now)
-        entries_now = [Mux(self.wr_en & (self.wr_chan == c), self.wr_data.as_value(), e.as_value())
-                       for c, e in enumerate(entries)]
-        m.d.sync += [e.eq(x) for e, x in zip(entries, entries_now)]
         with m.If(self.wr_en):
             m.d.sync += [last.eq(self.wr_chan), begun.eq(1)]
         m.d.comb += Assume(self.wr_chan < G)
@@ -214,25 +208,24 @@ class ListsHarness(wiring.Component):
         # What induction needs of the shadow: nothing seen above the last write.
         m.d.comb += Assert((seen >> (last + 1)) == 0)
         m.d.comb += Assert(begun | (seen == 0))
-        # The lists have no reset (pass A's first write, of channel 0, empties them):
-        # from the first write on, the list holds the lowest L channels seen, in
-        # order, each with its entry.
-        started = begun | self.wr_en
+        # The list holds the lowest L channels seen, in order; this cycle's write
+        # takes the place it says, if any.
         below = Const(0, range(G + 1))
         for c in range(G):
             for k in range(L):
-                with m.If(started & seen_now[c] & (below == k)):
+                with m.If(seen_now[c] & (below == k)):
                     m.d.comb += [Assert(now[k].valid), Assert(now[k].chan == c),
-                                 Assert(now[k].entry.as_value() == entries_now[c])]
+                                 Assert(hits[k] == (written[c] & (written != 0)))]
             below = below + seen_now[c]
-        with m.If(started):
-            m.d.comb += [Assert(now[k].valid == (below > k)) for k in range(L)]
+        for k in range(L):
+            m.d.comb += Assert(now[k].valid == (below > k))
+            with m.If(~now[k].valid):
+                m.d.comb += Assert(~hits[k])
         # And what induction needs of the list: its count, before the write.
         kept = Const(0, range(G + 1))
         for c in range(G):
             kept = kept + seen[c]
-        with m.If(begun):
-            m.d.comb += Assert(filled == Mux(kept > L, L, kept))
+        m.d.comb += Assert(filled == Mux(kept > L, L, kept))
         return m
 
 @dataclass

@@ -27,7 +27,7 @@ from golden.matcher import PAIRED_MODES, lanes_of
 from .dispatch import Dispatcher, state_entry
 from .prefix import lowest_of_pass, lowest_onehot, lowest_sets, one_hot, select
 
-__all__ = ["Matcher", "INVALID", "state_table", "lane_masks", "pe_masks", "first_channels"]
+__all__ = ["Matcher", "INVALID", "state_table", "lane_masks", "pe_masks", "first_channels", "load_window"]
 
 #: The state code of a row or column that does not exist in the tile group: it needs nothing.
 INVALID = 3
@@ -88,33 +88,55 @@ def pe_masks(m, entry, lanes, rows: int, cols: int, name: str):
     return s, w
 
 
-def first_channels(m, unit, layout, channels: int, count: int, name: str, bit: int) -> tuple[list, Signal]:
+def first_channels(m, unit, channels: int, count: int, name: str, bit: int) -> tuple[list, list, list, Signal]:
     """The first ``count`` channels written with need bit ``bit`` (``unit.wr_need``)
-    since the last write of channel 0, as ``held`` entries, this cycle's write
-    included: the lowest of that pass's set, since pass A writes in channel order.
-    Their registers take each write as it comes, so the list is whole a cycle after
-    pass A's last write, and the cycle of that write sees it through the bypass.
-    Returns the list so, and how many of its registers hold a channel."""
-    held = data.StructLayout({"valid": 1, "chan": range(max(2, channels)), "entry": layout})
-    # The entries have no reset, like the table they mirror (pass A's first write,
-    # of channel 0, empties the list before any pass reads it): a register without
-    # a reset that loads only on a write is one the flow gives a clock gate. The
-    # count is reset, so that no enable is unknown before the first write.
-    kept = [Signal(held, name=f"{name}{k}", reset_less=True) for k in range(count)]
+    since the last write of channel 0, this cycle's write included: the lowest of
+    that pass's set, since pass A writes in channel order. Kept as the writes come,
+    so the list is whole a cycle after pass A's last write, and the cycle of that
+    write sees it through the bypass. Returns the list's registers and the list
+    so (``valid`` and ``chan`` per place), which place this cycle's write takes
+    (one-hot), and how many of its registers hold a channel. (The entries stay in the table: a list of them
+    too would be 16 more flip-flops a place, and a deeper clock tree for all.)"""
+    place = data.StructLayout({"valid": 1, "chan": range(max(2, channels))})
+    kept = [Signal(place, name=f"{name}{k}") for k in range(count)]
     filled = Signal(range(count + 1), name=f"{name}_filled")
-    now = [Signal(held, name=f"{name}{k}_now") for k in range(count)]
+    now = [Signal(place, name=f"{name}{k}_now") for k in range(count)]
+    hits = [Signal(name=f"{name}{k}_hit") for k in range(count)]
     restart = unit.wr_chan == 0
-    needed = unit.wr_en & unit.wr_need[bit]
     at = Mux(restart, 0, filled)                     # where this write goes, if the list has room
+    m.d.comb += [h.eq(unit.wr_en & unit.wr_need[bit] & (at == k)) for k, h in enumerate(hits)]
     m.d.comb += [n.eq(Mux(unit.wr_en & restart, 0, k)) for n, k in zip(now, kept)]
-    for k, n in enumerate(now):
-        with m.If(needed & (at == k)):
-            m.d.comb += [n.valid.eq(1), n.chan.eq(unit.wr_chan), n.entry.eq(unit.wr_data)]
+    for n, hit in zip(now, hits):
+        with m.If(hit):
+            m.d.comb += [n.valid.eq(1), n.chan.eq(unit.wr_chan)]
     with m.If(unit.wr_en):
         m.d.sync += [k.eq(n) for k, n in zip(kept, now)]
-        m.d.sync += filled.eq(at + (needed & (at < count)))
-    return now, filled
+        m.d.sync += filled.eq(at + (unit.wr_need[bit] & (at < count)))
+    return kept, now, hits, filled
 
+def load_window(m, unit, firsts, table, window, beyond, layout):
+    """The window's load on a pass's first slot (under ``m.If(opening)``): the pass's
+    lowest channels from its list (:func:`first_channels`; pass B's for a pass that
+    pairs nothing), their entries read from the table, or from the write port for
+    the one written this cycle (pass A's last channel is written on pass B's first
+    slot); the rest of the set (``recorded``) waits ``beyond``."""
+    G, L = len(beyond), len(window)
+    loaded = Const(0, G)
+    for k in range(L):
+        place = Signal.like(firsts[0][1][k], name=f"load{k}")
+        kept = Signal(range(max(2, G)), name=f"load{k}_kept")
+        hit = Signal(name=f"load{k}_hit")
+        m.d.comb += [place.eq(firsts[0][1][k]), kept.eq(firsts[0][0][k].chan), hit.eq(firsts[0][2][k])]
+        for mode, (regs, now, hits, _) in zip(PAIRED_MODES[1:], firsts[1:]):
+            with m.If(unit.mode == mode):
+                m.d.comb += [place.eq(now[k]), kept.eq(regs[k].chan), hit.eq(hits[k])]
+        # The table is read at the registered place (the write's own entry comes
+        # from the port), so that no read waits on the write's channel.
+        stored = select(m, table, one_hot(kept, G), G, layout, f"load{k}_entry")
+        m.d.sync += [window[k].valid.eq(place.valid), window[k].chan.eq(place.chan),
+                     window[k].entry.eq(Mux(hit, unit.wr_data, stored))]
+        loaded = loaded | Mux(place.valid, one_hot(place.chan, G), 0)
+    m.d.sync += beyond.eq(unit.recorded & ~loaded)
 
 class Matcher(Dispatcher):
     """Merge unit over a lookahead window of channel steps, the window held in registers.
@@ -201,8 +223,7 @@ class Matcher(Dispatcher):
         # (in channel order, so the first L it writes with a pass's need bit are
         # that pass's lowest): a pass's first slot loads its window from them, and
         # no search through the set stands between a register and the window.
-        firsts = [first_channels(m, self, layout, G, L, f"first_{mode.name}", k)[0]
-                  for k, mode in enumerate(PAIRED_MODES)]
+        firsts = [first_channels(m, self, G, L, f"first_{mode.name}", k) for k, mode in enumerate(PAIRED_MODES)]
         # The search that refills the window: the lowest one or two channels of
         # what waits beyond it, with their entries.
         ranks = []
@@ -241,18 +262,7 @@ class Matcher(Dispatcher):
                 m.d.comb += moved[k].eq(after[k])
         taken = refill[0] | Mux(pair, refill[1], 0) if L > 1 else refill[0]
         with m.If(self.opening):
-            # Load: the pass's lowest L, with this cycle's write (pass A's last
-            # channel is written on the first slot of pass B); the rest of the set waits beyond.
-            loaded = Const(0, G)
-            for k in range(L):
-                entry = Signal(held, name=f"load{k}")
-                m.d.comb += entry.eq(firsts[0][k])
-                for mode, first in zip(PAIRED_MODES[1:], firsts[1:]):
-                    with m.If(self.mode == mode):
-                        m.d.comb += entry.eq(first[k])
-                m.d.sync += window[k].eq(entry)
-                loaded = loaded | Mux(entry.valid, one_hot(entry.chan, G), 0)
-            m.d.sync += beyond.eq(self.recorded & ~loaded)
+            load_window(m, self, firsts, table, window, beyond, layout)
         with m.Elif(self.advance):
             m.d.sync += [w.eq(n) for w, n in zip(window, moved)]
             m.d.sync += beyond.eq(beyond & ~taken)
