@@ -227,7 +227,7 @@ class Sequencer:
         c = Signal(range(max(2, self.engine.channels)))
         more = Signal()
         single_more = Signal()          # an unpaired pass has steps left (_single_count)
-        self.single, self.single_more = single, single_more
+        self.single_more = single_more
         m.d.comb += [
             have.eq(Mux(self.dense_pass, self.chan < self.dg, found)),
             c.eq(Mux(self.dense_pass, self.chan, first_left)),
