@@ -46,13 +46,21 @@ CHIP_CLOCK_MHZ = 720.0
 #: simulators and the drivers read as one integer.
 MAX_ACC_BITS = 64
 
+def sum_bits(data_bits: int, terms: int) -> int:
+    """Bits of a signed sum of ``terms`` products of two signed ``data_bits``
+    operands, as the accumulators are sized: each product takes ``2 * data_bits``
+    bits, the sum ``ceil(log2(terms))`` more, and one for its sign. A score of
+    ``D`` channels is what the engine drains, and what a buffer of scores holds."""
+    return 2 * data_bits + math.ceil(math.log2(max(1, terms))) + 1
+
+
 #: A clock no 180 nm block here approaches; anything above is a typo.
 MAX_CLOCK_MHZ = 2000.0
 
 __all__ = ["Config", "ConfigError", "ReuseConfig", "PEConfig", "ArrayConfig", "DispatchConfig", "ChipConfig",
            "WorkloadConfig", "PARTS",
            "Part", "KNOBS", "knob_help", "CLUSTER_RULES", "VARIANTS", "CHIP_CLOCK_MHZ", "MAX_CLOCK_MHZ", "SIZE_LIMITS",
-           "MAX_ACC_BITS",
+           "MAX_ACC_BITS", "sum_bits",
            "MODELS", "model_partition", "GROUPS", "DIRECTIONS",
            "require_config"]
 
@@ -515,12 +523,11 @@ class Config:
 
     @property
     def min_acc_bits(self) -> int:
-        n = max(1, self.max_channels or self.head_dim)
-        return 2 * self.data_bits + math.ceil(math.log2(n)) + 1
+        return sum_bits(self.data_bits, self.max_channels or self.head_dim)
 
     @property
     def min_pe_acc_bits(self) -> int:
-        return 2 * self.data_bits + math.ceil(math.log2(max(1, self.group_width))) + 1
+        return sum_bits(self.data_bits, self.group_width)
 
     @property
     def group_slices(self) -> dict[str, slice]:

@@ -44,7 +44,7 @@ __all__ = ["CycleReport", "kaleido_cycles", "baseline_cycles", "LANES", "lanes_t
            "split_cycles", "baseline_tile_slots", "kaleido_products", "dense_products", "engine_cycles",
            "executed_products", "pass_profile", "sub_variants", "scheduler_busy", "scheduler_figures",
            "SCHEDULES", "gemm_cycles", "tile_lane_needs", "matcher_trace", "group_ready", "group_floors",
-           "scheduler_wait"]
+           "scheduler_wait", "channel_steps"]
 
 
 
@@ -212,6 +212,14 @@ def _passes(tile, qt, kt, lanes):
     }
     for mode, chans in streamed.items():
         yield mode, chans, nq, nk, sq, sk
+
+
+def channel_steps(qt, kt, cfg: Config) -> int:
+    """Channels that passes A-D of every tile group stream, over all of them: each
+    moves one operand byte over every row and column port (a dispatcher packs
+    them into slots, two to a slot where the lanes allow, but streams the same)."""
+    lanes = lanes_table(cfg.pe.kind)
+    return sum(int(chans.sum()) for tile in tile_groups(qt, kt, cfg) for _, chans, *_ in _passes(tile, qt, kt, lanes))
 
 
 def kaleido_tile_slots(qt, kt, cfg: Config, with_matcher: bool) -> tuple[np.ndarray, np.ndarray]:

@@ -27,7 +27,7 @@ import json
 from dataclasses import asdict, dataclass, fields, replace
 
 from golden import drain
-from golden.config import ArrayConfig
+from golden.config import ArrayConfig, PEConfig, sum_bits
 from golden.cycle_model import scheduler_busy, scheduler_figures, tail_cycles, variant_parts
 from golden.errors import ConfigError
 from golden.opcount import linear_oracle_macs, oracle_macs, pv_oracle_macs
@@ -43,7 +43,7 @@ from .node_scaling import delay_factor, energy_factor, node_key, power_factor, s
 
 __all__ = ["Chip", "CHIPS", "CHIP_LIMITS", "SCHEDULES", "ChipError", "chip_from", "balanced", "SignOff", "Unit",
            "HeadWork", "QK_FIELDS", "qk_options", "baseline_head", "kaleido_head", "pv_figures", "linear_figures",
-           "DESIGNS", "OPS", "UNITS"]
+           "DESIGNS", "OPS", "UNITS", "score_bytes"]
 
 #: The two chips an estimate compares (and, beside them, the baseline chip of
 #: Kaleido's area).
@@ -234,8 +234,11 @@ class Chip:
 #: cited SRAM energy is for).
 CHIPS = {"paper": Chip()}
 
-#: Bytes a score takes in the accumulation buffer.
-SCORE_BYTES = 4
+def score_bytes(terms: int) -> int:
+    """Bytes a sum of ``terms`` int8 products takes in the accumulation buffer:
+    its width as the engine drains it (:func:`golden.config.sum_bits`; 24 bits
+    for a score of 128 channels), in whole bytes."""
+    return -(-sum_bits(PEConfig().data_bits, terms) // 8)
 
 
 def balanced(chip: Chip, head_dim: int = 128) -> Chip:
@@ -247,7 +250,7 @@ def balanced(chip: Chip, head_dim: int = 128) -> Chip:
     and its banks are widened to the first power of two of bits that moves them all."""
     scores = chip.arrays * chip.rows * chip.cols / head_dim
     lanes = int(ROW_PASSES * scores)
-    need = (scores + ROW_PASSES * scores) * SCORE_BYTES + scores        # drains, the passes' reads, codes
+    need = (scores + ROW_PASSES * scores) * score_bytes(head_dim) + scores  # drains, the passes' reads, codes
     bits = chip.sram_bank_bits
     while replace(chip, sram_bank_bits=bits).acc_bytes_per_cycle < need:
         bits *= 2
@@ -320,8 +323,6 @@ class SignOff:
         The softmax unit (``busy``, ``idle``), of ``softmax_lanes`` lanes.
     softmax_lanes : int
         Its lanes.
-    port_bytes : int
-        Bytes each row and column port carries a slot (2 on Kaleido's PE).
     scheduler, matcher : Unit or None
         The dispatcher's parts (``busy``, ``idle``), Kaleido only.
     clusters : int
@@ -335,7 +336,6 @@ class SignOff:
     pe: Unit
     softmax: Unit
     softmax_lanes: int
-    port_bytes: int = 1
     scheduler: Unit | None = None
     matcher: Unit | None = None
     clusters: int = 1
@@ -355,7 +355,10 @@ class SignOff:
 class HeadWork:
     """One head's ``Q K^T`` on one array: engine ``slots`` (the final drain
     included, the tail not) with their interval, the products, tile-group
-    ``passes``, the scheduler's ``lead`` and ``scheduler_busy`` cycles, whether
+    ``passes`` (each drains a tile of scores) of which ``first_passes`` drain a
+    score's first channel group (a write; a later group's reads it and adds),
+    the ``channel_steps`` streamed (each an operand byte over every row and
+    column port), the scheduler's ``lead`` and ``scheduler_busy`` cycles, whether
     passes ran with the ``matcher``, the dense and oracle MAC counts, and whether
     the head ran ``paired`` (Kaleido's passes A-D, each array's matcher loading its
     tile group's features) or dense (operands streamed to the arrays). A step's
@@ -396,6 +399,8 @@ class HeadWork:
     full_products: float
     nibble_products: float
     passes: float
+    channel_steps: float
+    first_passes: float
     lead: int = 0
     scheduler_busy: int = 0
     matcher: bool | float = False
@@ -425,7 +430,7 @@ def baseline_head(tokens: int, head_dim: int, rows: int, cols: int) -> HeadWork:
     tiles = -(-tokens // rows) * -(-tokens // cols)
     slots = drain.uniform_slots(tiles, head_dim, rows)
     macs = tokens * tokens * head_dim
-    return HeadWork(slots, slots, slots, macs, 0, tiles, dense_macs=macs, oracle_macs=macs)
+    return HeadWork(slots, slots, slots, macs, 0, tiles, tiles * head_dim, tiles, dense_macs=macs, oracle_macs=macs)
 
 
 def kaleido_head(q, k, cfg, samples: int | None = None, seed: int = 0, v=None, scale: float | None = None,
@@ -459,8 +464,8 @@ def kaleido_head(q, k, cfg, samples: int | None = None, seed: int = 0, v=None, s
 
 #: :class:`HeadWork`'s fields that say how its ``Q K^T`` ran: one schedule's
 #: figures (:func:`qk_options`).
-QK_FIELDS = ("slots", "slots_low", "slots_high", "full_products", "nibble_products", "passes", "lead",
-             "scheduler_busy", "matcher", "paired")
+QK_FIELDS = ("slots", "slots_low", "slots_high", "full_products", "nibble_products", "passes", "channel_steps",
+             "first_passes", "lead", "scheduler_busy", "matcher", "paired")
 
 
 def qk_options(est, q, k, cfg, busy: int | None = None) -> dict:
@@ -473,15 +478,17 @@ def qk_options(est, q, k, cfg, busy: int | None = None) -> dict:
     for name, o in est.options.items():
         off = tail_cycles(cfg) + o["lead"]
         if name == "dense":
-            sch, mat, passes = False, False, o["tiles"]
+            sch, mat, passes, first = False, False, o["tiles"], o["first_tiles"]
         else:
-            (sch, mat), passes = variant_parts(name), 4 * o["tiles"]
+            # Passes A-D of each tile group drain one of its four score tiles each.
+            (sch, mat), passes, first = variant_parts(name), 4 * o["tiles"], 4 * o["first_tiles"]
         if sch and busy is None:
             busy = scheduler_busy(q, k, cfg)
         out[name] = {"slots": o["cycles"] - off, "slots_low": o["low"] - off, "slots_high": o["high"] - off,
                      "full_products": o["full_products"], "nibble_products": o["nibble_products"],
-                     "passes": passes, "lead": o["lead"], "scheduler_busy": busy if sch else 0,
-                     "matcher": bool(mat), "paired": name != "dense"}
+                     "passes": passes, "channel_steps": o["channel_steps"], "first_passes": first,
+                     "lead": o["lead"], "scheduler_busy": busy if sch else 0, "matcher": bool(mat),
+                     "paired": name != "dense"}
     return out
 
 

@@ -75,7 +75,7 @@ DEFAULT_CLIP = "bigbuckbunny"
 #: every Q K^T schedule's figures for the chip to choose between, and the head's
 #: structure (:mod:`golden.structure`); a shard written before them is computed
 #: again, not read as dense or as fixed.
-SHARD_FORMAT = "qk-options-structure"
+SHARD_FORMAT = "qk-options-ports"
 
 #: The head size the softmax unit's sign-off figures are measured at (:func:`signoffs`).
 SOFTMAX_REFERENCE_GRID = (8, 16, 16)
@@ -183,11 +183,11 @@ def signoffs(cfg: Config, liberty: str, matcher_trace=None) -> dict[str, SignOff
                                         pe_acc_bits=None))
     # The variant's dispatcher parts, and the PEs beside its unit (golden.dispatchers).
     gate = Unit(**clock_gate_cost(liberty))
-    kaleido = SignOff(node, unit(blocks.pe), softmax, cfg.vector_lanes, port_bytes=2,
+    kaleido = SignOff(node, unit(blocks.pe), softmax, cfg.vector_lanes,
                       scheduler=unit(blocks.scheduler) if blocks.scheduler else None,
                       matcher=unit(blocks.unit) if blocks.unit else None,
                       clusters=cfg.clusters, clock_gate=gate)
-    baseline = SignOff(node, unit("baseline-pe"), softmax, cfg.vector_lanes, port_bytes=1, clock_gate=gate)
+    baseline = SignOff(node, unit("baseline-pe"), softmax, cfg.vector_lanes, clock_gate=gate)
     return {"kaleido": kaleido, "baseline": baseline}
 
 

@@ -60,9 +60,11 @@ __all__ = ["NO_TOKEN", "CycleEstimate", "tile_states", "tile_costs", "estimate_c
 NO_TOKEN = 3
 
 #: What the model sums over tile groups, per dispatcher option: ``slots`` (issued
-#: slots with the drain waits they cause), ``lane_work``, and the ``full`` and
-#: ``nibble`` products.
-QUANTITIES = ("slots", "lane_work", "full_products", "nibble_products")
+#: slots with the drain waits they cause), ``lane_work``, the ``full`` and
+#: ``nibble`` products, and ``channel_steps``, the channels the passes stream
+#: (each moves one operand byte over every row and column port; a dispatcher
+#: packs them into slots but does not change them).
+QUANTITIES = ("slots", "lane_work", "full_products", "nibble_products", "channel_steps")
 
 _CHUNK = 4096
 
@@ -138,8 +140,9 @@ def tile_costs(sq: np.ndarray, sk: np.ndarray, cfg: Config, dispatchers=("in-ord
     """What the controller issues for a batch of tile groups (:func:`tile_states`).
 
     Returns ``slots`` per dispatcher (``[S, 4]``, issued slots of passes A-D
-    before drain waits), and ``lane_work``, ``full_products`` and
-    ``nibble_products`` (``[S]``; the dispatcher does not change them). The
+    before drain waits), and ``lane_work``, ``full_products``,
+    ``nibble_products`` and ``channel_steps`` (``[S]``; the dispatcher does not
+    change them). The
     rules are the exact model's (:func:`golden.cycle_model.kaleido_tile_slots`):
     A streams every channel; B a channel some column needs (``sk != 2``); C one
     some row needs; D one some PE has lanes for; a paired pass takes the slots
@@ -153,7 +156,7 @@ def tile_costs(sq: np.ndarray, sk: np.ndarray, cfg: Config, dispatchers=("in-ord
                 Mode.C: ((sq < 2) & real_q).any(axis=1)}
     out = {"slots": {d: np.zeros((s, 4), np.int64) for d in dispatchers},
            "lane_work": np.zeros(s, np.int64), "full_products": np.zeros(s, np.int64),
-           "nibble_products": np.zeros(s, np.int64)}
+           "nibble_products": np.zeros(s, np.int64), "channel_steps": np.zeros(s, np.int64)}
     for mode in Mode:
         if mode == Mode.LINEAR:
             continue
@@ -165,6 +168,7 @@ def tile_costs(sq: np.ndarray, sk: np.ndarray, cfg: Config, dispatchers=("in-ord
         out["lane_work"] += (lanes.sum(axis=2, dtype=np.int64) * chans).sum(axis=1)
         out["full_products"] += ((lanes == 2).sum(axis=2) * chans).sum(axis=1)
         out["nibble_products"] += ((lanes == 1).sum(axis=2) * chans).sum(axis=1)
+        out["channel_steps"] += chans.sum(axis=1)
         for name in dispatchers:
             out["slots"][name][:, mode] = _issued(name, mode, chans, lanes, cfg)
     return out
@@ -354,7 +358,8 @@ def estimate_cycles(q: np.ndarray, k: np.ndarray, cfg: Config, samples: int | No
     # choice, sim.chip.qk_schedule) has what each would execute.
     n_q, n_k = q.shape[0], k.shape[0]
     dense_figures = {"lane_work": (2 * cfg.head_dim * n_q * n_k, 0.0),
-                     "full_products": (n_q * n_k * cfg.head_dim, 0.0), "nibble_products": (0, 0.0)}
+                     "full_products": (n_q * n_k * cfg.head_dim, 0.0), "nibble_products": (0, 0.0),
+                     "channel_steps": (dense.tiles * cfg.head_dim, 0.0)}
     per_set = {sch: {name: _total(values[sch], lambda x, name=name: x[name]) for name in QUANTITIES[1:]}
                for sch in sets}
     for v, o in options.items():
@@ -362,6 +367,8 @@ def estimate_cycles(q: np.ndarray, k: np.ndarray, cfg: Config, samples: int | No
         o.update({name: float(m) for name, (m, _) in figs.items()})
         o["lead"] = lead if v != "dense" and o["scheduler"] else 0
         o["tiles"] = dense.tiles if v == "dense" else sets[o["scheduler"]].tiles
+        # The tile groups of the first channel group, whose drains are each score's first.
+        o["first_tiles"] = dense.tiles if v == "dense" else math.prod(sets[o["scheduler"]].shape[0])
     best = min(options, key=lambda v: options[v]["cycles"])        # the first of equals: own first
     # Exact when every tile group was computed and the head's sum holds (or ran in order).
     exact = all(s.census or (s.summable and all(whole for _, _, whole in values[sch]))

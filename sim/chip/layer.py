@@ -27,15 +27,17 @@ What each operation moves, and the resource that bounds it:
   drain's tail, the scheduler's lead, the softmax unit's rows);
 * **global buffer**: operands. A dense stream reads ``rows + cols`` bytes an
   array a slot; broadcast, one read feeds a row (queries) or a column (keys)
-  of the arrays' square grid, so the reads shrink by its side. A paired
-  Kaleido head does not stream: each array's matcher loads its tile group's
-  features (``2 rows + 2 cols`` tokens of every channel) into its own buffer
-  once, and feeds its array from there (two bytes a port); an array without a
-  matcher has no such buffer, and streams a paired head's two bytes a port a
-  slot from the global buffer;
-* **accumulation buffer**: scores, drained once by a dense tile, read and
-  written by each pass of a paired head (later channel groups add to them),
-  and the softmax unit's reads;
+  of the arrays' square grid, so the reads shrink by its side. Each channel a
+  pass streams moves one byte over every row and column port (a slot that
+  pairs two channels moves two over a row port). A head that the matcher pairs
+  does not stream: each array's matcher loads its tile group's features
+  (``2 rows + 2 cols`` tokens of every channel) into its own buffer once, and
+  feeds its array from there; a head run in channel order or dense, or on an
+  array without a matcher, streams from the global buffer;
+* **accumulation buffer**: scores at their width (:func:`~sim.chip.chip.score_bytes`),
+  drained once by a dense tile; a paired head's passes drain partial scores,
+  written by the first channel group and read and written again by each later
+  one; the softmax unit's reads;
 * **DRAM**: weights once per layer, ``Q``, ``K``, ``V`` and the attention's
   output, activations that do not fit in half the global buffer.
 
@@ -65,7 +67,7 @@ from golden import drain
 from golden.energy import workload_energy
 from golden.softmax import ROW_PASSES
 
-from .chip import SCORE_BYTES, UNITS, Chip, HeadWork, SignOff
+from .chip import UNITS, Chip, HeadWork, SignOff, score_bytes
 from .kinds import Kind, chip_area, head_shares
 from .memories import (
     DRAM_PJ_PER_BIT,
@@ -186,20 +188,24 @@ def _qk(model: VDiT, tokens: int, kinds: dict, chip: Chip, reads: _Reads) -> _Op
         hw, w = kind.work, op.work.setdefault(name, _Work())
         w.slots, w.low, w.high = heads * hw.slots, heads * hw.slots_low, heads * hw.slots_high
         w.tiles, w.full, w.nibble = heads * hw.passes, heads * hw.full_products, heads * hw.nibble_products
+        # A pass drains partial scores that a later channel group reads back and adds
+        # to; a score's first group only writes (and a dense tile, drained whole, too).
+        w.drains = heads * (2 * hw.passes - hw.first_passes)
         w.scheduler_busy = heads * hw.scheduler_busy
         # The matcher and the paired schedule, on the share of heads that ran them.
         w.matcher_busy = w.slots * float(hw.matcher)    # each array's matcher, while its engine runs
-        paired = float(hw.paired)
-        # A paired head's tile groups load their features once into the matcher's
-        # buffer, which feeds them a slot at a time; a dense head streams them, and
-        # so does an array with no matcher (and so no buffer) a paired head's.
-        if kind.sign.matcher is not None:
+        # Every channel a pass streams moves one operand byte over each row and
+        # column port (a slot that pairs two channels moves two on a row port).
+        # Where the matcher pairs, each tile group's features are loaded once into
+        # its buffer, which feeds them; a head run without the matcher (in order,
+        # or dense) streams them from the global buffer.
+        port = heads * hw.channel_steps * (chip.rows + chip.cols)
+        matched = float(hw.matcher) if kind.sign.matcher is not None else 0.0
+        if matched:
             groups = -(-tokens // (2 * chip.rows)) * -(-tokens // (2 * chip.cols))
-            reads.add(op, paired * heads * groups * 2 * (chip.rows + chip.cols) * d)
-            op.feature_bytes += paired * w.slots * (chip.rows + chip.cols) * kind.sign.port_bytes
-        else:
-            reads.add(op, paired * w.slots * (chip.rows + chip.cols) * kind.sign.port_bytes)
-        reads.add(op, (1 - paired) * w.slots * (chip.rows + chip.cols))
+            reads.add(op, matched * heads * groups * 2 * (chip.rows + chip.cols) * d)
+            op.feature_bytes += matched * port
+        reads.add(op, (1 - matched) * port)
         if kind.sign.scheduler is not None:
             # The engines wait for the scheduler's clusters of each head's first
             # channel group (HeadWork.lead: one scheduler per operand stream). A
@@ -213,10 +219,7 @@ def _qk(model: VDiT, tokens: int, kinds: dict, chip: Chip, reads: _Reads) -> _Op
         share = extra / (n_all * n_all * d)
         _dense(op, kinds, chip, h * slots * share, h * tiles * share, h * extra, reads)
     op.extra_cycles = drain.tail_cycles(chip.rows, chip.cols) + max(waits)
-    # A paired head's passes drain partial scores that later channel groups add
-    # to (read-modify-write); a dense tile drains each score whole, once.
-    op.acc_bytes = sum(w.tiles * (1 + float(kinds[name].work.paired))
-                       for name, w in op.work.items()) * chip.rows * chip.cols * SCORE_BYTES
+    op.acc_bytes = sum(w.drains for w in op.work.values()) * chip.rows * chip.cols * score_bytes(d)
     op.dram_bytes = 2 * n_all * model.hidden            # Q and K of every head, as the projection left them
     return op
 
@@ -230,13 +233,13 @@ def _softmax(model: VDiT, tokens: int, sign: SignOff, chip: Chip, row_cycles: in
     op.extra_cycles = -(-rows // units) * row_cycles
     op.softmax_busy = rows * row_cycles                 # unit-cycles
     # Every pass reads each score again; the last writes its code.
-    op.acc_bytes = h * n_all * n_all * (ROW_PASSES * SCORE_BYTES + 1)
+    op.acc_bytes = h * n_all * n_all * (ROW_PASSES * score_bytes(model.head_dim) + 1)
     if not model.joint_text and cross_row_cycles:
         # The cross-attention's rows, a text token long (Wan2.1): the same unit.
         cross = h * tokens
         op.extra_cycles += -(-cross // units) * cross_row_cycles
         op.softmax_busy += cross * cross_row_cycles
-        op.acc_bytes += cross * model.text_tokens * (ROW_PASSES * SCORE_BYTES + 1)
+        op.acc_bytes += cross * model.text_tokens * (ROW_PASSES * score_bytes(model.head_dim) + 1)
     return op
 
 
@@ -260,7 +263,7 @@ def _pv(model: VDiT, tokens: int, kinds: dict, chip: Chip, reads: _Reads) -> _Op
                             row_bytes=1 + w.pv_shared)
     _dense(op, kinds, chip, h * slots, h * tiles, h * macs, reads, rates)
     op.extra_cycles = drain.tail_cycles(chip.rows, chip.cols)
-    op.acc_bytes = sum(w.drains for w in op.work.values()) * chip.rows * chip.cols * SCORE_BYTES
+    op.acc_bytes = sum(w.drains for w in op.work.values()) * chip.rows * chip.cols * score_bytes(n_all)
     op.dram_bytes = n_all * model.hidden + tokens * model.hidden    # V in, the attention's output out
     return op
 
@@ -293,9 +296,12 @@ def _linear_rates(kinds: dict, m: int, tokens: int, role: str) -> dict:
         if f is None or kind.dense_factor != 1.0:
             continue
         video, text = tokens / m, (m - tokens) / m
-        rates[name] = _Rate(slots=video * f["linear_slots"] + text, tiles=video * f["linear_passes"] + text,
+        tiles, windows = video * f["linear_passes"] + text, f["linear_windows"]
+        # With windows, an output tile's passes each read and add to what the one
+        # before wrote, all but its first: 2 x passes - 1 accesses a tile.
+        rates[name] = _Rate(slots=video * f["linear_slots"] + text, tiles=tiles,
                             macs=video * f["linear_full"] + text, nibble=video * f["linear_nibble"],
-                            col_bytes=1 + f["linear_windows"], accesses=1 + f["linear_windows"])
+                            col_bytes=1 + windows, accesses=1 + windows - windows / tiles)
     return rates
 
 
@@ -315,32 +321,34 @@ def _linear(model: VDiT, tokens: int, kinds: dict, chip: Chip, reads: _Reads) ->
         gemms += [(tokens, d, t, False, None)] * h + [(tokens, t, d, False, None)] * h
     for m, k, n, weights, role in gemms:
         slots, tiles = _gemm(m, k, n, chip)
+        before = sum(w.drains for w in op.work.values())
         spill = (m * k + m * n) if m * k > half_gb else 0      # activations that do not stay on chip
         dram = (k * n if weights else 0) + spill
         rates = _linear_rates(kinds, m, min(m, tokens), role) if role else None
         if rates:
-            rates = _windows_or_dense(kinds, chip, reads, slots, tiles, m * k * n, dram, rates)
+            rates = _windows_or_dense(kinds, chip, reads, slots, tiles, m * k * n, dram, rates, k)
             if rates is None:
                 op.ran_dense.append(role)
         _dense(op, kinds, chip, slots, tiles, m * k * n, reads, rates)
+        # Each output is a sum of k products, stored at its width.
+        op.acc_bytes += (sum(w.drains for w in op.work.values()) - before) * chip.rows * chip.cols * score_bytes(k)
         op.extra_cycles += drain.tail_cycles(chip.rows, chip.cols)
         op.dram_bytes += dram
-    op.acc_bytes = sum(w.drains for w in op.work.values()) * chip.rows * chip.cols * SCORE_BYTES
     return op
 
 
 def _windows_or_dense(kinds: dict, chip: Chip, reads: _Reads, slots: float, tiles: float, macs: float,
-                      dram: float, rates: dict) -> dict | None:
+                      dram: float, rates: dict, k: int) -> dict | None:
     """``rates`` (the windows) for one linear layer if the chip runs it so, else None
     (dense): by the chip's objective, as Q K^T's schedule is chosen, the layer
     alone at its fewer seconds (its busiest resource: a window's extra drains may
     bound it on the accumulation buffer), then at its fewer joules. So no linear
-    layer runs slower than dense."""
+    layer runs slower than dense. ``k``: the products each output sums."""
     priced = []
     for r in (rates, None):
         sub = _Op(extra_cycles=drain.tail_cycles(chip.rows, chip.cols), dram_bytes=dram)
         _dense(sub, kinds, chip, slots, tiles, macs, reads, r)
-        sub.acc_bytes = sum(w.drains for w in sub.work.values()) * chip.rows * chip.cols * SCORE_BYTES
+        sub.acc_bytes = sum(w.drains for w in sub.work.values()) * chip.rows * chip.cols * score_bytes(k)
         seconds = max(_seconds(sub, chip, sum(w.slots for w in sub.work.values())).values())
         priced.append((seconds, sum(_dynamic_energy(sub, kinds, chip, 0.0).values())))
     (t_w, e_w), (t_d, e_d) = priced
@@ -364,7 +372,7 @@ def _blocks(model: VDiT, tokens: int, chip: Chip) -> int:
     """Blocks of queries the pipelined attention runs: as many rows of scores as
     half the accumulation buffer holds, per head."""
     n_all = tokens + (model.text_tokens if model.joint_text else 0)
-    rows = max(1, int(chip.acc_buffer_mib * 2 ** 20 / 2 // (n_all * SCORE_BYTES)))
+    rows = max(1, int(chip.acc_buffer_mib * 2 ** 20 / 2 // (n_all * score_bytes(model.head_dim))))
     return model.heads * -(-n_all // rows)
 
 

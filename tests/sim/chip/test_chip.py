@@ -27,9 +27,9 @@ def test_the_balanced_chip_keeps_up_with_its_arrays():
     assert replace(chip, name="paper", softmax_lanes=512, sram_bank_bits=64) == CHIPS["paper"]
     # 16,384 arrays of 16 PEs make 2,048 scores a cycle at D = 128; each is read three times.
     assert chip.softmax_lanes == 6144 == 3 * 128 * 128 * 16 // 128
-    # Its accumulation buffer takes them: drained, then read three times, 4 bytes
-    # each, plus a 1-byte code; narrower banks would not.
-    need = 2048 * (1 + 3) * 4 + 2048
+    # Its accumulation buffer takes them: drained, then read three times, 3 bytes
+    # each (a sum of 128 int8 products: 24 bits), plus a 1-byte code; narrower banks would not.
+    need = 2048 * (1 + 3) * 3 + 2048
     assert chip.acc_bytes_per_cycle >= need > replace(chip, sram_bank_bits=chip.sram_bank_bits // 2).acc_bytes_per_cycle
     assert CHIPS["paper"].acc_bytes_per_cycle == 32 * 1024 // 32 * 8          # 1,024 banks of 8 bytes
 

@@ -19,9 +19,9 @@ DISPATCH = Unit(2e5, {"busy": 300.0, "idle": 50.0}, 20.0)
 SIGNS = {
     "kaleido": SignOff((180, 1.8), Unit(7e4, {"full_mac": 68.0, "nibble_mac": 50.0, "idle": 17.0,
                                                "hand_over": 70.0, "drain_shift": 20.0}, 5.0),
-                       SOFTMAX, 4, 2, DISPATCH, DISPATCH, 4),
+                       SOFTMAX, 4, scheduler=DISPATCH, matcher=DISPATCH, clusters=4),
     "baseline": SignOff((180, 1.8), Unit(3e4, {"full_mac": 44.0, "idle": 6.0, "hand_over": 46.0,
-                                                "drain_shift": 8.0}, 2.0), SOFTMAX, 4, 1),
+                                                "drain_shift": 8.0}, 2.0), SOFTMAX, 4),
 }
 
 

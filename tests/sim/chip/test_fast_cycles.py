@@ -5,7 +5,8 @@ import numpy as np
 import pytest
 
 from golden import Config, proxy_workload, quantize
-from golden.cycle_model import executed_products, kaleido_cycles, sub_variants
+from golden.cycle_model import channel_steps, executed_products, kaleido_cycles, kaleido_tables, sub_variants
+from golden.tiling import tile_groups
 from sim.chip.fast_cycles import estimate_cycles
 from tests.adversarial import CASES, operands
 from tests.sweep import sweep
@@ -36,10 +37,16 @@ def _same_as_exact(q, k, cfg):
     assert (fast.cycles, fast.ran_as, fast.schedule) == (exact.cycles, exact.ran_as, exact.schedule)
     assert fast.lane_work == exact.lane_work
     assert (fast.full_products, fast.nibble_products) == (products["full_products"], products["nibble_products"])
-    # Every option the driver weighed, as the exact model runs it on its own.
+    # Every option the driver weighed, as the exact model runs it on its own, with
+    # the channels its passes stream and the tile groups of its first channel group.
     for v in sub_variants(cfg.variant):
         own = kaleido_cycles(q, k, cfg.with_(variant=v), schedule="pairs").cycles
         assert fast.options[v]["cycles"] == own, v
+        tables = kaleido_tables(q, k, cfg.with_(variant=v))
+        assert fast.options[v]["channel_steps"] == channel_steps(*tables, cfg), v
+        first = [t for t in tile_groups(*tables, cfg) if t.group == 0]
+        assert fast.options[v]["first_tiles"] == len(first), v
+    assert fast.options["dense"]["channel_steps"] == fast.options["dense"]["tiles"] * cfg.head_dim
 
 
 # Adversarial operands on odd shapes (partial tiles, empty groups, groups narrower

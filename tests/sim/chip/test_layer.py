@@ -25,7 +25,7 @@ SOFTMAX = Unit(5000.0, {"busy": 100.0, "idle": 20.0}, 2.0)
 UNIT = Unit(2000.0, {"busy": 50.0, "idle": 5.0}, 1.0)
 GATE = Unit(128.0, {"cycle": 0.5}, 0.0)
 PLAIN = SignOff((16, 0.8), PE, SOFTMAX, 4)              # measured at the chip's own node: no scaling
-KALEIDO = replace(PLAIN, scheduler=UNIT, matcher=UNIT, clusters=4, port_bytes=2)
+KALEIDO = replace(PLAIN, scheduler=UNIT, matcher=UNIT, clusters=4)
 TINY = VDiT("wan2.1", layers=1, heads=2, head_dim=64, hidden=128, mlp=256, steps=1, passes_per_step=1,
             text_tokens=8, joint_text=True, video={"480p": (5, 32, 64)})
 N = TINY.tokens("480p")
@@ -83,12 +83,13 @@ def test_pipelined_attention_overlaps_its_operations():
 def test_softmax_reads_each_score_once_a_pass_and_runs_the_cross_attentions_rows():
     joint = layer_cost(TINY, N, plain(SMALL), SMALL, softmax_row_cycles=50)["ops"]["softmax"]
     n_all = N + TINY.text_tokens
-    assert joint["acc_bytes"] == TINY.heads * n_all * n_all * (3 * 4 + 1)      # three reads, one code
+    # Three reads of a 3-byte score (64 channels: 23 bits), one code.
+    assert joint["acc_bytes"] == TINY.heads * n_all * n_all * (3 * 3 + 1)
     cross = replace(TINY, joint_text=False)
     alone = layer_cost(cross, N, plain(SMALL), SMALL, 50)["ops"]["softmax"]
     both = layer_cost(cross, N, plain(SMALL), SMALL, 50, cross_row_cycles=20)["ops"]["softmax"]
     rows = TINY.heads * N                                   # one row a video token, a text long
-    assert both["acc_bytes"] - alone["acc_bytes"] == rows * TINY.text_tokens * 13
+    assert both["acc_bytes"] - alone["acc_bytes"] == rows * TINY.text_tokens * 10
     assert (both["compute_s"] - alone["compute_s"]) * 1e9 == pytest.approx(-(-rows // 2) * 20)
 
 
@@ -136,11 +137,35 @@ def test_a_paired_head_loads_each_tile_groups_features_once():
     qk = layer_cost(TINY, N, {"kaleido": Kind(4, head, KALEIDO)}, chip, 50)["ops"]["qk"]
     streamed = layer_cost(TINY, N, plain(chip), chip, 50)["ops"]["qk"]
     groups = -(-N // 8) * -(-N // 8)                        # tile groups of 2R x 2C tokens
-    text = streamed["global_buffer_bytes"] - TINY.heads * head.slots * 8         # the joint text's dense share
+    text = streamed["global_buffer_bytes"] - TINY.heads * head.channel_steps * 8     # the joint text's dense share
     assert qk["global_buffer_bytes"] == pytest.approx(TINY.heads * groups * 16 * TINY.head_dim + text)
-    # The array is fed from the matcher's buffer: two bytes a port a slot.
+    # The array is fed from the matcher's buffer: a byte a port for each channel streamed.
     assert qk["sram_bytes"] - qk["global_buffer_bytes"] - qk["acc_bytes"] == pytest.approx(
-        TINY.heads * head.slots * 8 * 2)
+        TINY.heads * head.channel_steps * 8)
+
+
+def test_a_paired_heads_first_channel_group_writes_its_scores_and_each_later_one_adds_to_them():
+    """Three channel groups' passes over the 16 score tiles: the first group's
+    drains write (16), the others read and write (2 x 32); a dense head writes
+    each tile once. Scores of 64 channels are 23 bits: 3 bytes."""
+    base = baseline_head(N, TINY.head_dim, 4, 4)
+    three = paired(replace(base, passes=3 * base.passes, first_passes=base.passes))
+    qk = {name: layer_cost(TINY, N, {"kaleido": Kind(4, head, KALEIDO)}, SMALL, 50)["ops"]["qk"]
+          for name, head in (("paired", three), ("dense", base))}
+    extra = TINY.heads * ((16 + 2 * 32) - 16) * 16 * 3
+    assert qk["paired"]["acc_bytes"] - qk["dense"]["acc_bytes"] == extra
+
+
+def test_only_a_head_the_matcher_pairs_reads_the_feature_buffer():
+    """A coupled array that runs a head's passes in channel order (``pe``) leaves
+    its matcher and buffer unused: it streams the channels from the global buffer,
+    as an array without a matcher does."""
+    chip = replace(SMALL, operand_broadcast=False)
+    in_order = replace(paired(baseline_head(N, TINY.head_dim, 4, 4)), matcher=False)
+    coupled = layer_cost(TINY, N, {"kaleido": Kind(4, in_order, KALEIDO)}, chip, 50)["ops"]["qk"]
+    plain_arrays = layer_cost(TINY, N, {ALONE: Kind(4, in_order, PLAIN)}, chip, 50)["ops"]["qk"]
+    assert coupled["sram_bytes"] == pytest.approx(coupled["global_buffer_bytes"] + coupled["acc_bytes"])
+    assert coupled["global_buffer_bytes"] == pytest.approx(plain_arrays["global_buffer_bytes"])
 
 
 def test_the_dispatcher_costs_energy_and_area_only_where_it_exists():
@@ -258,8 +283,9 @@ def test_p_v_runs_as_each_head_s_fast_model_found_it():
     slots = TINY.heads * -(-n // 4) * (keys + 17 * 8)
     assert pv["compute_s"] * 1e9 == pytest.approx(slots / 8 + 12)
     assert dense["compute_s"] * 1e9 == pytest.approx(TINY.heads * -(-n // 4) * 16 * n / 8 + 12)
-    # One drain per tile pass; each slot's row entries carry two codes.
-    assert pv["acc_bytes"] == TINY.heads * -(-n // 4) * 17 * 16 * 4
+    # One drain per tile pass, each output a sum of 24 products (22 bits, 3 bytes);
+    # each slot's row entries carry two codes.
+    assert pv["acc_bytes"] == TINY.heads * -(-n // 4) * 17 * 16 * 3
     assert pv["global_buffer_bytes"] == pytest.approx(slots * (4 * 2 + 4) / math.sqrt(8))
     # A head without P V~ figures runs it dense.
     assert layer_cost(TINY, N, {"kaleido": Kind(8, paired(base), KALEIDO)}, chip, 50)["ops"]["pv"]["compute_s"] \
@@ -283,11 +309,13 @@ def test_linear_layers_on_the_hidden_state_run_as_the_heads_slices_found():
     reused = qkv * (N / n * 0.5 + 8 / n) + proj + mlp1 * 0.5 + mlp2
     assert lin["compute_s"] * 1e9 == pytest.approx(reused / 8 + 4 * 12)
     assert dense["compute_s"] * 1e9 == pytest.approx((qkv + proj + mlp1 + mlp2) / 8 + 4 * 12)
-    # Window passes drain three times as often, each score read and written.
+    # Window passes drain three times as often, each output read and written but
+    # for its first pass's write: 5 accesses; the text's rows drain once. Outputs
+    # of 128 products take 3 bytes, of 256 (the MLP's second layer) 4.
     tiles = {g: -(-m // 4) * -(-out // 4) for g, (m, out) in
              {"qkv": (n, 3 * h), "proj": (n, h), "mlp1": (N, mlp), "mlp2": (N, h)}.items()}
-    drains = tiles["qkv"] * (N / n * 3 * 2 + 8 / n * 2) + tiles["proj"] + tiles["mlp1"] * 3 * 2 + tiles["mlp2"]
-    assert lin["acc_bytes"] == pytest.approx(drains * 16 * 4)
+    three = tiles["qkv"] * (N / n * 5 + 8 / n) + tiles["proj"] + tiles["mlp1"] * 5
+    assert lin["acc_bytes"] == pytest.approx(three * 16 * 3 + tiles["mlp2"] * 16 * 4)
 
 
 def test_a_linear_layer_runs_dense_where_its_windows_would_be_slower(monkeypatch):
@@ -306,7 +334,7 @@ def test_a_linear_layer_runs_dense_where_its_windows_would_be_slower(monkeypatch
     assert lin["time_s"] == pytest.approx(dense["time_s"]) and lin["acc_bytes"] == pytest.approx(dense["acc_bytes"])
     assert lin["ran_dense"] == ["qkv", "mlp1"] and dense["ran_dense"] == []
     # Run as the windows regardless (the rule before this one), the op is slower.
-    monkeypatch.setattr(layer, "_windows_or_dense", lambda *args: args[-1])
+    monkeypatch.setattr(layer, "_windows_or_dense", lambda *args: args[-2])
     forced = layer_cost(TINY, N, {"kaleido": Kind(8, own, KALEIDO)}, starved, 50)["ops"]["linear"]
     assert forced["bound"] == "acc_buffer" and forced["time_s"] > 1.5 * dense["time_s"]
     monkeypatch.undo()
@@ -347,12 +375,14 @@ def test_arrays_without_a_dispatcher_run_their_own_head_and_have_no_dispatcher_o
     none = kinds_of("kaleido", replace(chip, coupled_share=0), heads, {"kaleido": KALEIDO, "baseline": PLAIN})
     assert {k: v.arrays for k, v in none.items()} == {ALONE: 8}
     assert chip_area(none, chip)["feature_buffers"] == 0 == chip_area(none, chip)["dispatcher"]
-    # Its paired heads read nothing from a feature buffer: every slot's two bytes a
-    # port come from the global buffer (broadcast over the grid's side, as a dense stream's).
-    alone_qk = layer_cost(TINY, N, none, chip, 50)["ops"]["qk"]
+    # Its paired heads read nothing from a feature buffer: each channel streamed
+    # moves a byte a port from the global buffer (broadcast over the grid's side,
+    # as a dense stream's). Here the passes stream 1.5 times the dense channels.
+    more = {ALONE: replace(none[ALONE], work=replace(by_itself, channel_steps=1.5 * base.channel_steps))}
+    alone_qk = layer_cost(TINY, N, more, chip, 50)["ops"]["qk"]
     assert alone_qk["sram_bytes"] == pytest.approx(alone_qk["global_buffer_bytes"] + alone_qk["acc_bytes"])
     dense_qk = layer_cost(TINY, N, {ALONE: replace(none[ALONE], work=replace(by_itself, paired=False))}, chip,
                           50)["ops"]["qk"]
-    extra = TINY.heads * base.slots * 8 * (2 - 1)            # 8 ports a slot, a second byte each
+    extra = TINY.heads * base.channel_steps * 8 * 0.5            # 8 ports, half a channel more
     side = math.sqrt(chip.arrays) if chip.operand_broadcast else 1.0
     assert alone_qk["global_buffer_bytes"] - dense_qk["global_buffer_bytes"] == pytest.approx(extra / side)

@@ -37,5 +37,21 @@ def test_a_shard_gives_the_recorded_figures(name, grid, samples, variant):
         found = got.pop("structure")
         got.pop("structure_seconds")
         assert found["reuse"]["oracle"] == pytest.approx(1 - got["head"]["oracle_macs"] / got["head"]["dense_macs"])
+        # Each schedule's channels streamed and first passes came after it too (the
+        # chip's port and accumulation-buffer prices): figures of their own.
+        _new_figures(got["head"], cfg)
         want = RECORDED[f"{name}-{grid}-{samples}-{variant}-{shard}"]
         assert json.loads(json.dumps(got)) == want, f"{name} {grid} {samples} {variant} {shard}"
+
+
+def _new_figures(head: dict, cfg: Config) -> None:
+    """Take the figures that came after the recording out of ``head``, checking them:
+    a dense schedule streams every channel of every tile and drains each score
+    once; a paired one's passes stream at most what dense would per pass (4 a
+    tile group) and its first passes are one channel group's of its passes."""
+    for fields in [head, *head["qk_options"].values()]:
+        steps, first = fields.pop("channel_steps"), fields.pop("first_passes")
+        if not fields["paired"]:
+            assert steps == fields["passes"] * cfg.head_dim and first == fields["passes"]
+        else:
+            assert 0 < first < fields["passes"] and 0 < steps <= fields["passes"] * cfg.head_dim
