@@ -210,15 +210,24 @@ class AttentionEngine(wiring.Component):
         R, C = cfg.rows, cfg.cols
         eb = entry_bits(self.design)
 
-        m.submodules.qmem = qmem = Memory(shape=R * eb, depth=self.q_words, init=[])
-        m.submodules.kmem = kmem = Memory(shape=C * eb, depth=self.k_words, init=[])
-        qw, kw = qmem.write_port(), kmem.write_port()
-        m.d.comb += [qw.en.eq(self.q_wr_en), qw.addr.eq(self.q_wr_addr), qw.data.eq(self.q_wr_data),
-                     kw.en.eq(self.k_wr_en), kw.addr.eq(self.k_wr_addr), kw.data.eq(self.k_wr_data)]
+        if kaleido:
+            # Each buffer is two, as two SRAM macros would be: the values, and each
+            # entry's reuse state and validity. The states feed the dispatcher's table
+            # in the cycle they are read; with their own macro (and address register)
+            # that read drives a twelfth of the word's fan-out, not all of it.
+            qmem = _SplitBuffer(m, "qmem", R, self.q_words, self.q_wr_en, self.q_wr_addr, self.q_wr_data)
+            kmem = _SplitBuffer(m, "kmem", C, self.k_words, self.k_wr_en, self.k_wr_addr, self.k_wr_data)
+        else:
+            m.submodules.qmem = qmem = Memory(shape=R * eb, depth=self.q_words, init=[])
+            m.submodules.kmem = kmem = Memory(shape=C * eb, depth=self.k_words, init=[])
+            qw, kw = qmem.write_port(), kmem.write_port()
+            m.d.comb += [qw.en.eq(self.q_wr_en), qw.addr.eq(self.q_wr_addr), qw.data.eq(self.q_wr_data),
+                         kw.en.eq(self.k_wr_en), kw.addr.eq(self.k_wr_addr), kw.data.eq(self.k_wr_data)]
         # The dispatcher picks each slot's channels (hw.dispatcher.dispatch): one read port per
         # side for each channel it may read in a slot.
         m.submodules[name.replace("-", "_")] = match
-        reads = [(_ReadPort(m, qmem, f"q_read{w}"), _ReadPort(m, kmem, f"k_read{w}")) for w in range(sig.width)]
+        port = _SplitReadPort if kaleido else _ReadPort
+        reads = [(port(m, qmem, f"q_read{w}"), port(m, kmem, f"k_read{w}")) for w in range(sig.width)]
         needs = NeedBits(group_count(cfg), cfg.group_width)
         if kaleido:
             # Beside each buffer, a plane of 3 bits a word: which reuse states its
@@ -291,6 +300,56 @@ class _ReadPort:
         m.d.sync += held.eq(self.addr)
         m.d.comb += port.addr.eq(held)
         self.data = port.data
+
+
+#: The fields of a Kaleido buffer entry its value macro holds; the rest (its
+#: reuse state and validity) are the flag macro's.
+_VALUE_FIELDS = ("x0", "x1")
+
+
+def _field_bits(values: bool) -> list[tuple[int, int]]:
+    """``(offset, width)`` of ``pair_entry``'s value fields (or the others), in its order."""
+    return [(f.offset, f.width) for name, f in pair_entry if (name in _VALUE_FIELDS) == values]
+
+
+class _SplitBuffer:
+    """A Kaleido operand buffer as two memories written together: ``values`` (each
+    entry's ``x0`` and ``x1``) and ``flags`` (its state and validity)."""
+
+    def __init__(self, m, name: str, entries: int, depth: int, en, addr, word):
+        eb = pair_entry.size
+        self.entries = entries
+        self.value_bits, self.flag_bits = _field_bits(True), _field_bits(False)
+        # A read port puts each entry back together as values, then flags.
+        offsets = [o for o, _ in self.value_bits + self.flag_bits]
+        assert offsets == sorted(offsets)
+        self.parts = []
+        for part, bits in (("values", self.value_bits), ("flags", self.flag_bits)):
+            width = entries * sum(w for _, w in bits)
+            mem = Memory(shape=width, depth=depth, init=[])
+            m.submodules[f"{name}_{part}"] = mem
+            w = mem.write_port()
+            m.d.comb += [w.en.eq(en), w.addr.eq(addr),
+                         w.data.eq(Cat(*(word[e * eb + o:e * eb + o + n] for e in range(entries) for o, n in bits)))]
+            self.parts.append(mem)
+
+
+class _SplitReadPort:
+    """A read port of a :class:`_SplitBuffer`, each memory timed as :class:`_ReadPort`
+    and its address registered apart: ``data`` is the whole word, reassembled."""
+
+    def __init__(self, m, buffer: _SplitBuffer, name: str):
+        values, flags = (mem.read_port(domain="comb") for mem in buffer.parts)
+        self.addr = Signal.like(values.addr, name=f"{name}_addr")
+        held = Signal.like(values.addr, name=f"{name}_addr_q")
+        # Held inverted, so that synthesis does not merge the two address registers
+        # back into one (it merges flip-flops with the same input) and its fan-out.
+        held_n = Signal.like(values.addr, name=f"{name}_flags_addr_qn")
+        m.d.sync += [held.eq(self.addr), held_n.eq(~self.addr)]
+        m.d.comb += [values.addr.eq(held), flags.addr.eq(~held_n)]
+        vb, fb = sum(w for _, w in buffer.value_bits), sum(w for _, w in buffer.flag_bits)
+        self.data = Cat(*(Cat(values.data[e * vb:(e + 1) * vb], flags.data[e * fb:(e + 1) * fb])
+                          for e in range(buffer.entries)))
 
 
 def _present(word) -> Value:
