@@ -46,6 +46,7 @@ CHIP_CLOCK_MHZ = 720.0
 #: simulators and the drivers read as one integer.
 MAX_ACC_BITS = 64
 
+
 def sum_bits(data_bits: int, terms: int) -> int:
     """Bits of a signed sum of ``terms`` products of two signed ``data_bits``
     operands, as the accumulators are sized: each product takes ``2 * data_bits``
